@@ -1,0 +1,244 @@
+"""The one definition of the sinusoidal encoding family.
+
+Everything else in peproof (claims, engines, numerics, report, oracle) reads the encoding from
+here.  One description, :class:`Encoding`, is evaluated three ways:
+
+* symbolically with SymPy (:meth:`Encoding.vector`, :func:`omega_expr`),
+* in certified ball arithmetic with python-flint (:meth:`Encoding.vector_arb`) or at arbitrary
+  precision with mpmath (:meth:`Encoding.vector_mp`),
+* fast in float64 with NumPy (:meth:`Encoding.table`).
+
+Frequency families (``i`` runs over the pairs ``0 .. d/2-1``):
+
+``paper``  ``omega_i = base**(-2i/d)``                      (Vaswani et al. 2017, section 3.5)
+``h-1``    ``omega_i = exp(-i*ln(base)/(d/2-1))``            (tensor2tensor, fairseq, whisper)
+``nerf``   ``omega_i = 2**i * pi``                           (Mildenhall et al. 2020)
+
+Layouts of the ``d`` channels:
+
+``interleaved``  channel ``2i`` is ``sin``, ``2i+1`` is ``cos`` of pair ``i`` (the paper)
+``sin_cos``      channels ``0..d/2-1`` are the sines, ``d/2..d-1`` the cosines
+``cos_sin``      channels ``0..d/2-1`` are the cosines, ``d/2..d-1`` the sines
+
+An entry is ``scale * f((pos + offset) * omega_i)`` with ``f`` in ``{sin, cos}``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cached_property
+from typing import Literal
+
+import numpy as np
+import sympy as sp
+
+FAMILIES = ("paper", "h-1", "nerf")
+LAYOUTS = ("interleaved", "sin_cos", "cos_sin")
+Which = Literal["sin", "cos"]
+
+
+class ParameterError(ValueError):
+    """A parameter of the encoding is outside its allowed domain (message names both)."""
+
+
+def _as_rational(value, name: str) -> sp.Rational:
+    """Exact rational from int, Fraction, decimal string or SymPy rational; floats refused."""
+    if isinstance(value, bool):
+        raise ParameterError(f"{name} must be a number, got a boolean")
+    if isinstance(value, sp.Rational):
+        return value
+    if isinstance(value, int | Fraction):
+        return sp.Rational(value)
+    if isinstance(value, str):
+        try:
+            return sp.Rational(value)
+        except (TypeError, ValueError, sp.SympifyError):
+            raise ParameterError(f"{name} must be an exact number, got {value!r}") from None
+    if isinstance(value, float):
+        if not np.isfinite(value):
+            raise ParameterError(f"{name} must be finite, got {value!r}")
+        return sp.Rational(Fraction(value))
+    raise ParameterError(f"{name} must be an int, a fraction or a decimal string, got {value!r}")
+
+
+def check_d(d, family: str = "paper") -> int:
+    """Validate the model dimension: an even integer >= 2 (>= 4 for the h-1 family)."""
+    if isinstance(d, bool) or not isinstance(d, int | np.integer):
+        raise ParameterError(f"d must be an even integer >= 2, got {d!r}")
+    d = int(d)
+    low = 4 if family == "h-1" else 2
+    if d < low or d % 2:
+        raise ParameterError(f"d must be an even integer >= {low} for family {family!r}, got {d}")
+    return d
+
+
+def omega_expr(i, d, family: str = "paper", base=10000) -> sp.Expr:
+    """Frequency of pair ``i`` as a SymPy expression; ``i`` and ``d`` may be symbols."""
+    base = sp.sympify(base)
+    if family == "paper":
+        return base ** (-2 * sp.sympify(i) / d)
+    if family == "h-1":
+        # exp(-i ln(base)/(d/2-1)) written as the equal power, so SymPy keeps it exact
+        return base ** (-sp.sympify(i) / (sp.sympify(d) / 2 - 1))
+    if family == "nerf":
+        return 2 ** sp.sympify(i) * sp.pi
+    raise ParameterError(f"family must be one of {', '.join(FAMILIES)}, got {family!r}")
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """One member of the sinusoidal family, fully specified.
+
+    ``base`` is ignored by the ``nerf`` family.  ``scale`` is a positive real (a SymPy
+    expression such as ``1/sqrt(512)`` is allowed); ``offset`` is added to every position.
+    """
+
+    d: int
+    family: str = "paper"
+    base: object = 10000
+    layout: str = "interleaved"
+    offset: object = 0
+    scale: object = 1
+    _base: sp.Rational = field(init=False, repr=False, compare=False)
+    _offset: sp.Rational = field(init=False, repr=False, compare=False)
+    _scale: sp.Expr = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        if self.family not in FAMILIES:
+            raise ParameterError(
+                f"family must be one of {', '.join(FAMILIES)}, got {self.family!r}"
+            )
+        object.__setattr__(self, "d", check_d(self.d, self.family))
+        if self.layout not in LAYOUTS:
+            raise ParameterError(
+                f"layout must be one of {', '.join(LAYOUTS)}, got {self.layout!r}"
+            )
+        base = _as_rational(self.base, "base")
+        if base <= 1:
+            raise ParameterError(f"base must be a number > 1, got {self.base!r}")
+        object.__setattr__(self, "_base", base)
+        object.__setattr__(self, "_offset", _as_rational(self.offset, "offset"))
+        scale = sp.sympify(self.scale)
+        if not (scale.is_number and scale.is_extended_real and scale.is_positive):
+            raise ParameterError(f"scale must be a positive real number, got {self.scale!r}")
+        object.__setattr__(self, "_scale", scale)
+
+    # ----------------------------------------------------------------- structure
+    @property
+    def pairs(self) -> int:
+        return self.d // 2
+
+    def channel(self, i: int, which: Which) -> int:
+        """Channel index of the ``which`` component of pair ``i`` in this layout."""
+        h = self.pairs
+        if not 0 <= i < h:
+            raise ParameterError(f"pair index must be in 0..{h - 1}, got {i}")
+        if self.layout == "interleaved":
+            return 2 * i + (which == "cos")
+        first = "sin" if self.layout == "sin_cos" else "cos"
+        return i + (0 if which == first else h)
+
+    def slot(self, j: int) -> tuple[int, Which]:
+        """Inverse of :meth:`channel`: the (pair, component) stored in channel ``j``."""
+        h = self.pairs
+        if not 0 <= j < self.d:
+            raise ParameterError(f"channel index must be in 0..{self.d - 1}, got {j}")
+        if self.layout == "interleaved":
+            return j // 2, ("sin" if j % 2 == 0 else "cos")
+        first, second = ("sin", "cos") if self.layout == "sin_cos" else ("cos", "sin")
+        return (j, first) if j < h else (j - h, second)
+
+    # ----------------------------------------------------------------- symbolic
+    def omega(self, i) -> sp.Expr:
+        return omega_expr(i, self.d, self.family, self._base)
+
+    @cached_property
+    def omegas(self) -> tuple[sp.Expr, ...]:
+        return tuple(self.omega(i) for i in range(self.pairs))
+
+    def angle(self, pos, i) -> sp.Expr:
+        return (sp.sympify(pos) + self._offset) * self.omega(i)
+
+    def entry(self, pos, j: int, freqs=None) -> sp.Expr:
+        i, which = self.slot(j)
+        f = sp.sin if which == "sin" else sp.cos
+        w = self.omegas[i] if freqs is None else freqs[i]
+        return self._scale * f((sp.sympify(pos) + self._offset) * w)
+
+    def vector(self, pos, freqs=None) -> list[sp.Expr]:
+        """``PE(pos)`` as a list of ``d`` SymPy expressions.
+
+        ``freqs`` replaces the family's frequencies by other expressions (for instance one
+        symbol per pair, to state a layout fact for every choice of frequencies at once).
+        """
+        return [self.entry(pos, j, freqs) for j in range(self.d)]
+
+    # ----------------------------------------------------------------- certified
+    def omega_arb(self, i: int, prec: int = 128):
+        import flint
+
+        with flint.ctx.workprec(prec):
+            if self.family == "nerf":
+                return flint.arb(2) ** i * flint.arb.pi()
+            b = flint.arb(flint.fmpq(int(self._base.p), int(self._base.q)))
+            if self.family == "paper":
+                e = flint.arb(flint.fmpq(-2 * i, self.d))
+            else:
+                e = flint.arb(flint.fmpq(-i, self.pairs - 1))
+            return b**e
+
+    def vector_arb(self, pos, prec: int = 128) -> list:
+        """``PE(pos)`` as python-flint ``arb`` balls (``pos`` int, Fraction or decimal str)."""
+        import flint
+
+        from peproof.engines.arbeval import arb_eval
+
+        p = _as_rational(pos, "pos") + self._offset
+        with flint.ctx.workprec(prec):
+            scale = arb_eval(self._scale, {}, prec)
+            x = flint.arb(flint.fmpq(int(p.p), int(p.q)))
+            out = []
+            for j in range(self.d):
+                i, which = self.slot(j)
+                t = x * self.omega_arb(i, prec)
+                out.append(scale * (t.sin() if which == "sin" else t.cos()))
+            return out
+
+    def vector_mp(self, pos, dps: int = 50) -> list:
+        """``PE(pos)`` with mpmath at ``dps`` digits (inside ``mp.workdps``)."""
+        import mpmath
+
+        p = _as_rational(pos, "pos") + self._offset
+        with mpmath.mp.workdps(dps + 10):
+            x = mpmath.mpf(int(p.p)) / int(p.q)
+            scale = mpmath.mpf(sp.N(self._scale, dps + 10))
+            out = []
+            for j in range(self.d):
+                i, which = self.slot(j)
+                w = mpmath.mpf(sp.N(self.omegas[i], dps + 10))
+                out.append(scale * (mpmath.sin(x * w) if which == "sin" else mpmath.cos(x * w)))
+        return out
+
+    # ----------------------------------------------------------------- fast
+    @cached_property
+    def omegas_f64(self) -> np.ndarray:
+        """Frequencies correctly rounded to float64 (from a 128-bit ball)."""
+        return np.array([float(self.omega_arb(i).mid()) for i in range(self.pairs)])
+
+    def table(self, positions) -> np.ndarray:
+        """``len(positions) x d`` float64 table (NumPy, fast, not certified)."""
+        pos = np.asarray(positions, dtype=np.float64) + float(self._offset)
+        ang = pos[:, None] * self.omegas_f64[None, :]
+        s, c = np.sin(ang), np.cos(ang)
+        out = np.empty((pos.shape[0], self.d))
+        for j in range(self.d):
+            i, which = self.slot(j)
+            out[:, j] = s[:, i] if which == "sin" else c[:, i]
+        return out * float(self._scale)
+
+    def describe(self) -> str:
+        return (
+            f"d={self.d} family={self.family} base={self._base} layout={self.layout} "
+            f"offset={self._offset} scale={self._scale}"
+        )

@@ -1,0 +1,1 @@
+"""Engines that decide statements: exponential rewriting (SymPy), z3, certified arb witnesses."""

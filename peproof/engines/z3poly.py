@@ -1,0 +1,151 @@
+"""z3 on the polynomial abstraction of a statement.
+
+Every ``sin(u)`` / ``cos(u)`` becomes a real variable ``s_u`` / ``c_u`` with the axiom
+``s_u**2 + c_u**2 = 1``; every other non-polynomial subterm (``pi``, ``base**(-2i/d)``, ``exp``)
+becomes an opaque real (positive where SymPy knows it is positive, recorded as an axiom);
+``sqrt(x)`` becomes ``r >= 0, r**2 = x``.  The universal statement is proved when
+``hyps & axioms & not(concl)`` is unsatisfiable.  Dropping information only weakens the
+hypotheses, so ``unsat`` is a proof of the original statement; ``sat`` proves nothing about the
+original (the abstraction forgets how the angles are related) and is reported as such.
+
+Statements without trigonometric atoms whose variables are all integers are sent to z3 over
+the integers (linear integer arithmetic is decided completely by z3).
+"""
+
+from __future__ import annotations
+
+import time
+
+import sympy as sp
+import z3
+
+from peproof.claims import Rel, Statement
+
+z3.set_param("model_validate", True)  # a sat answer comes with a model z3 re-checked
+
+INT_DOMAINS = {"integer", "nonneg_integer", "pos_integer", "even_pos_integer"}
+
+
+class _Abstraction:
+    def __init__(self, stmt: Statement, use_int: bool):
+        self.stmt = stmt
+        self.use_int = use_int
+        self.vars = {}
+        self.atoms: dict[sp.Expr, z3.ArithRef] = {}
+        self.axioms: list = []
+        self.axiom_text: list[str] = []
+        for v in stmt.vars:
+            mk = z3.Int if use_int and v.domain in INT_DOMAINS else z3.Real
+            zv = mk(str(v.symbol))
+            self.vars[v.symbol] = zv
+            self._domain(v, zv)
+
+    def _domain(self, v, zv):
+        if v.domain in ("pos_real", "pos_integer"):
+            self.axioms.append(zv > 0)
+        elif v.domain == "nonneg_integer":
+            self.axioms.append(zv >= 0)
+        elif v.domain == "even_pos_integer":
+            self.axioms.append(zv >= 2)
+            if self.use_int:
+                self.axioms.append(zv % 2 == 0)
+        if v.domain in INT_DOMAINS and not self.use_int:
+            pass  # integrality dropped: the proof holds for all reals, a fortiori integers
+
+    def _atom(self, e: sp.Expr, kind: str):
+        if e in self.atoms:
+            return self.atoms[e]
+        z = z3.Real(f"{kind}{len(self.atoms)}")
+        self.atoms[e] = z
+        if e.is_positive:
+            self.axioms.append(z > 0)
+            self.axiom_text.append(f"{sp.sstr(e)} > 0 (SymPy sign rule)")
+        return z
+
+    def _trig(self, e):
+        u = e.args[0]
+        s = self._atom(sp.sin(u, evaluate=False), "s")
+        c = self._atom(sp.cos(u, evaluate=False), "c")
+        key = ("pyth", u)
+        if key not in self.atoms:
+            self.atoms[key] = None
+            self.axioms.append(s * s + c * c == 1)
+            self.axiom_text.append(f"sin({sp.sstr(u)})**2 + cos({sp.sstr(u)})**2 = 1")
+        return s if isinstance(e, sp.sin) else c
+
+    def conv(self, e):  # noqa: C901
+        e = sp.sympify(e)
+        if e.is_Integer:
+            return z3.IntVal(int(e)) if self.use_int else z3.RealVal(int(e))
+        if e.is_Rational:
+            return z3.Q(int(e.p), int(e.q))
+        if e.is_Symbol and e in self.vars:
+            return self.vars[e]
+        if e.is_Add:
+            return z3.Sum([self.conv(a) for a in e.args])
+        if e.is_Mul:
+            out = self.conv(e.args[0])
+            for a in e.args[1:]:
+                out = out * self.conv(a)
+            return out
+        if e.is_Pow and e.exp.is_Integer:
+            b = self.conv(e.base)
+            n = int(e.exp)
+            if n >= 0:
+                out = z3.RealVal(1) if not self.use_int else z3.IntVal(1)
+                for _ in range(n):
+                    out = out * b
+                return out
+            den = b
+            for _ in range(-n - 1):
+                den = den * b
+            self.axioms.append(b != 0)
+            return 1 / den
+        if e.is_Pow and e.exp == sp.Rational(1, 2):
+            r = self._atom(e, "r")
+            x = self.conv(e.base)
+            self.axioms += [r >= 0, r * r == x]
+            self.axiom_text.append(f"{sp.sstr(e)} >= 0 and its square is {sp.sstr(e.base)}")
+            return r
+        if isinstance(e, sp.sin | sp.cos):
+            return self._trig(e)
+        if isinstance(e, sp.Abs):
+            x = self.conv(e.args[0])
+            return z3.If(x >= 0, x, -x)
+        return self._atom(e, "t")
+
+    def rel(self, r: Rel):
+        a, b = self.conv(r.lhs), self.conv(r.rhs)
+        return {"==": a == b, "<=": a <= b, "<": a < b, "!=": a != b}[r.op]
+
+
+def has_trig(stmt: Statement) -> bool:
+    return any(r.lhs.has(sp.sin, sp.cos) or r.rhs.has(sp.sin, sp.cos) for r in stmt.concl + stmt.hyps)
+
+
+def prove(stmt: Statement, timeout_ms: int = 3000) -> tuple[str, list[str], float, str]:
+    """``('proved'|'sat'|'unknown', axioms, seconds, detail)`` for a universal ``stmt``."""
+    t0 = time.perf_counter()
+    use_int = not has_trig(stmt) and all(v.domain in INT_DOMAINS for v in stmt.vars)
+    ab = _Abstraction(stmt, use_int)
+    try:
+        hyps = [ab.rel(h) for h in stmt.hyps]
+        concl = z3.And([ab.rel(c) for c in stmt.concl])
+    except (z3.Z3Exception, TypeError) as exc:
+        return "unknown", [], time.perf_counter() - t0, f"not expressible in z3: {exc}"
+    s = z3.Solver()
+    s.set("timeout", timeout_ms)
+    s.add(*ab.axioms, *hyps, z3.Not(concl))
+    res = s.check()
+    secs = time.perf_counter() - t0
+    theory = "linear/nonlinear integer arithmetic" if use_int else "nonlinear real arithmetic"
+    axioms = [f"z3 {theory} over the polynomial abstraction"] + ab.axiom_text
+    if res == z3.unsat:
+        return "proved", axioms, secs, "negation unsatisfiable"
+    if res == z3.sat:
+        return "sat", axioms, secs, f"abstract model {s.model()} (may be spurious)"
+    return "unknown", axioms, secs, f"z3 returned unknown: {s.reason_unknown()}"
+
+
+def version() -> str:
+    return z3.get_version_string()

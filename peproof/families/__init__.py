@@ -1,0 +1,1 @@
+"""Claim families, one module each; every module exports ``CLAIMS``."""

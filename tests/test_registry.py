@@ -1,0 +1,92 @@
+"""Meta-tests: the registry is well formed and every falsifier is refuted with a witness."""
+
+import pytest
+
+from peproof import registry
+from peproof.claims import ID_RE, KINDS, assumptions_match
+from peproof.engines.decide import refute
+from peproof.seeds import SEEDS, normalise, seeds_dir
+
+CLAIMS = registry.all_claims()
+IDS = [c.id for c in CLAIMS]
+FORMAL = [c for c in CLAIMS if c.kind != "informal"]
+
+
+def test_ids_unique_and_well_formed():
+    assert len(IDS) == len(set(IDS)), "duplicate claim ids"
+    bad = [i for i in IDS if not ID_RE.match(i)]
+    assert not bad, f"ids not of the form family.snake_case: {bad}"
+
+
+def test_families_cover_the_issue():
+    fams = {c.family for c in CLAIMS}
+    want = {"encoding", "rotation", "inner_product", "norm", "distance", "products", "fourier",
+            "dft", "nerf", "attention", "uniqueness"}
+    assert want <= fams, f"missing families: {sorted(want - fams)}"
+
+
+@pytest.mark.parametrize("claim", CLAIMS, ids=IDS)
+def test_claim_is_well_formed(claim):
+    by_id = registry.by_id()
+    assert claim.kind in KINDS
+    assert claim.sources, f"{claim.id}: no source"
+    for u in claim.uses:
+        assert u in by_id, f"{claim.id}: uses unknown claim {u}"
+        assert u != claim.id, f"{claim.id}: uses itself"
+    if claim.kind == "informal":
+        assert claim.expect == "unknown", f"{claim.id}: informal claims cannot be decided"
+        assert claim.note, f"{claim.id}: informal claim needs a note saying why"
+        return
+    assert claim.statement is not None, f"{claim.id}: non-informal claim without a statement"
+    for v in claim.statement.vars:
+        assert assumptions_match(v), f"{claim.id}: symbol {v.symbol} does not match {v.domain}"
+    assert len(claim.falsifiers) >= 2, f"{claim.id}: needs at least two falsifiers"
+    names = [f.name for f in claim.falsifiers]
+    assert len(names) == len(set(names)), f"{claim.id}: falsifier names repeat: {names}"
+    if claim.expect == "refuted":
+        assert claim.companion in by_id, f"{claim.id}: companion {claim.companion} missing"
+        assert by_id[claim.companion].expect == "proved"
+
+
+def test_uses_graph_is_acyclic():
+    by_id = registry.by_id()
+    state: dict[str, int] = {}
+
+    def visit(cid, path):
+        if state.get(cid) == 1:
+            raise AssertionError(f"cycle in uses: {' -> '.join(path + [cid])}")
+        if state.get(cid) == 2:
+            return
+        state[cid] = 1
+        for u in by_id[cid].uses:
+            visit(u, path + [cid])
+        state[cid] = 2
+
+    for cid in by_id:
+        visit(cid, [])
+
+
+@pytest.mark.parametrize("claim", CLAIMS, ids=IDS)
+def test_sources_quote_the_seeds(claim):
+    root = seeds_dir()
+    if root is None:
+        pytest.skip("seed documents not present (set PEPROOF_SEEDS)")
+    for s in claim.sources:
+        assert s.seed in SEEDS, f"{claim.id}: unknown seed {s.seed}"
+        text = normalise((root / s.seed).read_text(encoding="utf-8"))
+        assert normalise(s.quote) in text, f"{claim.id}: quote not found in {s.seed}: {s.quote!r}"
+
+
+FALSIFIERS = [(c, f) for c in FORMAL for f in c.falsifiers]
+
+
+@pytest.mark.parametrize(
+    "claim,falsifier", FALSIFIERS, ids=[f"{c.id}:{f.name}" for c, f in FALSIFIERS]
+)
+def test_falsifier_is_refuted(claim, falsifier):
+    v = refute(falsifier.statement)
+    assert v.status == "refuted", (
+        f"falsifier {falsifier.name} of {claim.id} came back {v.status}: {falsifier.statement}"
+        f" ({v.reason})"
+    )
+    assert v.witness and v.witness.get("certified_by"), "refutation without certified witness"
