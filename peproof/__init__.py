@@ -1,3 +1,6 @@
 """peproof: proofs, certified numerics and a reference oracle for sinusoidal positional encodings."""
+import os
+
+os.environ.setdefault("SYMPY_CACHE_SIZE", "100000")  # concrete-d statements repeat subexpressions
 
 __version__ = "0.1.0"

@@ -75,17 +75,29 @@ def lift(diff: sp.Expr) -> tuple[sp.Expr, list[str]] | None:
     count = sp.expand(hi - lo + 1)
     lemma = summand + rest / count
     # generalise the frequency: every power whose exponent mentions i becomes a fresh omega
-    omegas = {}
+    # powers of one base whose exponents are rational multiples of each other become powers of
+    # one omega (so omega_i**2 stays the square of omega_i)
+    omegas: dict = {}
+    units: dict = {}  # base -> (exponent unit, symbol)
     for p in sp.preorder_traversal(lemma):
-        if isinstance(p, sp.Pow) and p.exp.has(i) and p not in omegas:
-            omegas[p] = sp.Symbol(f"omega{len(omegas) if omegas else ''}", positive=True)
+        if not (isinstance(p, sp.Pow) and p.exp.has(i)) or p in omegas:
+            continue
+        if p.base in units:
+            unit, sym = units[p.base]
+            ratio = sp.cancel(p.exp / unit)
+            if ratio.is_Rational:
+                omegas[p] = sym**ratio
+                continue
+        sym = sp.Symbol(f"omega{len(units) if units else ''}", positive=True)
+        units.setdefault(p.base, (p.exp, sym))
+        omegas[p] = sym
     lemma = lemma.xreplace(omegas)
     trace = [
         f"lift over i = {lo} .. {hi} ({sp.sstr(count)} terms, nonzero by the domain of d)",
         "generalise "
         + (", ".join(f"{sp.sstr(k)} -> {v}" for k, v in omegas.items()) or "nothing")
         + " (a lemma for every real omega covers each omega_i)",
-        f"one-frequency lemma: {sp.sstr(lemma)} = 0",
+        f"one-frequency lemma (lhs - rhs, termwise): {sp.sstr(lemma)}",
     ]
     return lemma, trace
 

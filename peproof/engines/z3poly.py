@@ -149,3 +149,18 @@ def prove(stmt: Statement, timeout_ms: int = 3000) -> tuple[str, list[str], floa
 
 def version() -> str:
     return z3.get_version_string()
+
+
+def poly_to_z3(expr: sp.Expr, symbols: dict):
+    """A polynomial with rational coefficients as a z3 real term (``symbols``: SymPy -> z3)."""
+    p = sp.Poly(sp.expand(expr), *symbols.keys())
+    if not p.domain.is_QQ and not p.domain.is_ZZ:
+        raise ValueError(f"coefficients not rational: {p.domain}")
+    terms = []
+    for monom, coeff in p.terms():
+        t = z3.Q(int(sp.Rational(coeff).p), int(sp.Rational(coeff).q))
+        for s, e in zip(symbols.values(), monom, strict=True):
+            for _ in range(e):
+                t = t * s
+        terms.append(t)
+    return z3.Sum(terms) if terms else z3.RealVal(0)

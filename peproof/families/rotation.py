@@ -291,7 +291,7 @@ CLAIMS = [
     Claim(
         "rotation.worked_example_d4",
         "d = 4: PE(0) = (0, 1, 0, 1) and M_1 PE(0) = PE(1)",
-        src(APPENDIX, "Self-test (b)", "Construct M1M_1M1 explicitly and apply it to PE(0)=(0,1,0,1)"),
+        src(APPENDIX, "Self-test (b)", "explicitly and apply it to PE(0)=(0,1,0,1)"),
         WORKED_D4,
         "identity",
         falsifiers=(F.swap_sin_cos(WORKED_D4), F.flip_sign(WORKED_D4)),

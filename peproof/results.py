@@ -1,0 +1,88 @@
+"""Run claims through the engines and collect the results in a versioned envelope.
+
+The report and the CLI read this structure; nothing in it is typed by hand.
+"""
+
+from __future__ import annotations
+
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from peproof import __version__, registry
+from peproof.claims import Claim
+
+SCHEMA = "peproof.results/1"
+
+
+def git_commit(root: Path | None = None) -> str:
+    root = root or Path(__file__).resolve().parent.parent
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
+                             text=True, timeout=10)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def run_claim(claim: Claim, falsifiers: bool = True) -> dict:
+    from peproof.engines.decide import refute
+    from peproof.testing import verdict
+
+    v = verdict(claim.id)
+    out = {
+        "id": claim.id,
+        "title": claim.title,
+        "family": claim.family,
+        "kind": claim.kind,
+        "statement": str(claim.statement) if claim.statement is not None else None,
+        "statement_latex": claim.statement.latex() if claim.statement is not None else None,
+        "sources": [{"seed": s.seed, "section": s.section, "quote": s.quote} for s in claim.sources],
+        "uses": list(claim.uses),
+        "expect": claim.expect,
+        "companion": claim.companion,
+        "note": claim.note,
+        "verdict": v.as_dict(),
+        "agrees_with_expectation": v.status == claim.expect,
+        "falsifiers": [],
+    }
+    if falsifiers:
+        for f in claim.falsifiers:
+            fv = refute(f.statement)
+            out["falsifiers"].append({"name": f.name, "note": f.note, "statement": str(f.statement),
+                                      "verdict": fv.as_dict()})
+    return out
+
+
+def run(claims: list[Claim], falsifiers: bool = True, progress=None) -> dict:
+    t0 = time.perf_counter()
+    rows = []
+    for n, c in enumerate(claims, 1):
+        rows.append(run_claim(c, falsifiers))
+        if progress:
+            progress(n, len(claims), c.id)
+    counts = {s: sum(r["verdict"]["status"] == s for r in rows)
+              for s in ("proved", "refuted", "unknown")}
+    fals = [f for r in rows for f in r["falsifiers"]]
+    return {
+        "schema": SCHEMA,
+        "suite_version": __version__,
+        "commit": git_commit(),
+        "platform": {"python": sys.version.split()[0], "machine": platform.machine(),
+                     "system": platform.system()},
+        "summary": {
+            "claims": len(rows),
+            **counts,
+            "falsifiers": len(fals),
+            "falsifiers_refuted": sum(f["verdict"]["status"] == "refuted" for f in fals),
+            "disagreements": [r["id"] for r in rows if not r["agrees_with_expectation"]],
+            "seconds": round(time.perf_counter() - t0, 3),
+        },
+        "claims": rows,
+    }
+
+
+def all_results(pattern: str | None = None, falsifiers: bool = True, progress=None) -> dict:
+    return run(registry.select(pattern), falsifiers, progress)

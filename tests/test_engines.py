@@ -1,0 +1,101 @@
+"""Engine soundness: what the decision procedure proves, what it must not, and how it refutes."""
+
+import pytest
+import sympy as sp
+
+from peproof import registry
+from peproof.claims import Eq, Le, Statement, Verdict, var
+from peproof.engines import expoly, z3poly
+from peproof.engines.arbeval import Unsupported, arb_eval, certified_sign
+from peproof.engines.decide import decide, decide_statement, lift
+
+x, VX = var("x", "real")
+y, VY = var("y", "real")
+n, VN = var("n", "integer")
+S, C = sp.sin, sp.cos
+
+TRUE_IDENTITIES = [
+    S(2 * x) - 2 * S(x) * C(x),
+    C(3 * x) - (4 * C(x) ** 3 - 3 * C(x)),
+    S(x) ** 2 + C(x) ** 2 - 1,
+    S(x / 2) ** 2 - (1 - C(x)) / 2,
+    S(x + y) * S(x - y) - (S(x) ** 2 - S(y) ** 2),
+    S(sp.pi * n),
+    C(2 * sp.pi * n + x) - C(x),
+]
+FALSE_IDENTITIES = [
+    S(2 * x) - 2 * S(x),
+    C(x + y) - (C(x) * C(y) + S(x) * S(y)),
+    S(x) ** 2 - C(x) ** 2,
+    S(sp.pi * x),  # x real, not integer
+    C(sp.pi * n) - 1,  # (-1)^n
+]
+
+
+@pytest.mark.parametrize("e", TRUE_IDENTITIES, ids=str)
+def test_procedure_proves_true_identities(e):
+    assert expoly.expand_is_zero(e).zero
+
+
+@pytest.mark.parametrize("e", FALSE_IDENTITIES, ids=str)
+def test_procedure_never_proves_false_identities(e):
+    assert not expoly.expand_is_zero(e).zero
+    stmt = Statement(Eq(e, 0), tuple(v for v in (VX, VY, VN) if v.symbol in e.free_symbols))
+    v = decide_statement(stmt)
+    assert v.status == "refuted", v
+    w = v.witness
+    assert w["certified_by"].startswith("python-flint")
+
+
+def test_refuted_requires_a_witness():
+    with pytest.raises(ValueError, match="witness"):
+        Verdict("refuted", "arb", "0", "m")
+
+
+def test_witness_balls_are_disjoint():
+    v = decide_statement(Statement(Eq(S(2 * x), 2 * S(x)), (VX,)))
+    point = {sp.Symbol(k, real=True): sp.Rational(val) for k, val in v.witness["point"].items()}
+    s, ball = certified_sign(S(2 * x) - 2 * S(x), point)
+    assert s != 0 and s is not None and not ball.contains(0)
+
+
+def test_arb_eval_is_certified_and_refuses_the_unknown():
+    ball = arb_eval(sp.sin(500), {}, 200)
+    assert ball.contains(arb_eval(sp.sin(500), {}, 400))
+    with pytest.raises(Unsupported):
+        arb_eval(sp.Function("f")(1), {}, 64)
+    assert certified_sign(sp.sin(1) ** 2 + sp.cos(1) ** 2 - 1, {})[0] is None  # never "0" falsely
+
+
+def test_z3_abstraction_proves_bounds_and_not_more():
+    assert z3poly.prove(Statement((Le(S(x), 1), Le(-1, C(x))), (VX,)))[0] == "proved"
+    assert z3poly.prove(Statement(Le(S(x), sp.Rational(1, 2)), (VX,)))[0] != "proved"
+
+
+def test_lift_reduces_to_the_one_frequency_lemma():
+    d, VD = var("d", "even_pos_integer")
+    i = sp.Symbol("i", integer=True, nonnegative=True)
+    w = sp.Integer(10000) ** (-2 * i / d)
+    diff = sp.Sum(S(w * x) ** 2 + C(w * x) ** 2, (i, 0, d / 2 - 1)) - d / 2
+    lemma, trace = lift(diff)
+    assert not lemma.has(sp.Sum) and not lemma.has(i)
+    assert expoly.expand_is_zero(lemma).zero
+    # a false sum must not lift into a true lemma
+    bad = sp.Sum(S(w * x) ** 2, (i, 0, d / 2 - 1)) - d / 2
+    assert not expoly.expand_is_zero(lift(bad)[0]).zero
+
+
+def test_simplify_never_decides(monkeypatch):
+    """Every verdict is reached with simplify, trigsimp, nsimplify and equals disabled."""
+
+    def forbidden(*a, **k):
+        raise AssertionError("simplify-family function called by an engine")
+
+    for name in ("simplify", "trigsimp", "nsimplify"):
+        monkeypatch.setattr(sp, name, forbidden)
+    monkeypatch.setattr(sp.Expr, "equals", forbidden)
+    for claim in registry.all_claims():
+        if claim.kind == "informal" or claim.id.endswith("concrete_d"):
+            continue
+        v = decide(claim)
+        assert v.status == claim.expect, (claim.id, v.status, v.reason)
