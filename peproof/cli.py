@@ -102,6 +102,15 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--out", help="also write the JSON results to this file")
     pr.add_argument("--no-falsifiers", action="store_true", help="skip the falsifiers")
     pr.set_defaults(func=cmd_prove)
+    # further subcommands live in peproof/commands/<name>.py, each with add_parser(sub)
+    import importlib
+    import pkgutil
+
+    import peproof.commands as cmds
+
+    for info in sorted(pkgutil.iter_modules(cmds.__path__), key=lambda m: m.name):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"peproof.commands.{info.name}").add_parser(sub)
     return p
 
 

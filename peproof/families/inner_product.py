@@ -65,10 +65,10 @@ EVEN = Statement(
 )
 
 
-def _concrete():
-    ws, wvars = pair_symbols(max(CONCRETE_D) // 2)
+def _concrete(ds=CONCRETE_D):
+    ws, wvars = pair_symbols(max(ds) // 2)
     rows = []
-    for dd in CONCRETE_D:
+    for dd in ds:
         enc = Encoding(dd)
         u, v = enc.vector(pos, ws), enc.vector(pos + k, ws)
         for p in range(enc.pairs):

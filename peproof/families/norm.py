@@ -52,12 +52,12 @@ SAME_SPHERE = Statement(
 )
 
 
-def _concrete():
+def _concrete(ds=CONCRETE_D):
     """For each d: the squares of the two channels of pair i (found through the layout) sum to 1,
     and there are d/2 pairs covering the d channels exactly once."""
-    ws, wvars = pair_symbols(max(CONCRETE_D) // 2)
+    ws, wvars = pair_symbols(max(ds) // 2)
     rows = []
-    for dd in CONCRETE_D:
+    for dd in ds:
         enc = Encoding(dd)
         v = enc.vector(pos, ws)
         for p in range(enc.pairs):

@@ -76,13 +76,13 @@ SHIFT_ALL_D = Statement(
 )
 
 
-def _shift_concrete():
+def _shift_concrete(ds=CONCRETE_D):
     """Rows of PE_d(pos+k) = M_k PE_d(pos) for every d in CONCRETE_D, built by the encoding's
     own layout, with the frequencies left as symbols w_i (so the rows hold for every choice of
     frequencies, the family's omega_i included)."""
-    ws, wvars = pair_symbols(max(CONCRETE_D) // 2)
+    ws, wvars = pair_symbols(max(ds) // 2)
     rows = []
-    for dd in CONCRETE_D:
+    for dd in ds:
         enc = Encoding(dd)
         lhs = enc.vector(pos + k, ws)
         rhs = sparse_apply(shift_matrix(enc, k, ws), enc.vector(pos, ws))

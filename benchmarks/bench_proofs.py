@@ -1,0 +1,121 @@
+"""Benchmark of the proof suite (issue: the proof suite). Prints figures measured in ONE run.
+
+* ``pytest proofs`` wall time (target <= 15 s on this 2-core machine);
+* the exponential decision procedure against ``sympy.simplify`` on the same identities
+  (target >= 4x faster); simplify gets a time limit per identity, and a time-out counts at the limit;
+* the block-by-block check of d = 1024: rotation, inner product and norm (target <= 2 s).
+
+Ratios, not absolute times, are the figures to compare across machines.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_proofs_seconds() -> float:
+    t0 = time.perf_counter()
+    r = subprocess.run([sys.executable, "-m", "pytest", "proofs", "-q", "-p", "no:randomly"],
+                       cwd=ROOT, capture_output=True, text=True)
+    secs = time.perf_counter() - t0
+    last = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else r.stderr[-200:]
+    print(f"pytest proofs: {secs:.2f} s wall ({last})")
+    return secs
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise _Timeout
+
+
+def decision_vs_simplify(limit: float = 5.0) -> None:
+    import sympy as sp
+
+    from peproof import registry
+    from peproof.engines import expoly
+    from peproof.engines.decide import lift
+
+    diffs = []
+    for c in registry.all_claims():
+        st = c.statement
+        if c.kind != "identity" or st is None or c.id.endswith("concrete_d") or c.proof:
+            continue
+        for r in st.concl:
+            if r.op != "==":
+                continue
+            e = r.lhs - r.rhs
+            if e.has(sp.Sum):
+                lifted = lift(e)
+                if lifted is None:
+                    continue
+                e = lifted[0]
+            if e.has(sp.sin, sp.cos):
+                diffs.append((c.id, e))
+    t_dec = 0.0
+    proved = 0
+    for _, e in diffs:
+        t0 = time.perf_counter()
+        proved += expoly.expand_is_zero(e).zero
+        t_dec += time.perf_counter() - t0
+    t_simp = 0.0
+    zero, timeouts = 0, 0
+    signal.signal(signal.SIGALRM, _alarm)
+    for _, e in diffs:
+        t0 = time.perf_counter()
+        signal.setitimer(signal.ITIMER_REAL, limit)
+        try:
+            zero += sp.simplify(e) == 0
+        except _Timeout:
+            timeouts += 1
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        t_simp += time.perf_counter() - t0
+    print(f"identities: {len(diffs)} (the trigonometric equalities of the registry, lifted)")
+    print(f"  exp-rewrite decision procedure: {t_dec:.3f} s, proved {proved}/{len(diffs)}")
+    print(f"  sympy.simplify(lhs - rhs) == 0: {t_simp:.3f} s, zero {zero}/{len(diffs)}, "
+          f"time-outs {timeouts} (limit {limit} s each)")
+    print(f"  ratio simplify / decision procedure: {t_simp / t_dec:.1f}x (target >= 4x)")
+
+
+def block_by_block_d1024() -> None:
+    from peproof.claims import Claim
+    from peproof.engines.decide import decide
+    from peproof.families import inner_product, norm, rotation
+
+    total = 0.0
+    for label, mod, builder, lemma in (
+        ("rotation", rotation, rotation._shift_concrete, "rotation.pair_shift_is_rotation"),
+        ("inner product", inner_product, inner_product._concrete,
+         "inner_product.pair_term_eq_cos_offset"),
+        ("norm", norm, norm._concrete, "norm.pair_sq_eq_one"),
+    ):
+        from peproof.families._common import instance_proof
+
+        t0 = time.perf_counter()
+        claim = Claim(f"bench.{label.replace(' ', '_')}_d1024", label, (), lambda b=builder: b((1024,)),
+                      "identity", proof=instance_proof(lemma))
+        v = decide(claim)
+        secs = time.perf_counter() - t0
+        total += secs
+        print(f"  d=1024 {label}: {v.status} in {secs:.2f} s ({len(claim.statement.concl)} blocks/rows)")
+    print(f"block-by-block d=1024 total: {total:.2f} s (target <= 2 s)")
+
+
+def main() -> None:
+    print("peproof proof-suite benchmark (one run, this machine)")
+    block_by_block_d1024()
+    decision_vs_simplify()
+    pytest_proofs_seconds()
+
+
+if __name__ == "__main__":
+    main()
