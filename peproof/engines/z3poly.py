@@ -50,7 +50,9 @@ class _Abstraction:
             if self.use_int:
                 self.axioms.append(zv % 2 == 0)
         if v.domain in INT_DOMAINS and not self.use_int:
-            pass  # integrality dropped: the proof holds for all reals, a fortiori integers
+            self.axioms.append(z3.IsInt(zv))  # a real variable constrained to the integers
+            if v.domain == "even_pos_integer":
+                self.axioms.append(z3.IsInt(zv / 2))
 
     def _atom(self, e: sp.Expr, kind: str):
         if e in self.atoms:
@@ -100,7 +102,7 @@ class _Abstraction:
             for _ in range(-n - 1):
                 den = den * b
             self.axioms.append(b != 0)
-            return 1 / den
+            return z3.RealVal(1) / den  # real division, never integer division
         if e.is_Pow and e.exp == sp.Rational(1, 2):
             r = self._atom(e, "r")
             x = self.conv(e.base)
@@ -126,7 +128,10 @@ def has_trig(stmt: Statement) -> bool:
 def prove(stmt: Statement, timeout_ms: int = 3000) -> tuple[str, list[str], float, str]:
     """``('proved'|'sat'|'unknown', axioms, seconds, detail)`` for a universal ``stmt``."""
     t0 = time.perf_counter()
-    use_int = not has_trig(stmt) and all(v.domain in INT_DOMAINS for v in stmt.vars)
+    from peproof.engines.z3trig import _integral
+
+    use_int = (not has_trig(stmt) and all(v.domain in INT_DOMAINS for v in stmt.vars)
+               and _integral(stmt))
     ab = _Abstraction(stmt, use_int)
     try:
         hyps = [ab.rel(h) for h in stmt.hyps]
