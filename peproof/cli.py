@@ -59,19 +59,23 @@ def cmd_prove(args) -> int:
     else:
         print(render_table(res))
     bad_f = res["summary"]["falsifiers"] - res["summary"]["falsifiers_refuted"]
-    return 1 if res["summary"]["disagreements"] or bad_f else 0
+    return 1 if res["summary"]["disagreements"] or res["summary"]["conflicts"] or bad_f else 0
 
 
 def render_table(res: dict) -> str:
-    rows = [("claim", "verdict", "engine", "time", "falsifiers")]
+    rows = [("claim", "verdict", "engine", "time", "z3", "numeric", "falsifiers")]
     for c in res["claims"]:
         v = c["verdict"]
         nf = len(c["falsifiers"])
         nr = sum(f["verdict"]["status"] == "refuted" for f in c["falsifiers"])
         mark = "" if c["agrees_with_expectation"] else f"  (expected {c['expect']})"
+        if c.get("conflict"):
+            mark += "  ENGINES DISAGREE"
+        eng = c.get("engines", {})
         rows.append((c["id"], v["status"] + mark, v["engine"], f"{v['seconds']:.3f}s",
+                     eng.get("z3", "-"), eng.get("numeric", "-"),
                      f"{nr}/{nf} refuted" if nf else "-"))
-    widths = [max(len(r[j]) for r in rows) for j in range(5)]
+    widths = [max(len(r[j]) for r in rows) for j in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
              for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -82,6 +86,9 @@ def render_table(res: dict) -> str:
         f"{s['unknown']} unknown; falsifiers refuted {s['falsifiers_refuted']}/{s['falsifiers']}; "
         f"{s['seconds']:.1f}s"
     )
+    if s.get("conflicts"):
+        lines.append("ENGINE CONFLICTS (proved by one engine, refuted by another): "
+                     + ", ".join(s["conflicts"]))
     if s["disagreements"]:
         lines.append("verdicts differing from the registry's expectation: "
                      + ", ".join(s["disagreements"]))

@@ -31,7 +31,10 @@ def run_claim(claim: Claim, falsifiers: bool = True) -> dict:
     from peproof.engines.decide import refute
     from peproof.testing import verdict
 
+    from peproof.agreement import row
+
     v = verdict(claim.id)
+    agree = row(claim.id)
     out = {
         "id": claim.id,
         "title": claim.title,
@@ -45,15 +48,31 @@ def run_claim(claim: Claim, falsifiers: bool = True) -> dict:
         "companion": claim.companion,
         "note": claim.note,
         "verdict": v.as_dict(),
+        "engines": dict(agree["cells"]),
+        "z3": agree["z3"].as_dict(),
+        "conflict": agree["conflict"],
         "agrees_with_expectation": v.status == claim.expect,
         "falsifiers": [],
     }
     if falsifiers:
         for f in claim.falsifiers:
             fv = refute(f.statement)
-            out["falsifiers"].append({"name": f.name, "note": f.note, "statement": str(f.statement),
-                                      "verdict": fv.as_dict()})
+            entry = {"name": f.name, "note": f.note, "statement": str(f.statement),
+                     "verdict": fv.as_dict()}
+            if agree["cells"]["z3"] not in ("n/a",):
+                from peproof.engines.z3trig import decide_z3
+
+                entry["z3_verdict"] = decide_z3(f.statement).as_dict()
+            out["falsifiers"].append(entry)
     return out
+
+
+def _agreement_counts(rows: list[dict]) -> dict:
+    out: dict[str, int] = {}
+    for r in rows:
+        key = " / ".join(f"{k}={v}" for k, v in r["engines"].items())
+        out[key] = out.get(key, 0) + 1
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
 
 
 def run(claims: list[Claim], falsifiers: bool = True, progress=None) -> dict:
@@ -78,6 +97,8 @@ def run(claims: list[Claim], falsifiers: bool = True, progress=None) -> dict:
             "falsifiers": len(fals),
             "falsifiers_refuted": sum(f["verdict"]["status"] == "refuted" for f in fals),
             "disagreements": [r["id"] for r in rows if not r["agrees_with_expectation"]],
+            "conflicts": [r["id"] for r in rows if r["conflict"]],
+            "engine_agreement": _agreement_counts(rows),
             "seconds": round(time.perf_counter() - t0, 3),
         },
         "claims": rows,

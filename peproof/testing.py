@@ -40,4 +40,11 @@ def check_claim(claim: Claim) -> Verdict:
         comp = registry.get(claim.companion)
         cv = verdict(comp.id)
         assert cv.status == "proved", failure_message(comp, cv, "proved (companion of " + claim.id + ")")
+    from peproof.agreement import row
+
+    r = row(claim.id)
+    assert not r["conflict"], (
+        f"claim {claim.id}: ENGINES DISAGREE {r['cells']}\n"
+        + failure_message(claim, r["z3"], "no conflict with " + v.status)
+    )
     return v

@@ -99,3 +99,33 @@ def test_simplify_never_decides(monkeypatch):
             continue
         v = decide(claim)
         assert v.status == claim.expect, (claim.id, v.status, v.reason)
+
+
+def test_z3_cache_never_confuses_hypotheses():
+    """Regression: the cache key must rename the conclusion and hypotheses together."""
+    from peproof.claims import Ne
+    from peproof.engines.z3trig import decide_z3
+
+    a, VA = var("a", "real")
+    b, VB = var("b", "real")
+    h, VH = var("h", "real")
+    good = Statement((Ne(a * h, 0),), (VA, VB, VH), hyps=(Ne(a, 0), Ne(h, 0)))
+    bad = Statement((Ne(a * h, 0), Ne(b * h, 0)), (VA, VB, VH), hyps=(Ne(a, 0), Ne(h, 0)))
+    assert decide_z3(good).status == "proved"
+    assert decide_z3(bad).status != "proved"
+
+
+def test_z3_engine_never_proves_false_identities():
+    from peproof.engines.z3trig import decide_z3
+
+    for e in FALSE_IDENTITIES:
+        stmt = Statement(Eq(e, 0), tuple(v for v in (VX, VY, VN) if v.symbol in e.free_symbols))
+        assert decide_z3(stmt).status != "proved", e
+
+
+def test_z3_engine_proves_true_identities():
+    from peproof.engines.z3trig import decide_z3
+
+    for e in TRUE_IDENTITIES[:5]:
+        stmt = Statement(Eq(e, 0), tuple(v for v in (VX, VY, VN) if v.symbol in e.free_symbols))
+        assert decide_z3(stmt).status == "proved", e

@@ -90,3 +90,23 @@ def test_falsifier_is_refuted(claim, falsifier):
         f" ({v.reason})"
     )
     assert v.witness and v.witness.get("certified_by"), "refutation without certified witness"
+
+
+Z3_FALSIFIERS = [(c, f) for c, f in FALSIFIERS]
+
+
+@pytest.mark.parametrize(
+    "claim,falsifier", Z3_FALSIFIERS, ids=[f"{c.id}:{f.name}" for c, f in Z3_FALSIFIERS]
+)
+def test_falsifier_is_refuted_by_z3_where_z3_applies(claim, falsifier):
+    """Where z3 proves the claim (an algebraic claim), it must also refute each falsifier."""
+    from peproof.agreement import row
+    from peproof.engines.z3trig import decide_z3
+
+    if row(claim.id)["cells"]["z3"] != "proved":
+        pytest.skip(f"z3 does not apply to {claim.id}: {row(claim.id)['z3'].reason}")
+    v = decide_z3(falsifier.statement)
+    assert v.status == "refuted", (
+        f"z3 on falsifier {falsifier.name} of {claim.id}: {v.status} ({v.reason})"
+    )
+    assert v.witness["certified_by"]

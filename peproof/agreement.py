@@ -1,0 +1,147 @@
+"""The engine-agreement matrix: every claim decided by independent engines.
+
+Columns:
+
+``primary``  the claim's own decision (exponential rewriting, a custom chain, or arb)
+``z3``       :mod:`peproof.engines.z3trig` on the polynomial abstraction, or ``n/a`` where the
+             statement lies outside that abstraction (integrals, closed numbers, large multiples)
+``numeric``  a spot check with mpmath at 50 digits on fixed points (evidence, never proof):
+             ``consistent`` or ``inconsistent``
+
+A claim proved by one engine and refuted by another is a *conflict*; ``pytest proofs`` fails on
+it loudly.  ``unknown`` is shown as such.
+"""
+
+from __future__ import annotations
+
+import itertools
+from functools import cache
+
+import mpmath
+import sympy as sp
+
+from peproof import registry
+from peproof.claims import Claim, Rel, Statement, Verdict
+from peproof.engines.witness import _GRID
+
+ENGINES = ("primary", "z3", "numeric")
+
+
+def _mp_value(e: sp.Expr, env: dict) -> mpmath.mpf | None:
+    try:
+        v = e.xreplace({k: sp.Rational(str(val)) for k, val in env.items()})
+        if v.has(sp.Sum):
+            v = v.doit()
+        n = sp.N(v, 50)
+        if not n.is_number or n.has(sp.I) and abs(sp.im(n)) > 1e-40:
+            return None
+        return mpmath.mpf(str(sp.re(n)))
+    except (TypeError, ValueError, ZeroDivisionError, AttributeError):
+        return None
+
+
+def _holds(rel: Rel, env: dict, lenient: bool = True) -> bool | None:
+    """Truth at ``env`` up to 1e-35 relative: the tolerance favours truth for conclusions
+    (``lenient``) and falsehood for hypotheses (points on a boundary are not used)."""
+    with mpmath.mp.workdps(50):
+        a, b = _mp_value(rel.lhs, env), _mp_value(rel.rhs, env)
+        if a is None or b is None:
+            return None
+        diff = a - b
+        tol = mpmath.mpf("1e-35") * (1 + abs(a) + abs(b))
+        if not lenient:
+            tol = -tol
+        if rel.op == "==":
+            return abs(diff) <= tol
+        if rel.op == "!=":
+            return abs(diff) > tol
+        if rel.op == "<=":
+            return diff <= tol
+        return diff < tol
+
+
+def spot_check(stmt: Statement, points: int = 3, extra: dict | None = None) -> dict:
+    """Evaluate the statement at a few fixed points (and ``extra``, a witness) with mpmath."""
+    envs = []
+    if extra:
+        envs.append(extra)
+    if stmt.vars:
+        grids = [_GRID[v.domain][:4] for v in stmt.vars]
+        for combo in itertools.islice(itertools.product(*grids), 64):
+            env = {v.symbol: val for v, val in zip(stmt.vars, combo, strict=True)}
+            if all(_holds(h, env, lenient=False) for h in stmt.hyps):
+                envs.append(env)
+            if len(envs) >= points + (1 if extra else 0):
+                break
+    else:
+        envs.append({})
+    checked, bad = 0, []
+    for env in envs:
+        if stmt.quant == "exists" and env is not extra:
+            continue
+        for rel in stmt.concl[:64]:
+            h = _holds(rel, env)
+            if h is None:
+                continue
+            checked += 1
+            if not h:
+                bad.append({"point": {str(k): str(v) for k, v in env.items()}, "relation": str(rel)})
+    return {"checked": checked, "inconsistent": bad}
+
+
+def numeric_cell(claim: Claim, primary: Verdict) -> str:
+    st = claim.statement
+    if st is None:
+        return "n/a"
+    extra = None
+    if primary.witness and primary.witness.get("point"):
+        by = {v.symbol.name: v.symbol for v in st.vars}
+        try:
+            extra = {by[k]: sp.Rational(v) for k, v in primary.witness["point"].items() if k in by}
+        except (TypeError, ValueError):
+            extra = None
+        if extra is not None and len(extra) != len(st.vars):
+            extra = None
+    if st.quant == "exists" and extra is None:
+        return "n/a"
+    res = spot_check(st, extra=extra)
+    if not res["checked"]:
+        return "n/a"
+    if st.quant == "forall" and primary.status == "refuted":
+        return "consistent" if res["inconsistent"] or extra else "no failure seen"
+    return "inconsistent" if res["inconsistent"] else "consistent"
+
+
+@cache
+def z3_verdict(claim_id: str) -> Verdict:
+    from peproof.engines.z3trig import decide_z3
+
+    st = registry.get(claim_id).statement
+    if st is None:
+        return Verdict("unknown", "z3", "-", "not applicable", reason="informal claim")
+    return decide_z3(st)
+
+
+def z3_cell(v: Verdict) -> str:
+    return "n/a" if v.method == "not applicable" else v.status
+
+
+@cache
+def row(claim_id: str) -> dict:
+    from peproof.testing import verdict
+
+    claim = registry.get(claim_id)
+    primary = verdict(claim_id)
+    zv = z3_verdict(claim_id)
+    cells = {"primary": primary.status, "z3": z3_cell(zv), "numeric": numeric_cell(claim, primary)}
+    statuses = {cells["primary"], cells["z3"]}
+    conflict = "proved" in statuses and "refuted" in statuses
+    if cells["numeric"] == "inconsistent" and primary.status == "proved":
+        conflict = True
+    return {"id": claim_id, "cells": cells, "conflict": conflict, "z3": zv,
+            "primary_engine": primary.engine}
+
+
+def matrix(claims=None) -> list[dict]:
+    claims = claims or registry.all_claims()
+    return [row(c.id) for c in claims]

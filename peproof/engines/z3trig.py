@@ -1,0 +1,421 @@
+"""The second, independent engine: z3 on the polynomial abstraction with explicit trig axioms.
+
+A statement is translated to real (or integer) arithmetic:
+
+* every argument ``u`` of ``sin``/``cos`` is written as ``sum_m n_m * phi_m`` with integers
+  ``n_m`` over *base angles* ``phi_m = m / L_m`` (``m`` a monomial, ``L_m`` a common denominator);
+* each base angle gets reals ``s, c`` with the axiom ``s^2 + c^2 = 1``;
+* integer multiples and sums of base angles get fresh reals tied to them by the
+  **angle-addition polynomials** ``sin(a+b) = sa*cb + ca*sb``, ``cos(a+b) = ca*cb - sa*sb`` and
+  the parity axioms ``sin(-a) = -sin a``, ``cos(-a) = cos a``, each stated as an axiom;
+* ``pi`` times an integer-valued product gets ``s = 0, c^2 = 1`` (half-integers: ``s*c = 0``);
+* everything else non-polynomial becomes an opaque real (positive when its sign is known).
+
+The universal statement is proved when ``axioms & hyps & not(concl)`` is unsatisfiable.  A ``sat``
+answer (with ``model_validate``) proposes a counterexample; it counts only after a point is
+certified in arb.  Sums over pairs are lifted to the one-frequency lemma first; block-by-block
+statements are one query per conclusion, with queries cached up to renaming of variables.
+
+Independence: this module shares no decision code with :mod:`peproof.engines.expoly` (no
+exponential rewriting, no ``expand``-to-zero test); SymPy only supplies the statement's syntax
+tree and the linear decomposition of arguments.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import reduce
+
+import sympy as sp
+import z3
+
+from peproof.claims import Rel, Statement, Verdict
+
+z3.set_param("model_validate", True)
+
+MAX_MULTIPLE = 16  # larger multiples of a base angle: the statement is outside this engine's scope
+
+INT_DOMAINS = {"integer", "nonneg_integer", "pos_integer", "even_pos_integer"}
+NOT_APPLICABLE = "not applicable"
+PAIR_INDEX = "i"  # the families' pair index (peproof.families._common.i)
+PYTH = "s^2 + c^2 = 1 for every base angle"
+ADD = "angle addition: sin(a+b) = sin a cos b + cos a sin b, cos(a+b) = cos a cos b - sin a sin b"
+PARITY = "parity: sin(-a) = -sin a, cos(-a) = cos a"
+PI_INT = "sin(pi n) = 0 and cos(pi n)^2 = 1 for integer n"
+PI_HALF = "sin(pi n/2) cos(pi n/2) = 0 for integer n"
+
+
+class NotExpressible(Exception):
+    pass
+
+
+class NotApplicable(NotExpressible):
+    """The statement lies outside the polynomial abstraction this engine decides."""
+
+
+class Translation:
+    """The z3 abstraction of one statement (all its relations share base angles)."""
+
+    def __init__(self, stmt: Statement, use_int: bool, strict: bool = True):
+        self.stmt, self.use_int, self.strict = stmt, use_int, strict
+        self.axioms: list = []
+        self.used: set[str] = set()
+        self.vars: dict[sp.Symbol, z3.ArithRef] = {}
+        self.opaque: dict[sp.Expr, z3.ArithRef] = {}
+        self.base: dict[sp.Expr, tuple] = {}
+        self.mult: dict[tuple, tuple] = {}
+        self.denom: dict[sp.Expr, int] = {}
+        for v in stmt.vars:
+            mk = z3.Int if (use_int and v.domain in INT_DOMAINS) else z3.Real
+            zv = mk(v.symbol.name)
+            self.vars[v.symbol] = zv
+            if v.domain in INT_DOMAINS and not (use_int and v.domain in INT_DOMAINS):
+                self.axioms.append(z3.IsInt(zv))
+                if v.domain == "even_pos_integer":
+                    self.axioms.append(z3.IsInt(zv / 2))
+            if v.domain in ("pos_real", "pos_integer"):
+                self.axioms.append(zv > 0)
+            elif v.domain == "nonneg_integer":
+                self.axioms.append(zv >= 0)
+            elif v.domain == "even_pos_integer":
+                self.axioms.append(zv >= 2)
+                if use_int:
+                    self.axioms.append(zv % 2 == 0)
+        for r in stmt.concl + stmt.hyps:
+            for e in (r.lhs, r.rhs):
+                for t in e.atoms(sp.sin, sp.cos):
+                    for c, m in _parts(t.args[0]):
+                        self.denom[m] = int(sp.ilcm(self.denom.get(m, 1), c.q))
+
+    # ------------------------------------------------------------- angles
+    def _base(self, m: sp.Expr):
+        if m in self.base:
+            return self.base[m]
+        j = len(self.base)
+        s, c = z3.Real(f"s{j}"), z3.Real(f"c{j}")
+        self.axioms.append(s * s + c * c == 1)
+        self.used.add(PYTH)
+        L = self.denom.get(m, 1)
+        q = m / sp.pi
+        if not q.has(sp.pi) and q.is_integer:
+            if L == 1:
+                self.axioms += [s == 0, c * c == 1]
+                self.used.add(PI_INT)
+            elif L == 2:
+                self.axioms.append(s * c == 0)
+                self.used.add(PI_HALF)
+        self.base[m] = (s, c)
+        return s, c
+
+    def _multiple(self, m: sp.Expr, n: int):
+        """sin, cos of n * phi_m via the addition and parity axioms."""
+        if n == 0:
+            return z3.RealVal(0), z3.RealVal(1)
+        if n == 1:
+            return self._base(m)
+        key = (m, n)
+        if key in self.mult:
+            return self.mult[key]
+        if n < 0:
+            s1, c1 = self._multiple(m, -n)
+            res = (-s1, c1)
+            self.used.add(PARITY)
+        elif n > MAX_MULTIPLE:
+            raise NotApplicable(f"multiple {n} of one base angle (limit {MAX_MULTIPLE})")
+        elif n % 2 == 0:
+            half = self._multiple(m, n // 2)
+            res = self._add(half, half)
+        else:
+            res = self._add(self._multiple(m, n - 1), self._base(m))
+        self.mult[key] = res
+        return res
+
+    def _add(self, a, b):
+        sa, ca = a
+        sb, cb = b
+        j = len(self.mult) + len(self.base) + len(self.axioms)
+        s, c = z3.Real(f"sa{j}"), z3.Real(f"ca{j}")
+        self.axioms += [s == sa * cb + ca * sb, c == ca * cb - sa * sb]
+        self.used.add(ADD)
+        return s, c
+
+    def angle(self, u: sp.Expr):
+        parts: dict[sp.Expr, sp.Rational] = {}
+        for c, m in _parts(u):
+            parts[m] = parts.get(m, 0) + c
+        pieces = []
+        for m, r in parts.items():
+            n = r * self.denom.get(m, 1)
+            if n == 0:
+                continue
+            if not n.is_Integer:
+                raise NotExpressible(f"non-integer multiple {n} of base angle {m}")
+            pieces.append(self._multiple(m, int(n)))
+        if not pieces:
+            return z3.RealVal(0), z3.RealVal(1)
+        return reduce(self._add, pieces)
+
+    # ------------------------------------------------------------- terms
+    def term(self, e: sp.Expr):  # noqa: C901
+        if e.is_Integer:
+            return z3.IntVal(int(e)) if self.use_int else z3.RealVal(int(e))
+        if e.is_Rational:
+            return z3.Q(int(e.p), int(e.q))
+        if e.is_Symbol and e in self.vars:
+            return self.vars[e]
+        if e.is_Add:
+            return z3.Sum([self.term(a) for a in e.args])
+        if e.is_Mul:
+            return reduce(lambda x, y: x * y, [self.term(a) for a in e.args])
+        if e.is_Pow and e.exp.is_Integer:
+            b, n = self.term(e.base), int(e.exp)
+            if n >= 0:
+                return reduce(lambda x, y: x * y, [b] * n) if n else z3.RealVal(1)
+            self.axioms.append(b != 0)
+            return 1 / reduce(lambda x, y: x * y, [b] * (-n))
+        if isinstance(e, sp.sin | sp.cos):
+            s, c = self.angle(e.args[0])
+            return s if isinstance(e, sp.sin) else c
+        if isinstance(e, sp.Abs):
+            x = self.term(e.args[0])
+            return z3.If(x >= 0, x, -x)
+        if isinstance(e, sp.floor) and self.use_int:
+            num, den = e.args[0].as_numer_denom()
+            if den.is_Integer and den > 0:
+                return self.term(num) / int(den)
+        if isinstance(e, sp.Mod) and self.use_int:
+            return self.term(e.args[0]) % self.term(e.args[1])
+        if e.is_Pow and e.exp == sp.Rational(1, 2):
+            r = self._opaque(e)
+            x = self.term(e.base)
+            self.axioms += [r >= 0, r * r == x]
+            return r
+        if isinstance(e, sp.Sum | sp.Integral | sp.Derivative):
+            raise NotExpressible(f"{type(e).__name__} in a block query")
+        return self._opaque(e)
+
+    def _opaque(self, e):
+        if self.strict:
+            raise NotApplicable(f"non-polynomial term {sp.sstr(e)[:60]}")
+        if e not in self.opaque:
+            z = z3.Real(f"t{len(self.opaque)}")
+            self.opaque[e] = z
+            if e.is_positive:
+                self.axioms.append(z > 0)
+            elif e.is_nonnegative:
+                self.axioms.append(z >= 0)
+        return self.opaque[e]
+
+    def rel(self, r: Rel):
+        a, b = self.term(r.lhs), self.term(r.rhs)
+        return {"==": a == b, "<=": a <= b, "<": a < b, "!=": a != b}[r.op]
+
+
+def _parts(u: sp.Expr):
+    out = []
+    for t in sp.Add.make_args(sp.expand(u)):
+        c, m = t.as_coeff_Mul()
+        if not c.is_Rational:
+            c, m = sp.Integer(1), t
+        out.append((sp.Rational(c), m))
+    return out
+
+
+def _integral(stmt: Statement) -> bool:
+    """No division and only integer constants: safe to translate over z3's integers."""
+    def ok(a) -> bool:
+        if isinstance(a, sp.floor):  # floor(num/den) with a positive integer den is integral
+            num, den = a.args[0].as_numer_denom()
+            return bool(den.is_Integer and den > 0) and ok(num)
+        if a.is_Rational and not a.is_Integer:
+            return False
+        if a.is_Pow and (not a.exp.is_Integer or a.exp < 0):
+            return False
+        if a.is_Float or a is sp.pi:
+            return False
+        return all(ok(x) for x in a.args)
+
+    return all(ok(e) for r in stmt.concl + stmt.hyps for e in (r.lhs, r.rhs))
+
+
+def _has_trig(stmt: Statement) -> bool:
+    return any(r.lhs.has(sp.sin, sp.cos) or r.rhs.has(sp.sin, sp.cos)
+               for r in stmt.concl + stmt.hyps)
+
+
+def lift_z3(diff: sp.Expr):
+    """Termwise lifting of sums with one shared range (this engine's own, minimal version)."""
+    sums = [a for a in sp.preorder_traversal(diff) if isinstance(a, sp.Sum)]
+    if not sums:
+        return diff
+    if any(s.limits[0][0].name != PAIR_INDEX for s in sums):
+        return None  # only sums over the frequency pairs are lifted termwise
+    lims = {(s.limits[0][1], s.limits[0][2]) for s in sums}
+    if len(lims) != 1 or any(len(s.limits) != 1 for s in sums):
+        return None
+    lo, hi = next(iter(lims))
+    idx = sp.Dummy("i", integer=True, nonnegative=True)
+    total, rest = sp.Integer(0), sp.Integer(0)
+    for t in sp.Add.make_args(diff):
+        factors = sp.Mul.make_args(t)
+        found = [f for f in factors if isinstance(f, sp.Sum)]
+        if not found:
+            if t.has(sp.Sum):
+                return None
+            rest += t
+            continue
+        if len(found) != 1:
+            return None
+        s = found[0]
+        coeff = sp.Mul(*[f for f in factors if f is not s])
+        total += coeff * s.function.xreplace({s.limits[0][0]: idx})
+    term = total + rest / (hi - lo + 1)
+    # generalise base**(e * i) to powers of one positive symbol per base
+    rep, units = {}, {}
+    for p in sp.preorder_traversal(term):
+        if isinstance(p, sp.Pow) and p.exp.has(idx) and p not in rep:
+            if p.base in units and sp.cancel(p.exp / units[p.base][0]).is_Rational:
+                rep[p] = units[p.base][1] ** sp.cancel(p.exp / units[p.base][0])
+            else:
+                w = sp.Symbol(f"w{len(units)}", positive=True)
+                units.setdefault(p.base, (p.exp, w))
+                rep[p] = w
+    return term.xreplace(rep)
+
+
+def _canonical(rel: Rel, stmt: Statement):
+    """Cache key: the relation and ALL hypotheses under ONE renaming of their symbols
+    (``_v0, _v1, ...`` in name order, each carrying its domain).  Keys are equal only for
+    alpha-equivalent queries, which have the same truth value."""
+    rels = (rel,) + tuple(stmt.hyps)
+    syms = set()
+    for r in rels:
+        syms |= r.lhs.free_symbols | r.rhs.free_symbols
+    ren = {}
+    for j, s in enumerate(sorted(syms, key=lambda x: x.name)):
+        try:
+            dom = stmt.domain(s)
+        except KeyError:
+            dom = "?"
+        ren[s] = sp.Symbol(f"_v{j}_{dom}", **s.assumptions0)
+    return tuple((r.op, r.lhs.xreplace(ren), r.rhs.xreplace(ren)) for r in rels)
+
+
+_CACHE: dict = {}
+
+
+def check_relation(rel: Rel, stmt: Statement, timeout_ms: int = 400, cache: bool = True):
+    """``('unsat'|'sat'|'unknown', axioms_used, detail)`` for one conclusion under ``stmt``."""
+    diff_rel = rel
+    if rel.lhs.has(sp.Sum) or rel.rhs.has(sp.Sum):
+        lemma = lift_z3(rel.lhs - rel.rhs)
+        if lemma is None:
+            return "n/a", set(), "sums not liftable to one frequency"
+        diff_rel = Rel(rel.op, lemma, 0)
+    key = _canonical(diff_rel, stmt)
+    if cache and key in _CACHE:
+        return _CACHE[key]
+    from peproof.claims import Var
+
+    declared = {v.symbol for v in stmt.vars}
+    extra = []
+    for sym in sorted(diff_rel.lhs.free_symbols - declared, key=str):
+        dom = "pos_real" if sym.is_positive else "nonneg_integer" if sym.is_integer else "real"
+        extra.append(Var(sym, dom))
+    sub = Statement(concl=(diff_rel,), vars=stmt.vars + tuple(extra), hyps=stmt.hyps)
+    if not (diff_rel.lhs.free_symbols | diff_rel.rhs.free_symbols) and (
+        diff_rel.lhs.has(sp.sin, sp.cos, sp.pi, sp.exp) or diff_rel.rhs.has(sp.sin, sp.cos, sp.pi)
+    ):
+        return "n/a", set(), "closed numeric statement: decided in arb, not by z3"
+    use_int = (not _has_trig(sub) and all(v.domain in INT_DOMAINS for v in sub.vars)
+               and _integral(sub))
+    try:
+        tr = Translation(sub, use_int)
+        stmt = sub
+        hyps = [tr.rel(h) for h in stmt.hyps]
+        goal = tr.rel(diff_rel)
+    except NotApplicable as exc:
+        return "n/a", set(), f"outside the abstraction: {exc}"
+    except (NotExpressible, z3.Z3Exception, TypeError, RecursionError) as exc:
+        return "n/a", set(), f"not expressible: {exc}"
+    solver = z3.Solver()
+    solver.set("timeout", timeout_ms)
+    solver.add(*tr.axioms, *hyps, z3.Not(goal))
+    res = solver.check()
+    used = set(tr.used) | {("integer" if use_int else "real") + " arithmetic (z3)"}
+    if res == z3.unsat:
+        out = ("unsat", used, "negation unsatisfiable")
+    elif res == z3.sat:
+        m = solver.model()
+        pt = {}
+        for s, zv in tr.vars.items():
+            val = m.eval(zv, model_completion=False)
+            if z3.is_int_value(val):
+                pt[s.name] = val.as_long()
+            elif z3.is_rational_value(val):
+                pt[s.name] = val.as_fraction()
+        out = ("sat", used, {"model_point": pt})
+    else:
+        out = ("unknown", used, f"z3: {solver.reason_unknown()}")
+    if cache:
+        _CACHE[key] = out
+    return out
+
+
+def decide_z3(stmt: Statement, timeout_ms: int = 400, cache: bool = True) -> Verdict:
+    """Verdict of the z3 engine: proved (every conclusion unsat), refuted (a certified point),
+    or unknown."""
+    from fractions import Fraction
+
+    from peproof.engines import witness
+
+    t0 = time.perf_counter()
+    ver = z3.get_version_string()
+    if stmt.quant == "exists":
+        return Verdict("unknown", "z3", ver, NOT_APPLICABLE,
+                       reason="existential statement: needs a certified instance, not z3")
+    used: set[str] = set()
+    failures = []
+    queries = 0
+    for rel in stmt.concl:
+        res, ax, detail = check_relation(rel, stmt, timeout_ms, cache)
+        queries += 1
+        used |= ax
+        if res == "n/a":
+            return Verdict("unknown", "z3", ver, NOT_APPLICABLE, seconds=time.perf_counter() - t0,
+                           reason=detail)
+        if res != "unsat":
+            failures.append((rel, res, detail))
+    secs = time.perf_counter() - t0
+    axioms = tuple(sorted(used))
+    if not failures:
+        return Verdict("proved", "z3", ver, "polynomial abstraction, block by block", axioms, secs,
+                       trace=[f"{queries} z3 queries (one per conclusion), all unsat"])
+    # a sat answer is re-checked: the model's values first, then the fixed grid, in arb
+    for rel, res, detail in failures:
+        if res != "sat":
+            continue
+        pt = detail.get("model_point", {})
+        env = {}
+        for v in stmt.vars:
+            if v.symbol.name in pt:
+                val = Fraction(pt[v.symbol.name])
+                if v.domain in INT_DOMAINS and val.denominator != 1:
+                    env = None
+                    break
+                env[v.symbol] = val
+        if env is not None and len(env) == len(stmt.vars):
+            w = witness.check_point(stmt, env)
+            if w:
+                w["found_by"] = "z3 model"
+                return Verdict("refuted", "z3+arb", ver, "z3 model re-checked in arb", axioms,
+                               time.perf_counter() - t0, witness=w)
+        w = witness.find_counterexample(stmt.with_concl(rel))
+        if w:
+            w["found_by"] = "z3 sat, point from the grid"
+            return Verdict("refuted", "z3+arb", ver, "sat abstraction, certified point", axioms,
+                           time.perf_counter() - t0, witness=w)
+    rel, res, detail = failures[0]
+    return Verdict("unknown", "z3", ver, "polynomial abstraction", axioms,
+                   time.perf_counter() - t0,
+                   reason=f"{res} on {rel}: {detail if isinstance(detail, str) else 'model not certified'}")
