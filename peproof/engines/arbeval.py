@@ -93,11 +93,58 @@ def _ev(e, env):  # noqa: C901 - a flat dispatch is the clearest form here
         return abs(_ev(e.args[0], env))
     if isinstance(e, sp.Sum):
         return _ev_sum(e, env)
+    if isinstance(e, sp.floor | sp.ceiling | sp.Mod):
+        vals = [_ev(a, env) for a in e.args]
+        if not all(v.is_exact() for v in vals):
+            raise Unsupported(f"{type(e).__name__} of an inexact value")
+        q = [sp.Rational(v.mid().str(60, radius=False)) for v in vals]
+        if any(v != flint.arb(str(x)) for v, x in zip(vals, q, strict=True)):
+            raise Unsupported(f"{type(e).__name__}: value not a short decimal")
+        if isinstance(e, sp.floor):
+            return _rat(sp.floor(q[0]))
+        if isinstance(e, sp.ceiling):
+            return _rat(sp.ceiling(q[0]))
+        return _rat(q[0] - q[1] * sp.floor(q[0] / q[1]))
     if isinstance(e, sp.Piecewise):
-        raise Unsupported("Piecewise")
+        for val, cond in e.args:
+            t = _cond(cond, env)
+            if t is None:
+                raise Unsupported("Piecewise condition not decidable in arb")
+            if t:
+                return _ev(val, env)
+        raise Unsupported("Piecewise with no true branch")
     if e.is_Function and hasattr(e, "_arb_eval"):
         return e._arb_eval(env, _ev)
     raise Unsupported(f"{type(e).__name__}: {e}")
+
+
+def _cond(c, env) -> bool | None:
+    """Certified truth of a SymPy condition at ``env`` (None if the balls cannot tell)."""
+    if c is sp.true:
+        return True
+    if c is sp.false:
+        return False
+    if isinstance(c, sp.And | sp.Or):
+        vals = [_cond(a, env) for a in c.args]
+        if isinstance(c, sp.And):
+            return False if False in vals else (None if None in vals else True)
+        return True if True in vals else (None if None in vals else False)
+    if isinstance(c, sp.Not):
+        v = _cond(c.args[0], env)
+        return None if v is None else not v
+    if isinstance(c, sp.ITE):
+        t = _cond(c.args[0], env)
+        return None if t is None else _cond(c.args[1] if t else c.args[2], env)
+    if isinstance(c, sp.core.relational.Relational):
+        d = _ev(c.lhs - c.rhs, env)
+        zero = d.is_exact() and d == 0
+        pos, neg = bool(d > 0), bool(d < 0)
+        if not (zero or pos or neg):
+            return None
+        op = c.rel_op
+        return {"==": zero, "!=": not zero, "<": neg, "<=": neg or zero, ">": pos,
+                ">=": pos or zero}[op]
+    raise Unsupported(f"condition {c}")
 
 
 def _ev_sum(e: sp.Sum, env):

@@ -183,6 +183,14 @@ class Translation:
             num, den = e.args[0].as_numer_denom()
             if den.is_Integer and den > 0:
                 return self.term(num) / int(den)
+        if isinstance(e, sp.Piecewise):
+            out = None
+            for val, cond in reversed(e.args):
+                v = self.term(val)
+                out = v if cond is sp.true else z3.If(self.cond(cond), v, out)
+            if out is None:
+                raise NotExpressible("empty Piecewise")
+            return out
         if isinstance(e, sp.Mod) and self.use_int:
             return self.term(e.args[0]) % self.term(e.args[1])
         if e.is_Pow and e.exp == sp.Rational(1, 2):
@@ -206,6 +214,28 @@ class Translation:
                 self.axioms.append(z >= 0)
         return self.opaque[e]
 
+    def cond(self, c):
+        """A SymPy relational or boolean combination as a z3 condition."""
+        if isinstance(c, sp.And):
+            return z3.And([self.cond(a) for a in c.args])
+        if isinstance(c, sp.Or):
+            return z3.Or([self.cond(a) for a in c.args])
+        if isinstance(c, sp.Not):
+            return z3.Not(self.cond(c.args[0]))
+        if isinstance(c, sp.ITE):
+            return z3.If(self.cond(c.args[0]), self.cond(c.args[1]), self.cond(c.args[2]))
+        if c is sp.true:
+            return z3.BoolVal(True)
+        if c is sp.false:
+            return z3.BoolVal(False)
+        ops = {sp.Eq: "==", sp.Ne: "!=", sp.Le: "<=", sp.Lt: "<", sp.Ge: ">=", sp.Gt: ">"}
+        for cls, op in ops.items():
+            if isinstance(c, cls):
+                a, b = self.term(c.lhs), self.term(c.rhs)
+                return {"==": a == b, "!=": a != b, "<=": a <= b, "<": a < b,
+                        ">=": a >= b, ">": a > b}[op]
+        raise NotExpressible(f"condition {c}")
+
     def rel(self, r: Rel):
         a, b = self.term(r.lhs), self.term(r.rhs)
         return {"==": a == b, "<=": a <= b, "<": a < b, "!=": a != b}[r.op]
@@ -227,6 +257,10 @@ def _integral(stmt: Statement) -> bool:
         if isinstance(a, sp.floor):  # floor(num/den) with a positive integer den is integral
             num, den = a.args[0].as_numer_denom()
             return bool(den.is_Integer and den > 0) and ok(num)
+        if isinstance(a, sp.Piecewise):
+            return all(ok(v) and ok(c) for v, c in a.args)
+        if isinstance(a, sp.Mul) and any(x.is_Rational and not x.is_Integer for x in a.args):
+            return False
         if a.is_Rational and not a.is_Integer:
             return False
         if a.is_Pow and (not a.exp.is_Integer or a.exp < 0):
