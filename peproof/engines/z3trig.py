@@ -332,42 +332,57 @@ def _canonical(rel: Rel, stmt: Statement):
         except KeyError:
             dom = "?"
         ren[s] = sp.Symbol(f"_v{j}_{dom}", **s.assumptions0)
+    # (sp.evaluate(False) would be faster here but clears SymPy's whole cache on entry)
     return tuple((r.op, r.lhs.xreplace(ren), r.rhs.xreplace(ren)) for r in rels)
 
 
 _CACHE: dict = {}
 
 
-def check_relation(rel: Rel, stmt: Statement, timeout_ms: int = 400, cache: bool = True):
-    """``('unsat'|'sat'|'unknown', axioms_used, detail)`` for one conclusion under ``stmt``."""
-    diff_rel = rel
-    if rel.lhs.has(sp.Sum) or rel.rhs.has(sp.Sum):
-        lemma = lift_z3(rel.lhs - rel.rhs)
-        if lemma is None:
-            return "n/a", set(), "sums not liftable to one frequency"
-        diff_rel = Rel(rel.op, lemma, 0)
-    key = _canonical(diff_rel, stmt)
+def check_relation(rel, stmt: Statement, timeout_ms: int = 400, cache: bool = True):
+    """``('unsat'|'sat'|'unknown'|'n/a', axioms_used, detail)`` for one block of conclusions
+    (a relation or a tuple of relations sharing their angles) under ``stmt``: ONE query."""
+    rels = rel if isinstance(rel, tuple) else (rel,)
+    lifted = []
+    for r in rels:
+        if r.lhs.has(sp.Sum) or r.rhs.has(sp.Sum):
+            lemma = lift_z3(r.lhs - r.rhs)
+            if lemma is None:
+                return "n/a", set(), "sums not liftable to one frequency"
+            r = Rel(r.op, lemma, 0)
+        lifted.append(r)
+    if len(lifted) == 1:
+        return _check_block(lifted[0], (), stmt, timeout_ms, cache)
+    return _check_block(lifted[0], tuple(lifted[1:]), stmt, timeout_ms, cache)
+
+
+def _check_block(diff_rel: Rel, more: tuple, stmt: Statement, timeout_ms: int, cache: bool):
+    key = _canonical(diff_rel, stmt) + tuple(x for r in more for x in _canonical(r, stmt))
     if cache and key in _CACHE:
         return _CACHE[key]
     from peproof.claims import Var
 
     declared = {v.symbol for v in stmt.vars}
     extra = []
-    for sym in sorted(diff_rel.lhs.free_symbols - declared, key=str):
+    new_syms = set()
+    for r in (diff_rel,) + more:
+        new_syms |= r.lhs.free_symbols - declared
+    for sym in sorted(new_syms, key=str):
         dom = "pos_real" if sym.is_positive else "nonneg_integer" if sym.is_integer else "real"
         extra.append(Var(sym, dom))
-    sub = Statement(concl=(diff_rel,), vars=stmt.vars + tuple(extra), hyps=stmt.hyps)
-    if not (diff_rel.lhs.free_symbols | diff_rel.rhs.free_symbols) and (
-        diff_rel.lhs.has(sp.sin, sp.cos, sp.pi, sp.exp) or diff_rel.rhs.has(sp.sin, sp.cos, sp.pi)
-    ):
-        return "n/a", set(), "closed numeric statement: decided in arb, not by z3"
+    sub = Statement(concl=(diff_rel,) + more, vars=stmt.vars + tuple(extra), hyps=stmt.hyps)
+    for r in sub.concl:
+        if not (r.lhs.free_symbols | r.rhs.free_symbols) and (
+            r.lhs.has(sp.sin, sp.cos, sp.pi, sp.exp) or r.rhs.has(sp.sin, sp.cos, sp.pi)
+        ):
+            return "n/a", set(), "closed numeric statement: decided in arb, not by z3"
     use_int = (not _has_trig(sub) and all(v.domain in INT_DOMAINS for v in sub.vars)
                and _integral(sub))
     try:
         tr = Translation(sub, use_int)
         stmt = sub
         hyps = [tr.rel(h) for h in stmt.hyps]
-        goal = tr.rel(diff_rel)
+        goal = z3.And([tr.rel(r) for r in sub.concl])
     except NotApplicable as exc:
         return "n/a", set(), f"outside the abstraction: {exc}"
     except (NotExpressible, z3.Z3Exception, TypeError, RecursionError) as exc:
@@ -396,6 +411,19 @@ def check_relation(rel: Rel, stmt: Statement, timeout_ms: int = 400, cache: bool
     return out
 
 
+def _blocks(concl: tuple) -> list[tuple]:
+    """Group conclusions with the same set of trig arguments (the rows of one block)."""
+    groups: dict = {}
+    for r in concl:
+        args = set()
+        for e in (r.lhs, r.rhs):
+            for t in e.atoms(sp.sin, sp.cos):
+                args.add(t.args[0])
+        key = frozenset(args) if args else ("_", len(groups))
+        groups.setdefault(key, []).append(r)
+    return [tuple(g) for g in groups.values()]
+
+
 def decide_z3(stmt: Statement, timeout_ms: int = 400, cache: bool = True) -> Verdict:
     """Verdict of the z3 engine: proved (every conclusion unsat), refuted (a certified point),
     or unknown."""
@@ -411,7 +439,9 @@ def decide_z3(stmt: Statement, timeout_ms: int = 400, cache: bool = True) -> Ver
     used: set[str] = set()
     failures = []
     queries = 0
-    for rel in stmt.concl:
+    trivial = [r for r in stmt.concl if r.op in ("==", "<=") and r.lhs == r.rhs]
+    for block in _blocks(tuple(r for r in stmt.concl if r not in trivial)):
+        rel = block[0] if len(block) == 1 else block
         res, ax, detail = check_relation(rel, stmt, timeout_ms, cache)
         queries += 1
         used |= ax
@@ -419,16 +449,20 @@ def decide_z3(stmt: Statement, timeout_ms: int = 400, cache: bool = True) -> Ver
             return Verdict("unknown", "z3", ver, NOT_APPLICABLE, seconds=time.perf_counter() - t0,
                            reason=detail)
         if res != "unsat":
-            failures.append((rel, res, detail))
+            failures.append((block[0] if len(block) == 1 else block, res, detail))
     secs = time.perf_counter() - t0
     axioms = tuple(sorted(used))
     if not failures:
         return Verdict("proved", "z3", ver, "polynomial abstraction, block by block", axioms, secs,
-                       trace=[f"{queries} z3 queries (one per conclusion), all unsat"])
+                       trace=[f"{queries} z3 queries (one per block of conclusions sharing "
+                              "their angles), all unsat"]
+                       + ([f"{len(trivial)} conclusion(s) with identical sides (reflexivity)"]
+                          if trivial else []))
     # a sat answer is re-checked: the model's values first, then the fixed grid, in arb
     for rel, res, detail in failures:
         if res != "sat":
             continue
+        rel = rel[0] if isinstance(rel, tuple) else rel
         pt = detail.get("model_point", {})
         env = {}
         for v in stmt.vars:
