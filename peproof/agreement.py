@@ -27,16 +27,30 @@ from peproof.engines.witness import _GRID
 ENGINES = ("primary", "z3", "numeric")
 
 
+_LAMBDAS: dict = {}
+
+
 def _mp_value(e: sp.Expr, env: dict) -> mpmath.mpf | None:
+    """``e`` at ``env`` with mpmath (via lambdify: no SymPy evaluation involved)."""
+    syms = tuple(sorted(e.free_symbols, key=lambda x: x.name))
+    key = (e, syms)
     try:
-        v = e.xreplace({k: sp.Rational(str(val)) for k, val in env.items()})
-        if v.has(sp.Sum):
-            v = v.doit()
-        n = sp.N(v, 50)
-        if not n.is_number or n.has(sp.I) and abs(sp.im(n)) > 1e-40:
-            return None
-        return mpmath.mpf(str(sp.re(n)))
-    except (TypeError, ValueError, ZeroDivisionError, AttributeError):
+        f = _LAMBDAS.get(key)
+        if f is None:
+            f = _LAMBDAS[key] = sp.lambdify(syms, e, modules="mpmath")
+        args = []
+        for s in syms:
+            val = env[s]
+            args.append(mpmath.mpf(val.numerator) / val.denominator
+                        if hasattr(val, "denominator") else mpmath.mpf(val))
+        v = f(*args)
+        if isinstance(v, mpmath.mpc):
+            if abs(v.imag) > mpmath.mpf("1e-40"):
+                return None
+            v = v.real
+        return mpmath.mpf(v)
+    except (TypeError, ValueError, ZeroDivisionError, KeyError, NameError, AttributeError,
+            OverflowError):
         return None
 
 
