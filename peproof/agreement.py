@@ -68,7 +68,7 @@ def _holds(rel: Rel, env: dict, lenient: bool = True) -> bool | None:
         if rel.op == "==":
             return abs(diff) <= tol
         if rel.op == "!=":
-            return abs(diff) > tol
+            return abs(diff) > abs(tol)
         if rel.op == "<=":
             return diff <= tol
         return diff < tol

@@ -129,3 +129,9 @@ def test_z3_engine_proves_true_identities():
     for e in TRUE_IDENTITIES[:5]:
         stmt = Statement(Eq(e, 0), tuple(v for v in (VX, VY, VN) if v.symbol in e.free_symbols))
         assert decide_z3(stmt).status == "proved", e
+
+
+def test_constant_pi_angles_are_exact():
+    m, VM = var("m", "integer")
+    assert expoly.expand_is_zero(C(sp.pi * (2 * m + 1)) + 1).zero
+    assert not expoly.expand_is_zero(C(sp.pi * (2 * m + 1)) - 1).zero

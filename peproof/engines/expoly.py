@@ -80,7 +80,7 @@ def reduce_to_laurent(expr: sp.Expr) -> tuple[sp.Expr, dict]:
         val = sp.Integer(1)
         for r, m in parts:
             expo = int(r * denom[m])
-            if m.is_number and not m.has(sp.pi) or m == 1:
+            if m.is_number:  # a constant angle: its exact exponential (exp(i pi) = -1, ...)
                 val *= sp.exp(sp.I * r * m)
                 continue
             if _integer_valued(m):

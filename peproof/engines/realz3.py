@@ -1,0 +1,102 @@
+"""z3 over the reals for statements in ``+, *, /`` and ``pi`` (no trigonometric functions).
+
+Every variable becomes a z3 real (integrality is dropped, which only weakens the hypotheses, so a
+proof remains a proof); ``pi`` becomes a real constant with the axiom ``3 < pi < 4``.  Every
+denominator is first proved nonzero under the hypotheses (side goals), so z3's total division
+never decides anything.  ``hyps & not concl`` unsatisfiable means proved; nothing else is
+concluded here (a failed proof falls back to the default engines, which need a certified witness
+to refute).
+"""
+
+from __future__ import annotations
+
+import time
+
+import sympy as sp
+import z3
+
+from peproof.claims import Rel, Statement, Verdict
+
+PI_AXIOM = "3 < pi < 4"
+
+
+class _Conv:
+    def __init__(self, stmt: Statement):
+        self.vars = {v.symbol: z3.Real(v.symbol.name) for v in stmt.vars}
+        self.pi = z3.Real("pi")
+        self.base = [self.pi > 3, self.pi < 4]
+        for v in stmt.vars:
+            z = self.vars[v.symbol]
+            if v.domain in ("pos_real", "pos_integer"):
+                self.base.append(z > 0)
+            elif v.domain == "nonneg_integer":
+                self.base.append(z >= 0)
+            elif v.domain == "even_pos_integer":
+                self.base.append(z >= 2)
+        self.dens: list = []
+
+    def conv(self, e: sp.Expr):  # noqa: C901 - flat dispatch
+        e = sp.sympify(e)
+        if e.is_Rational:
+            return z3.Q(int(e.p), int(e.q)) if e.q != 1 else z3.RealVal(int(e.p))
+        if e is sp.pi:
+            return self.pi
+        if e.is_Symbol:
+            return self.vars[e]
+        if e.is_Add:
+            return z3.Sum([self.conv(a) for a in e.args])
+        if e.is_Mul:
+            out = self.conv(e.args[0])
+            for a in e.args[1:]:
+                out = out * self.conv(a)
+            return out
+        if e.is_Pow and e.exp.is_Integer:
+            b, n = self.conv(e.base), int(e.exp)
+            out = z3.RealVal(1)
+            for _ in range(abs(n)):
+                out = out * b
+            if n < 0:
+                self.dens.append(out)
+                return 1 / out
+            return out
+        raise ValueError(f"{type(e).__name__} is outside + * / pi: {e}")
+
+    def rel(self, r: Rel):
+        a, b = self.conv(r.lhs), self.conv(r.rhs)
+        return {"==": a == b, "<=": a <= b, "<": a < b, "!=": a != b}[r.op]
+
+
+def _valid(base: list, goal) -> bool:
+    s = z3.Solver()
+    s.set("timeout", 3000)
+    s.add(*base, z3.Not(goal))
+    return s.check() == z3.unsat
+
+
+def prove(stmt: Statement, claim=None) -> Verdict:
+    """Proof function: z3 nonlinear real arithmetic (see module docstring)."""
+    from peproof.engines.decide import decide_statement, versions
+
+    t0 = time.perf_counter()
+    ver = f"z3 {versions()['z3']}"
+    try:
+        c = _Conv(stmt)
+        hyps = [c.rel(h) for h in stmt.hyps]
+        hyp_dens = list(c.dens)
+        concl = [c.rel(r) for r in stmt.concl]
+    except (ValueError, KeyError, z3.Z3Exception) as exc:
+        v = decide_statement(stmt)
+        v.trace.insert(0, f"real z3: not expressible ({exc})")
+        return v
+    base = c.base + hyps
+    side = all(_valid(c.base, d != 0) for d in hyp_dens) and all(
+        _valid(base, d != 0) for d in c.dens[len(hyp_dens):])
+    if side and _valid(base, z3.And(concl)):
+        axioms = ("z3 nonlinear real arithmetic (integrality of variables dropped)", PI_AXIOM)
+        trace = [f"{len(c.dens)} denominator(s) proved nonzero under the hypotheses",
+                 "hypotheses and the negated conclusion are unsatisfiable"]
+        return Verdict("proved", "z3", ver, "real arithmetic", axioms,
+                       time.perf_counter() - t0, trace=trace)
+    v = decide_statement(stmt)
+    v.trace.insert(0, "real z3: not proved" + ("" if side else " (a denominator may vanish)"))
+    return v
