@@ -110,3 +110,17 @@ def test_falsifier_is_refuted_by_z3_where_z3_applies(claim, falsifier):
         f"z3 on falsifier {falsifier.name} of {claim.id}: {v.status} ({v.reason})"
     )
     assert v.witness["certified_by"]
+
+
+@pytest.mark.parametrize("claim", FORMAL, ids=[c.id for c in FORMAL])
+def test_falsifiers_differ_from_each_other_and_from_the_claim(claim):
+    """Two falsifiers stating the same thing would count one mutation twice."""
+    def key(st):
+        return (st.quant, tuple((r.op, r.lhs, r.rhs) for r in st.concl + ("|",) + st.hyps
+                                if r != "|"), len(st.concl))
+
+    seen = {key(claim.statement)}
+    for f in claim.falsifiers:
+        text = key(f.statement)
+        assert text not in seen, f"{claim.id}: falsifier {f.name} repeats another statement"
+        seen.add(text)

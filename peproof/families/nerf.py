@@ -135,7 +135,7 @@ CLAIMS = [
         "numeric",
         expect="refuted",
         companion="nerf.frequencies_geometric_both_families",
-        falsifiers=(F.shift(ONLY_RATIO, 1), F.scale(ONLY_RATIO, 2)),
+        falsifiers=(F.shift(ONLY_RATIO, 1), F.scale(ONLY_RATIO, 3)),
         note="A geometric progression is its first term and its ratio: NeRF starts at "
         "omega_0 = pi, the paper at omega_0 = 1, so they differ in the first term as well "
         "(and in the number of terms, L against d/2).  Up to the factor pi (NeRF measures p in "

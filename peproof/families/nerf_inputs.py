@@ -205,7 +205,8 @@ CLAIMS = [
         companion="nerf.per_coordinate_b_does_not_mix",
         falsifiers=(
             Falsifier("mixing_two", Statement((Eq(MIXING, 2),)), "sum of products equals 2"),
-            Falsifier("mixing_negative", Statement((Lt(MIXING, 0),)), "a negative sum of squares"),
+            Falsifier("mixing_at_least_one", Statement((Le(1, MIXING),)),
+                      "the mixing measure is at least 1"),
         ),
         note="The mixing measure sum_r sum_(c<c') (B_rc B_rc')^2 is exactly 0 for NeRF's "
         "B = I_3 (x) (pi, 2 pi, ..., 2^9 pi)^T: the seed's sentence contradicts its own 'each "

@@ -76,7 +76,11 @@ CLAIMS = [
         src(FOURIER, "Smoothness", "each frequency pair contributes $\\sin^2 + \\cos^2 = 1$"),
         PAIR,
         "identity",
-        falsifiers=(F.shift(PAIR, 1), F.scale(PAIR, 2)),
+        falsifiers=(
+            F.shift(PAIR, 1),
+            Falsifier("sine_only", PAIR.with_concl(Eq(sp.sin(omega * pos) ** 2, 1)),
+                      "the cosine term dropped"),
+        ),
     ),
     Claim(
         "norm.sq_eq_half_d",

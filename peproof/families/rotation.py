@@ -169,7 +169,8 @@ CLAIMS = [
         src(FOURIER, "Relative positions are linear transformations", r"\cos(a+b) = \cos a \cos b - \sin a \sin b"),
         COS_ADD,
         "identity",
-        falsifiers=_f(COS_ADD, F.swap_sin_cos, F.flip_sign),
+        falsifiers=_f(COS_ADD, F.swap_sin_cos) + (
+            F.subs_rhs(COS_ADD, {y: -y}, "difference_formula", "cos(x-y) expansion in place"),),
     ),
     Claim(
         "rotation.pair_shift_is_rotation",
