@@ -1,32 +1,49 @@
-# Two commands do everything on a fresh machine (Python 3.11 + pip assumed):
-#   make report   the main job: decide every claim, print the verdict table, write results
-#   make test     the test suites: pytest proofs tests numeric
+# Two commands do everything on a fresh machine (Python 3.11 + pip assumed; root for apt):
+#   make report   the main job: decide every claim, run the default numerics, build the PDF report
+#   make test     the test suites: pytest proofs tests numeric (fast set; `make test-slow` for all)
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+TEXPKG := texlive-latex-base texlive-latex-recommended texlive-fonts-recommended \
+          texlive-pictures latexmk poppler-utils
 
-.PHONY: report test prove lint bench clean
+.PHONY: report test test-slow prove tex lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test,peers]'
 	touch $(STAMP)
 
-report: $(STAMP)
+# TeX from Debian's packages, installed when missing and we are root; otherwise say what to do
+tex:
+	@if ! command -v latexmk >/dev/null 2>&1 || ! command -v pdftotext >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	      --no-install-recommends $(TEXPKG) >/dev/null; \
+	  else \
+	    echo "TeX not found: install $(TEXPKG) (the .tex is still written)"; \
+	  fi; \
+	fi
+
+report: $(STAMP) tex
 	$(VENV)/bin/peproof prove --out reports/build/results.json
 
-prove: report
+prove: $(STAMP)
+	$(VENV)/bin/peproof prove
 
-test: $(STAMP)
+test: $(STAMP) tex
+	$(PY) -m pytest proofs tests numeric -q -m "not slow"
+
+test-slow: $(STAMP) tex
 	$(PY) -m pytest proofs tests numeric -q
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check peproof proofs tests numeric benchmarks
+	$(VENV)/bin/ruff check peproof proofs tests numeric benchmarks reports
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_proofs.py
+	$(PY) benchmarks/bench_z3.py
 
 clean:
 	rm -rf $(VENV) reports/build *.egg-info

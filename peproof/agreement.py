@@ -99,7 +99,8 @@ def spot_check(stmt: Statement, points: int = 3, extra: dict | None = None) -> d
                 continue
             checked += 1
             if not h:
-                bad.append({"point": {str(k): str(v) for k, v in env.items()}, "relation": str(rel)})
+                pt = {str(k): str(v) for k, v in env.items()}
+                bad.append({"point": pt, "relation": str(rel)})
     return {"checked": checked, "inconsistent": bad}
 
 

@@ -28,10 +28,9 @@ def git_commit(root: Path | None = None) -> str:
 
 
 def run_claim(claim: Claim, falsifiers: bool = True) -> dict:
+    from peproof.agreement import row
     from peproof.engines.decide import refute
     from peproof.testing import verdict
-
-    from peproof.agreement import row
 
     v = verdict(claim.id)
     agree = row(claim.id)
@@ -42,7 +41,8 @@ def run_claim(claim: Claim, falsifiers: bool = True) -> dict:
         "kind": claim.kind,
         "statement": str(claim.statement) if claim.statement is not None else None,
         "statement_latex": claim.statement.latex() if claim.statement is not None else None,
-        "sources": [{"seed": s.seed, "section": s.section, "quote": s.quote} for s in claim.sources],
+        "sources": [{"seed": s.seed, "section": s.section, "quote": s.quote}
+                    for s in claim.sources],
         "uses": list(claim.uses),
         "expect": claim.expect,
         "companion": claim.companion,

@@ -31,7 +31,8 @@ def failure_message(claim: Claim, v: Verdict, expected: str) -> str:
 
 
 def check_claim(claim: Claim) -> Verdict:
-    """Assert the computed verdict matches the team's reading; refutations need a proved companion."""
+    """Assert the computed verdict matches the team's reading (refutations need a proved
+    companion) and that no two engines conflict."""
     v = verdict(claim.id)
     assert v.status == claim.expect, failure_message(claim, v, claim.expect)
     if claim.expect == "refuted":
@@ -39,7 +40,8 @@ def check_claim(claim: Claim) -> Verdict:
         assert claim.companion, f"claim {claim.id}: refuted but names no corrected companion"
         comp = registry.get(claim.companion)
         cv = verdict(comp.id)
-        assert cv.status == "proved", failure_message(comp, cv, "proved (companion of " + claim.id + ")")
+        expected = f"proved (companion of {claim.id})"
+        assert cv.status == "proved", failure_message(comp, cv, expected)
     from peproof.agreement import row
 
     r = row(claim.id)

@@ -122,7 +122,8 @@ class _Abstraction:
 
 
 def has_trig(stmt: Statement) -> bool:
-    return any(r.lhs.has(sp.sin, sp.cos) or r.rhs.has(sp.sin, sp.cos) for r in stmt.concl + stmt.hyps)
+    rels = stmt.concl + stmt.hyps
+    return any(r.lhs.has(sp.sin, sp.cos) or r.rhs.has(sp.sin, sp.cos) for r in rels)
 
 
 def prove(stmt: Statement, timeout_ms: int = 3000) -> tuple[str, list[str], float, str]:

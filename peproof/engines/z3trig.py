@@ -486,4 +486,5 @@ def decide_z3(stmt: Statement, timeout_ms: int = 400, cache: bool = True) -> Ver
     rel, res, detail = failures[0]
     return Verdict("unknown", "z3", ver, "polynomial abstraction", axioms,
                    time.perf_counter() - t0,
-                   reason=f"{res} on {rel}: {detail if isinstance(detail, str) else 'model not certified'}")
+                   reason=f"{res} on {rel}: "
+                   + (detail if isinstance(detail, str) else "model not certified"))

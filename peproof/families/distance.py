@@ -106,7 +106,7 @@ def _lipschitz_proof(stmt: Statement, claim: Claim) -> Verdict:
         return Verdict("unknown", "sympy-exp+z3", versions()["z3"], "chain",
                        reason=f"expected one cosine in the lemma, got {cos_terms}")
     u = cos_terms[0].args[0]
-    sv, uv = sp.Symbol("s", real=True), sp.Symbol("u", real=True)
+    sv = sp.Symbol("s", real=True)
     # cos u = 1 - 2 s^2 with s = sin(u/2) (half-angle identity, proved above)
     g_poly = sp.expand(g.xreplace({cos_terms[0]: 1 - 2 * sv**2}))
     if g_poly.has(sp.sin, sp.cos):
