@@ -9,11 +9,9 @@ from functools import cache
 
 import sympy as sp
 
-from peproof.claims import Claim, Statement, Verdict
-from peproof.encoding import Encoding, omega_expr
-
 # the usual variables, with the assumptions their domains ask for
-from peproof.claims import var
+from peproof.claims import Claim, Statement, Verdict, var
+from peproof.encoding import Encoding, omega_expr
 
 pos, V_POS = var("pos", "real")
 k, V_K = var("k", "integer")

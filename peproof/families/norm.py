@@ -19,7 +19,7 @@ from __future__ import annotations
 import sympy as sp
 
 from peproof import falsify as F
-from peproof.claims import Claim, Eq, Falsifier, Statement
+from peproof.claims import Claim, Eq, Falsifier, Statement, var
 from peproof.encoding import Encoding
 from peproof.families._common import (
     OMEGA_I,
@@ -34,7 +34,6 @@ from peproof.families._common import (
     pos,
 )
 from peproof.seeds import FOURIER, src
-from peproof.claims import var
 
 q, V_Q = var("q", "real")
 CONCRETE_D = (2, 4, 6, 8, 10, 16, 64, 512, 1024)
