@@ -44,6 +44,7 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/bench_proofs.py
 	$(PY) benchmarks/bench_z3.py
+	$(PY) benchmarks/bench_numeric.py
 
 clean:
 	rm -rf $(VENV) reports/build *.egg-info

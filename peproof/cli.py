@@ -138,4 +138,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # run through the package module, so subcommands share this module's UsageError
+    from peproof.cli import main as _main
+
+    sys.exit(_main())

@@ -1,0 +1,136 @@
+"""``peproof horizon``: where float64/float32/float16/bfloat16 recipes stop separating positions.
+
+    peproof horizon --dtype float16 --d 512 [--recipe exp-float] [--max-pos 62832] [--json]
+    peproof horizon --dtype all --d 64,128,256,512,768,1024 --out reports/build/horizon.json
+
+For each ``d`` the minimum separation ``delta`` of the ``N`` positions is certified first; then
+every (dtype, recipe) is scanned for (a) the first collision, (b) the first position whose
+error exceeds ``delta/2``, (c) the first overflow.  Exit code 0 (the horizons are findings, not
+failures), 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from decimal import Decimal
+from pathlib import Path
+
+from peproof.cli import UsageError, write_atomic
+from peproof.commands.separation import (
+    DEFAULT_N,
+    envelope,
+    parse_count,
+    parse_ds,
+    progress_bar,
+    render,
+)
+from peproof.encoding import ParameterError
+
+SCHEMA = "peproof.horizon/1"
+
+
+def _choices(values: list[str] | None, allowed: tuple[str, ...], name: str) -> list[str]:
+    if not values:
+        return list(allowed)
+    out: list[str] = []
+    for v in values:
+        for part in v.split(","):
+            part = part.strip()
+            if part == "all":
+                out += list(allowed)
+            elif part in allowed:
+                out.append(part)
+            else:
+                raise UsageError(f"{name} must be one of {', '.join(allowed)} or 'all', "
+                                 f"got {part!r}")
+    return list(dict.fromkeys(out))
+
+
+def _pos(x: int | None, limit: int | None = None) -> str:
+    if x is None:
+        return "none"
+    if limit is not None and x >= limit:
+        return f"{Decimal(x):.3g}" if x >= 10**9 else str(x)
+    return str(x)
+
+
+def table(d: int, n_pos: int, half: tuple[float, float], rows: list[dict]) -> str:
+    head = [("dtype", "recipe", "(a) first collision", "(b) error > delta/2", "(c) overflow",
+             "max error", "scanned")]
+    for h in rows:
+        coll = _pos(h["collision"])
+        if h["collision"] is None:
+            bound = h["collision_bound"]
+            coll = f"none < {n_pos}" + (f" (forced at {_pos(bound, n_pos)})" if bound else "")
+        else:
+            coll += f" (= pos {h['collision_with']})"
+        if h["error_crossing"] is None:
+            cross = f"none < {n_pos}"
+        else:
+            cross = str(h["error_crossing"]) + ("" if h["crossing_certain"] else " (near tie)")
+        ovf = "never" if h["overflow"] is None else _pos(h["overflow"], n_pos)
+        head.append((h["dtype"], h["recipe"], coll, cross, ovf, f"{h['max_error']:.3g}",
+                     str(h["scanned"])))
+    title = (f"d = {d}, N = {n_pos}: certified delta/2 in [{half[0]:.10g}, {half[1]:.10g}] "
+             "(half the minimum distance between two positions)")
+    return title + "\n" + render(head)
+
+
+def cmd_horizon(args) -> int:
+    from peproof.encoding import Encoding
+    from peproof.numeric import recipes as R
+    from peproof.numeric.horizon import half_separation, scan
+    from peproof.numeric.separation import check_params
+
+    ds = parse_ds(args.d)
+    dtypes = _choices(args.dtype, tuple(R.DTYPES), "--dtype")
+    recipes = _choices(args.recipe, R.RECIPES, "--recipe")
+    n_pos = parse_count(args.max_pos, "--max-pos", 2)
+    try:
+        for d in ds:
+            check_params(d, n_pos, args.family, args.base)
+    except ParameterError as exc:
+        raise UsageError(str(exc)) from None
+    t0 = time.perf_counter()
+    out, texts = [], []
+    for d in ds:
+        sep, half = half_separation(d, n_pos, args.family, args.base)
+        enc = Encoding(d, family=args.family, base=args.base)
+        jobs = [(dt, r) for dt in dtypes for r in recipes]
+        bar = progress_bar(f"horizon d={d}")
+        rows = []
+        for n, (dt, r) in enumerate(jobs, 1):
+            rows.append(scan(enc, dt, r, n_pos, half).as_dict())
+            bar(n, len(jobs))
+        out.append({"d": d, "n_pos": n_pos, "half_separation": list(half),
+                    "separation": sep.as_dict(), "horizons": rows})
+        texts.append(table(d, n_pos, half, rows))
+    params = {"d": ds, "dtypes": dtypes, "recipes": recipes, "max_pos": n_pos,
+              "family": args.family, "base": args.base}
+    env = envelope(SCHEMA, params, out, time.perf_counter() - t0)
+    if args.out:
+        write_atomic(Path(args.out), json.dumps(env, indent=1))
+    if args.json:
+        print(json.dumps(env, indent=1))
+    else:
+        print("\n\n".join(texts))
+    return 0
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("horizon", help="precision horizons of dtype recipes: first collision, "
+                       "first error past half the certified separation, first overflow")
+    p.add_argument("--dtype", action="append", metavar="DTYPE",
+                   help="float64, float32, float16, bfloat16, a comma list or 'all' (default)")
+    p.add_argument("--d", action="append", metavar="D",
+                   help="model dimension: even integer, comma list, or 'all' (repeatable)")
+    p.add_argument("--recipe", action="append", metavar="RECIPE",
+                   help="exp-float, exp-int, pow-float, pow-int, f32-cast, or 'all' (default)")
+    p.add_argument("--max-pos", default=str(DEFAULT_N), metavar="N",
+                   help="positions 0..N-1 scanned; default 62832 = ceil(2 pi 10^4)")
+    p.add_argument("--family", choices=("paper", "h-1"), default="paper")
+    p.add_argument("--base", default="10000", help="frequency base, an exact number > 1")
+    p.add_argument("--json", action="store_true", help="machine-readable envelope on stdout")
+    p.add_argument("--out", help="also write the JSON envelope to this file")
+    p.set_defaults(func=cmd_horizon)

@@ -1,0 +1,14 @@
+"""Certified numerics of the sinusoidal encoding.
+
+``expo``        float64 tables of ``exp(i omega_j m)`` grown from arb seeds, proved error bounds
+``scan``        the chunked float64 pre-scan of ``D(k)`` with a proved bound (a worker task)
+``separation``  certified minimum separation of the positions ``0 .. N-1`` (float64 pre-scan, arb
+                for every candidate), chunked over any ``concurrent.futures.Executor``
+``confirm``     mpmath evidence at 50 digits for the reported minima and a random sample
+``recipes``     the encoding as real pipelines compute it (PyTorch tutorial / power recipes) in
+                float64, float32, float16 and bfloat16 (ml_dtypes)
+``horizon``     precision horizons: first collision, first error past half the certified
+                separation, first overflow
+
+The core never imports the CLI; ``peproof separation`` and ``peproof horizon`` read from here.
+"""
