@@ -52,6 +52,7 @@ BASE_RED = [
     "encoding.d4_frequencies_one_and_hundredth",
     "worked.d4_omega_one_is_hundredth",
     "worked.d4_pos1_entries_three_decimals",
+    "separation.positions_distinct_up_to_62832_d512",
 ]
 
 

@@ -462,7 +462,7 @@ def decide_z3(stmt: Statement, timeout_ms: int = 400, cache: bool = True) -> Ver
     for rel, res, detail in failures:
         if res != "sat":
             continue
-        rel = rel[0] if isinstance(rel, tuple) else rel
+        block = rel if isinstance(rel, tuple) else (rel,)
         pt = detail.get("model_point", {})
         env = {}
         for v in stmt.vars:
@@ -478,7 +478,7 @@ def decide_z3(stmt: Statement, timeout_ms: int = 400, cache: bool = True) -> Ver
                 w["found_by"] = "z3 model"
                 return Verdict("refuted", "z3+arb", ver, "z3 model re-checked in arb", axioms,
                                time.perf_counter() - t0, witness=w)
-        w = witness.find_counterexample(stmt.with_concl(rel))
+        w = witness.find_counterexample(stmt.with_concl(block))
         if w:
             w["found_by"] = "z3 sat, point from the grid"
             return Verdict("refuted", "z3+arb", ver, "sat abstraction, certified point", axioms,
