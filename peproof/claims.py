@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Literal
 
 import sympy as sp
@@ -118,11 +119,12 @@ class Statement:
         if missing:
             raise ValueError(f"undeclared symbols {sorted(map(str, missing))} in statement")
 
+    @cached_property
+    def _domains(self) -> dict:
+        return {v.symbol: v.domain for v in self.vars}
+
     def domain(self, s: sp.Symbol) -> str:
-        for v in self.vars:
-            if v.symbol == s:
-                return v.domain
-        raise KeyError(s)
+        return self._domains[s]
 
     def with_concl(self, concl) -> Statement:
         return replace(self, concl=tuple(concl) if not isinstance(concl, Rel) else (concl,))

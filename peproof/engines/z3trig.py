@@ -370,7 +370,12 @@ def _check_block(diff_rel: Rel, more: tuple, stmt: Statement, timeout_ms: int, c
     for sym in sorted(new_syms, key=str):
         dom = "pos_real" if sym.is_positive else "nonneg_integer" if sym.is_integer else "real"
         extra.append(Var(sym, dom))
-    sub = Statement(concl=(diff_rel,) + more, vars=stmt.vars + tuple(extra), hyps=stmt.hyps)
+    used = {v.symbol for v in extra}  # only the variables this block mentions
+    for r in (diff_rel,) + more + tuple(stmt.hyps):
+        used |= r.lhs.free_symbols | r.rhs.free_symbols
+    sub = Statement(concl=(diff_rel,) + more,
+                    vars=tuple(v for v in stmt.vars if v.symbol in used) + tuple(extra),
+                    hyps=stmt.hyps)
     for r in sub.concl:
         if not (r.lhs.free_symbols | r.rhs.free_symbols) and (
             r.lhs.has(sp.sin, sp.cos, sp.pi, sp.exp) or r.rhs.has(sp.sin, sp.cos, sp.pi)

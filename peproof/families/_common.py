@@ -63,6 +63,14 @@ def pair_symbols(h: int) -> tuple[list[sp.Symbol], tuple]:
     return ws, tuple(Var(w, "pos_real") for w in ws)
 
 
+@cache
+def concrete_vector(d: int, p: sp.Expr, layout: str = "interleaved") -> tuple:
+    """``PE_d(p)`` with the frequencies left as symbols ``w_i``, built once per process
+    (the concrete-d statements of several families share it)."""
+    ws, _ = pair_symbols(d // 2)
+    return tuple(Encoding(d, layout=layout).vector(p, ws))
+
+
 def sparse_apply(m: sp.SparseMatrix, v: list) -> list:
     """``m * v`` touching only the stored entries (fast for block-diagonal ``M_k``)."""
     out = [sp.Integer(0)] * m.rows

@@ -28,6 +28,7 @@ from peproof.families._common import (
     V_K,
     V_OMEGA,
     V_POS,
+    concrete_vector,
     instance_proof,
     k,
     omega,
@@ -70,7 +71,7 @@ def _concrete(ds=CONCRETE_D):
     rows = []
     for dd in ds:
         enc = Encoding(dd)
-        u, v = enc.vector(pos, ws), enc.vector(pos + k, ws)
+        u, v = concrete_vector(dd, pos), concrete_vector(dd, pos + k)
         for p in range(enc.pairs):
             js, jc = enc.channel(p, "sin"), enc.channel(p, "cos")
             rows.append(Eq(u[js] * v[js] + u[jc] * v[jc], sp.cos(ws[p] * k)))

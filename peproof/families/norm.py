@@ -26,6 +26,7 @@ from peproof.families._common import (
     V_D,
     V_OMEGA,
     V_POS,
+    concrete_vector,
     d,
     instance_proof,
     omega,
@@ -58,7 +59,7 @@ def _concrete(ds=CONCRETE_D):
     rows = []
     for dd in ds:
         enc = Encoding(dd)
-        v = enc.vector(pos, ws)
+        v = concrete_vector(dd, pos)
         for p in range(enc.pairs):
             js, jc = enc.channel(p, "sin"), enc.channel(p, "cos")
             rows.append(Eq(v[js] ** 2 + v[jc] ** 2, 1))

@@ -39,6 +39,7 @@ from peproof.families._common import (
     V_POS,
     a,
     b,
+    concrete_vector,
     general_pe_pair,
     instance_proof,
     k,
@@ -84,8 +85,8 @@ def _shift_concrete(ds=CONCRETE_D):
     rows = []
     for dd in ds:
         enc = Encoding(dd)
-        lhs = enc.vector(pos + k, ws)
-        rhs = sparse_apply(shift_matrix(enc, k, ws), enc.vector(pos, ws))
+        lhs = concrete_vector(dd, pos + k)
+        rhs = sparse_apply(shift_matrix(enc, k, ws), concrete_vector(dd, pos))
         rows += [Eq(p, q) for p, q in zip(lhs, rhs, strict=True)]
     return Statement(tuple(rows), (V_POS, V_K) + wvars)
 
