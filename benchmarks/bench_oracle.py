@@ -1,0 +1,117 @@
+"""Benchmark of the oracle: ``check`` of a 65536 x 512 float32 table against NumPy's own build.
+
+Everything is measured in one run and quoted as ratios to the time NumPy needs to build the
+float64 table itself (``pos[:, None] * omega``, ``sin``, ``cos``, interleave), so the figures
+travel between machines.  Peak memory of ``check`` is measured with ``tracemalloc`` (NumPy
+reports its buffers to it) and quoted as a multiple of the table's size.  Not a test: it prints.
+
+    .venv/bin/python benchmarks/bench_oracle.py [--rows 65536] [--d 512] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+
+
+def numpy_build(n: int, d: int, omega: np.ndarray) -> np.ndarray:
+    """The float64 table the way a NumPy user writes it."""
+    x = np.arange(n, dtype=np.float64)[:, None] * omega[None, :]
+    out = np.empty((n, d))
+    out[:, 0::2] = np.sin(x)
+    out[:, 1::2] = np.cos(x)
+    return out
+
+
+def timed(fn, repeat: int) -> tuple[float, object]:
+    times, res = [], None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        res = fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), res
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", type=int, default=65536)
+    ap.add_argument("--d", type=int, default=512)
+    ap.add_argument("--repeat", type=int, default=3)
+    a = ap.parse_args()
+
+    from peproof.encoding import Encoding
+    from peproof.oracle import check, identify, reference
+    from peproof.oracle.exact import Plan
+    from peproof.oracle.variant import PAPER
+
+    n, d = a.rows, a.d
+    omega = Encoding(d).omegas_f64
+    print(f"building the correctly rounded {n} x {d} float32 reference (setup, not timed)...")
+    t0 = time.perf_counter()
+    table = reference(n, d, dtype="float32")
+    t_ref = time.perf_counter() - t0
+    cast = Plan(PAPER.encoding(d)).values(np.arange(n, dtype=np.float64)).astype(np.float32)
+    # a float32 pipeline (the PyTorch tutorial's recipe, in NumPy): every chunk is off by more
+    # than an ulp somewhere, so every chunk is measured against the rounding budget too
+    w = np.exp(np.arange(0, d, 2, dtype=np.float32) * np.float32(-np.log(10000.0) / d))
+    ang = np.arange(n, dtype=np.float32)[:, None] * w[None, :]
+    f32 = np.empty((n, d), np.float32)
+    f32[:, 0::2], f32[:, 1::2] = np.sin(ang), np.cos(ang)
+    del ang
+    check(table[:64])  # warm up imports and caches
+
+    t_np, _ = timed(lambda: numpy_build(n, d, omega), a.repeat)
+    t_chk, rep = timed(lambda: check(table), a.repeat)
+    t_chk2, rep2 = timed(lambda: check(cast), a.repeat)
+    t_chk3, rep3 = timed(lambda: check(f32), a.repeat)
+    t_id, ident = timed(lambda: identify(table), a.repeat)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "table.npy"
+        np.save(path, table)
+        mm = np.load(path, mmap_mode="r")
+        t_mm, _ = timed(lambda: check(mm), 1)
+        tracemalloc.start()
+        check(mm)
+        _, peak_mm = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    tracemalloc.start()
+    check(table)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+
+    size = table.nbytes
+    rows = [
+        ("NumPy builds the float64 table (baseline)", t_np, None),
+        ("check(correctly rounded float32 table)", t_chk, rep.verdict),
+        ("check(float64 computed, cast to float32)", t_chk2, rep2.verdict),
+        ("check(computed in float32, tutorial recipe)", t_chk3, rep3.verdict),
+        ("check(memory-mapped .npy of it)", t_mm, None),
+        ("identify(table)", t_id, ident.name),
+    ]
+    print(f"\n{n} x {d} float32 table ({size / 2**20:.0f} MiB), median of {a.repeat}")
+    print(f"{'step':44s} {'seconds':>8s} {'x NumPy':>8s}  result")
+    for name, t, res in rows:
+        print(f"{name:44s} {t:8.2f} {t / t_np:8.2f}  {res or ''}")
+    print(f"\npeak traced memory of check (in-memory table):  {peak / 2**20:7.1f} MiB = "
+          f"{peak / size:.2f} x the table")
+    print(f"peak traced memory of check (memory-mapped):     {peak_mm / 2**20:7.1f} MiB = "
+          f"{peak_mm / size:.2f} x the table")
+    print(f"certified arb decisions during check: {rep.spec.arb_decisions}; "
+          f"correct rounding undecided (capped): {rep.spec.cr_undecided}")
+    print(f"setup: reference() of the whole table took {t_ref:.1f} s "
+          f"({t_ref / t_np:.1f} x NumPy's float64 build)")
+    ok = t_chk <= 3.0
+    print(f"\ntarget: check <= 3 s -> {t_chk:.2f} s ({'met' if ok else 'NOT met'}); "
+          f"ratio to NumPy's build {t_chk / t_np:.2f}; peak memory target <= 3 x table -> "
+          f"{peak / size:.2f} x ({'met' if peak <= 3 * size else 'NOT met'})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,121 @@
+"""``peproof check FILE|module:function``: identify and check a sinusoidal table.
+
+Exit codes: 0 the table conforms (possibly up to the rounding of its dtype), 1 it is a different
+variant or wrong, 2 bad input (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+HELP = ("identify a sinusoidal positional-encoding table and check it against the paper (or "
+        "another variant)")
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("check", help=HELP, description=HELP + ". Reads .npy, .npz, "
+                       ".safetensors, .pt (weights only), .csv and text files, or calls "
+                       "module:function as f(n, d). Pickles are refused.")
+    p.add_argument("source", help="a table file, or module:function called as f(n, d)")
+    p.add_argument("--d", type=int, help="the width d (required for module:function; checked "
+                   "against files; reshapes a 1-D array)")
+    p.add_argument("--n", type=int, help="rows to ask a module:function for (default 2048)")
+    p.add_argument("--key", help="which array of an .npz / .safetensors / .pt dictionary")
+    p.add_argument("--expect", default="paper", help="paper (default), h-1, nerf, or any "
+                   "(accept whatever variant is identified)")
+    p.add_argument("--base", default="10000", help="expected base (default 10000)")
+    p.add_argument("--layout", default="interleaved",
+                   help="expected layout: interleaved (default), sin_cos, cos_sin")
+    p.add_argument("--offset", default="0", help="expected position offset (default 0)")
+    p.add_argument("--scale", default="1", help="expected scale: a number, 'sqrt(d)' or "
+                   "'1/sqrt(d)' (default 1)")
+    p.add_argument("--positions", help="positions of the rows: 'start:stop[:step]' (default "
+                   "0:n)")
+    p.add_argument("--dtype", help="format of the values, if not what the file says "
+                   "(float16, bfloat16, float32, float64; decimalD / fixedK for text)")
+    p.add_argument("--pipeline-dtype", help="dtype the table was computed in (default: its own)")
+    p.add_argument("--worst", type=int, default=5, help="worst positions to list (default 5)")
+    p.add_argument("--json", action="store_true", help="the versioned JSON envelope on stdout")
+    p.add_argument("--out", help="also write the JSON envelope to this file")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from peproof.cli import UsageError, write_atomic
+    from peproof.encoding import ParameterError
+    from peproof.oracle import check as oracle_check
+    from peproof.oracle.loaders import load
+    from peproof.oracle.reference import positions_array
+    from peproof.oracle.tables import InputError
+
+    if args.d is not None and args.d < 1:
+        raise UsageError(f"--d must be a positive even integer, got {args.d}")
+    if args.n is not None and args.n < 1:
+        raise UsageError(f"--n must be a positive integer, got {args.n}")
+    if args.worst < 0:
+        raise UsageError(f"--worst must be >= 0, got {args.worst}")
+    try:
+        table, info = load(args.source, key=args.key, d=args.d, n=args.n)
+    except InputError as exc:
+        raise UsageError(str(exc)) from None
+    except MemoryError:
+        raise UsageError(f"{args.source}: not enough memory to read it; store the table as "
+                         ".npy or .safetensors, which are streamed") from None
+    except Exception as exc:  # noqa: BLE001 - hostile files must never produce a traceback
+        raise UsageError(f"{args.source}: cannot read it ({type(exc).__name__}: "
+                         f"{_line(exc)})") from None
+    dtype = args.dtype or info.get("text_format")
+    try:
+        positions = positions_array(args.positions) if args.positions else None
+        rep = oracle_check(table, d=args.d, positions=positions, expect=args.expect,
+                           base=args.base, layout=args.layout, offset=args.offset,
+                           scale=args.scale, dtype=dtype, pipeline_dtype=args.pipeline_dtype,
+                           progress=_progress, source=info)
+    except (InputError, ParameterError) as exc:
+        raise UsageError(f"{args.source}: {exc}") from None
+    except MemoryError:
+        raise UsageError(f"{args.source}: not enough memory; store the table as .npy or "
+                         ".safetensors, which are streamed") from None
+    except ValueError as exc:
+        raise UsageError(f"{args.source}: {_line(exc)}") from None
+    env = None
+    if args.json or args.out:
+        env = rep.to_json()
+    if args.out:
+        write_atomic(Path(args.out), json.dumps(env, indent=1, default=_default) + "\n")
+    try:
+        if args.json:
+            print(json.dumps(env, indent=1, default=_default))
+        else:
+            print(rep.render(args.worst))
+        sys.stdout.flush()
+    except BrokenPipeError:  # e.g. piped into head: the verdict still decides the exit code
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return rep.exit_code
+
+
+def _line(exc: BaseException) -> str:
+    s = str(exc).strip().splitlines()
+    return s[0][:300] if s else type(exc).__name__
+
+
+def _default(o):
+    import numpy as np
+
+    if isinstance(o, np.generic):
+        return o.item()
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    return str(o)
+
+
+def _progress(n: int, total: int) -> None:
+    if sys.stderr.isatty() and total > 16384:
+        sys.stderr.write(f"\r[{n}/{total}] rows checked")
+        if n == total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()

@@ -1,0 +1,35 @@
+"""A reference oracle for sinusoidal positional-encoding tables written by other projects.
+
+Main entry points:
+
+* :func:`reference` -- the encoding correctly rounded to float16 / bfloat16 / float32 / float64;
+* :func:`identify` -- which variant a table is (family and base, layout, offset, scale, dtype) and
+  the residual that supports it;
+* :func:`check` -- a :class:`Report` with a verdict (``conforms``, ``conforms up to the rounding
+  of its dtype``, ``different variant``, ``wrong``), error distributions against the spec-exact and
+  pipeline-faithful references, worst positions, identical rows and the dtype's horizon;
+* :func:`assert_sinusoidal` -- the same as an assertion for other projects' test suites.
+
+Every reference value is built from :class:`peproof.encoding.Encoding`; see
+:mod:`peproof.oracle.exact` for the proven float64 fast path and the arb fallback.
+"""
+
+from .checking import (
+    CONFORMS,
+    ROUNDING,
+    VARIANT,
+    WRONG,
+    Report,
+    assert_sinusoidal,
+    check,
+)
+from .formats import get_format
+from .identification import Identification, identify
+from .reference import reference
+from .tables import InputError
+from .variant import PAPER, Variant
+
+__all__ = [
+    "CONFORMS", "ROUNDING", "VARIANT", "WRONG", "Identification", "InputError", "PAPER",
+    "Report", "Variant", "assert_sinusoidal", "check", "get_format", "identify", "reference",
+]

@@ -1,0 +1,396 @@
+"""Stream a table against one variant: errors against the spec-exact and pipeline references.
+
+For every entry ``t`` at position ``p`` and channel ``j`` with exact value ``v`` (a ball around the
+float64 fast path, see :mod:`peproof.oracle.exact`):
+
+* **spec-exact**: ``|t - v|`` absolutely and in ulps of the stored format ``S``; an entry
+  *conforms* when it is within one ulp (a faithful rounding).  Whether it is the correctly rounded
+  value is counted too.  Every such decision is certified: taken from the fast path only when its
+  error bound cannot change it, else from arb balls at escalating precision.
+* **pipeline-faithful**: the same recipe run in the pipeline format ``P`` (the table's own dtype
+  unless told otherwise).  Two things are measured.  (1) The rounding budget: a forward error
+  bound of any straightforward evaluation in ``P`` (position rounded to ``P``; frequency from
+  ``exp`` or ``pow`` with relative error ``(2|ln omega_i| + 2) u``; one rounding of the product;
+  ``sin``/``cos`` within two ulps; the scale product), which is
+
+      B = scale |x| (a_pos + k_i) u_P + 2 u_P |v| + 2 ulp_P(v) + ulp_S(v) [S != P] + E
+
+  with ``k_i = 0`` for ``omega_i = 1`` and ``2|ln omega_i| + 3`` otherwise.  A table within ``B``
+  everywhere differs from the encoding only as a computation in ``P`` may.  (2) The recipes
+  themselves: the ``exp`` recipe (PyTorch tutorial, fairseq, diffusers) and the ``pow`` recipe
+  (``1 / base ** (2i/d)``) are run in ``P`` and compared bit for bit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import flint
+import numpy as np
+
+from .exact import Plan, certify, exact_pos
+from .formats import Format
+from .recipes import recipes, run_recipe
+from .variant import Variant
+
+ULP_BINS = np.arange(-12, 42)  # bin k: error in [2**k, 2**(k+1)) ulps (ends open)
+ABS_BINS = np.arange(-64, 4)  # the same for the absolute error
+MAX_ARB = 20000
+MAX_ARB_CR = 2000  # the count of correctly rounded entries is informational: fewer arb calls
+RECIPE_ALL_ROWS = 8192  # the recipes run on every row up to here, then on every 4th chunk
+RECIPE_EVERY = 4  # certified decisions per comparison before the rest are reported undecided
+
+
+def _hist2(eu: np.ndarray, ad: np.ndarray) -> np.ndarray:
+    """Joint histogram of the ulp-error and absolute-error bins (one ``bincount`` pass).
+
+    Bin ``k`` of a histogram holds the errors in ``[2**edges[k], 2**(edges[k]+1))``, read from
+    the float64 exponent bits; the first bin also holds everything smaller (exact zeros
+    included), the last everything larger.
+    """
+    nu, na = len(ULP_BINS), len(ABS_BINS)
+    iu = np.ascontiguousarray(eu).view(np.int64) >> 52
+    iu -= 1023 + ULP_BINS[0]
+    np.clip(iu, 0, nu - 1, out=iu)
+    ia = np.ascontiguousarray(ad).view(np.int64) >> 52
+    ia -= 1023 + ABS_BINS[0]
+    np.clip(ia, 0, na - 1, out=ia)
+    iu *= na
+    iu += ia
+    return np.bincount(iu.ravel(), minlength=nu * na).reshape(nu, na)
+
+
+@dataclass
+class Comparison:
+    """Everything measured about one table against one variant."""
+
+    variant: Variant
+    d: int
+    stored: Format
+    pipe: Format
+    rows: int = 0
+    entries: int = 0
+    max_abs: float = 0.0
+    max_ulp: float = 0.0
+    sum_ulp: float = 0.0
+    hist: np.ndarray = field(
+        default_factory=lambda: np.zeros((len(ULP_BINS), len(ABS_BINS)), np.int64))
+    recipe_rows: int = 0
+    not_faithful: int = 0
+    undecided: int = 0
+    arb_decisions: int = 0
+    correctly_rounded: int = 0
+    not_correctly_rounded: int = 0
+    cr_undecided: int = 0
+    over_budget: int = 0
+    max_budget_ratio: float = 0.0
+    vacuous: int = 0
+    first_vacuous_pos: float | None = None
+    recipe_equal: dict = field(default_factory=dict)
+    recipe_max_ulp: dict = field(default_factory=dict)
+    row_max_ulp: list = field(default_factory=list)
+    row_arg: list = field(default_factory=list)
+    row_budget: list = field(default_factory=list)
+    row_barg: list = field(default_factory=list)
+    worst: list = field(default_factory=list)
+
+    @property
+    def faithful(self) -> bool:
+        """Every entry within one ulp of the exact value, certified."""
+        return self.not_faithful == 0 and self.undecided == 0
+
+    @property
+    def within_budget(self) -> bool:
+        return self.over_budget == 0
+
+    @property
+    def hist_ulp(self) -> np.ndarray:
+        return self.hist.sum(axis=1)
+
+    @property
+    def hist_abs(self) -> np.ndarray:
+        return self.hist.sum(axis=0)
+
+    def quantile(self, q: float, which: str = "ulp") -> float:
+        """An upper bound of the ``q`` quantile of the error, from the histogram."""
+        if not self.entries:
+            return 0.0
+        h, edges = (self.hist_ulp, ULP_BINS) if which == "ulp" else (self.hist_abs, ABS_BINS)
+        top = self.max_ulp if which == "ulp" else self.max_abs
+        k = min(int(np.searchsorted(np.cumsum(h), q * self.entries)), len(edges) - 1)
+        return float(min(top, 2.0 ** (edges[k] + 1)))
+
+
+def compare(table, positions: np.ndarray, variant: Variant, stored: Format, pipe: Format,
+            chunk_entries: int = 1 << 18, worst_k: int = 5, certify_cr: bool = True,
+            progress=None, row_hook=None) -> Comparison:
+    """Stream ``table`` (``n x d``, any array-like with row slicing) against ``variant``."""
+    n, d = table.shape
+    if len(positions) != n:
+        raise ValueError(f"{len(positions)} positions for {n} rows")
+    plan = Plan(variant.encoding(d))
+    res = Comparison(variant, d, stored, pipe)
+    recs = recipes(plan, pipe)
+    for r in recs:
+        res.recipe_equal[r.name] = 0
+        res.recipe_max_ulp[r.name] = 0.0
+    kappa = _kappa(plan)
+    rows = max(1, chunk_entries // d)
+    arb_budget = [MAX_ARB, MAX_ARB_CR]
+    for ci, k0 in enumerate(range(0, n, rows)):
+        pos = np.asarray(positions[k0:k0 + rows], dtype=np.float64)
+        t = np.asarray(table[k0:k0 + rows], dtype=np.float64)
+        if row_hook is not None:
+            row_hook(k0, t)
+        _chunk(res, plan, pos, t, recs, kappa, arb_budget, certify_cr,
+               with_recipes=k0 < RECIPE_ALL_ROWS or ci % RECIPE_EVERY == 0)
+        if progress:
+            progress(min(k0 + rows, n), n)
+    _finish(res, table, positions, plan, worst_k)
+    return res
+
+
+def _kappa(plan: Plan) -> np.ndarray:
+    """Relative angle-error factor of each pair's frequency in a low-precision recipe."""
+    w = plan.omega
+    k = 2.0 * np.abs(np.log(w)) + 3.0
+    k[w == 1.0] = 0.0  # omega = 1 is exact in every recipe, and so is the product with it
+    return k
+
+
+def angle_budget(plan: Plan, pipe: Format, pos, x, kappa) -> np.ndarray:
+    """The angle part ``scale |x| (a_pos + k_i) u_P`` of the budget, per pair (``n x d/2``)."""
+    p = pos + plan.offset
+    apos = (p != pipe.round(p)).astype(np.float64)
+    return np.abs(x) * (apos[:, None] + kappa[None, :]) * (pipe.u * abs(plan.scale))
+
+
+def budget(plan: Plan, pipe: Format, stored: Format, pos, x, v, ulv, E, kappa,
+           bx=None) -> np.ndarray:
+    """The rounding budget ``B`` of every entry (see the module docstring)."""
+    if bx is None:
+        bx = angle_budget(plan, pipe, pos, x, kappa)
+    B = plan.assemble(bx, bx)
+    B += (2.0 * pipe.u) * np.abs(v)
+    B += 2.0 * (ulv if pipe == stored else pipe.ulp(v))
+    B += E
+    if stored != pipe:
+        B += ulv
+    return B
+
+
+def _chunk(res: Comparison, plan: Plan, pos, t, recs, kappa, arb_budget, certify_cr,
+           with_recipes: bool) -> None:
+    with np.errstate(over="ignore"):  # huge ulp errors (of exact zeros) may overflow to inf
+        _chunk_body(res, plan, pos, t, recs, kappa, arb_budget, certify_cr, with_recipes)
+
+
+def _chunk_body(res: Comparison, plan: Plan, pos, t, recs, kappa, arb_budget, certify_cr,
+                with_recipes: bool) -> None:
+    S, P = res.stored, res.pipe
+    x = plan.angles(pos)
+    if S.is_binary and S.p > 40:  # float64 tables need the double-double reference
+        v, E = plan.refine_rows(pos)
+    else:
+        v = plan.assemble(np.sin(x), np.cos(x))
+        if plan.scale != 1.0:
+            v *= plan.scale
+        E = plan.row_bound(pos)
+    ad = np.abs(t - v)
+    ul = S.ulp(v)
+    eu = ad / ul
+    res.rows += t.shape[0]
+    res.entries += t.size
+    res.max_abs = max(res.max_abs, float(ad.max()))
+    res.max_ulp = max(res.max_ulp, float(eu.max()))
+    res.sum_ulp += float(eu.sum())
+    res.hist += _hist2(eu, ad)
+    arg = eu.argmax(axis=1)
+    res.row_arg.append(arg)
+    res.row_max_ulp.append(eu[np.arange(eu.shape[0]), arg])
+
+    # ---- faithful (within one ulp of the exact value), certified
+    # ulp(v) lies between the ulps at |v^| - E and |v^| + E (the ulp grows with |v|)
+    nf_before = res.not_faithful
+    cand = ad > ul - E  # all others are within one ulp for certain
+    n_cand = int(cand.sum())
+    if n_cand:
+        if n_cand < cand.size // 8:  # few: work on the gathered entries
+            r, c = np.nonzero(cand)
+            Ec = E[r, 0] if E.shape[1] == 1 else E[r, c]
+            ad1, av1 = ad[r, c], np.abs(v[r, c])
+            sure_ok = ad1 + Ec <= S.ulp(np.maximum(av1 - Ec, 0.0))
+            sure_bad = ad1 - Ec > S.ulp(av1 + Ec)
+            res.not_faithful += int(sure_bad.sum())
+            keep = ~(sure_ok | sure_bad)
+            r, c = r[keep], c[keep]
+        else:  # many (a low-precision pipeline): decide on the whole chunk
+            sure_bad = ad - E > S.ulp(np.abs(v) + E)
+            res.not_faithful += int(sure_bad.sum())
+            r, c = np.nonzero(cand & ~sure_bad)  # near one ulp, or tiny values: refined below
+        if r.size:
+            tv = t[r, c]
+            vv, eb = plan.refine(pos[r], c)
+            ad1, a = np.abs(tv - vv), np.abs(vv)
+            ok = ad1 + eb <= S.ulp(np.maximum(a - eb, 0.0))
+            bad = ad1 - eb > S.ulp(a + eb)
+            res.not_faithful += int(bad.sum())
+            left = ~(ok | bad)
+            if left.any():
+                res.not_faithful += _arb_faithful(res, plan, pos[r[left]], c[left], tv[left],
+                                                  S, arb_budget)
+
+    # ---- correctly rounded: t = RN(v) iff |t - v| <= ul(v) / 2 (ties aside), see _cr_note
+    if S.is_binary:
+        half = 0.5 * ul
+        yes = ad + E < half
+        no = ad - E > half
+        res.correctly_rounded += int(yes.sum())
+        res.not_correctly_rounded += int(no.sum())
+        amb = ~(yes | no)
+        if amb.any():
+            r, c = np.nonzero(amb)
+            tv = t[r, c]
+            vv, eb = plan.refine(pos[r], c)
+            ad1, h1 = np.abs(tv - vv), 0.5 * S.ulp(vv)
+            y1, n1 = ad1 + eb < h1, ad1 - eb > h1
+            # near a power of two the ulp of v and of its estimate may differ: leave to arb
+            edge = S.ulp(np.abs(vv) + eb) != S.ulp(np.maximum(np.abs(vv) - eb, 0.0))
+            y1, n1 = y1 & ~edge, n1 & ~edge
+            res.correctly_rounded += int(y1.sum())
+            res.not_correctly_rounded += int(n1.sum())
+            left = ~(y1 | n1)
+            r, c, tv = r[left], c[left], tv[left]
+            if r.size and certify_cr and r.size <= arb_budget[1]:
+                arb_budget[1] -= r.size
+                got = _arb_round(plan, pos[r], c, S)
+                eq = int((got == tv).sum())
+                res.correctly_rounded += eq
+                res.not_correctly_rounded += r.size - eq
+                res.arb_decisions += r.size
+            else:
+                res.cr_undecided += r.size
+
+    # ---- rounding budget of a pipeline in P
+    bx = angle_budget(plan, P, pos, x, kappa)
+    vac = bx >= abs(plan.scale)  # the angle alone may be off by a radian or more
+    if vac.any():
+        res.vacuous += 2 * int(vac.sum())
+        first = float(np.abs(pos[vac.any(axis=1)] + plan.offset).min())
+        res.first_vacuous_pos = first if res.first_vacuous_pos is None else min(
+            first, res.first_vacuous_pos)
+    if P == S and nf_before == res.not_faithful and res.undecided == 0:
+        # every entry of the chunk is within one ulp, and B >= 2 ulp: the ratio is at most
+        # half the ulp error, which is what is recorded (B itself is not needed)
+        res.row_budget.append(res.row_max_ulp[-1] / 2.0)
+        res.row_barg.append(res.row_arg[-1])
+        res.max_budget_ratio = max(res.max_budget_ratio, float(res.row_max_ulp[-1].max()) / 2)
+    else:
+        B = budget(plan, P, S, pos, x, v, ul, E, kappa, bx)
+        ratio = ad / B
+        barg = ratio.argmax(axis=1)
+        rb = ratio[np.arange(ratio.shape[0]), barg]
+        res.row_budget.append(rb)
+        res.row_barg.append(barg)
+        res.over_budget += int((ratio > 1.0).sum()) if rb.max() > 1.0 else 0
+        res.max_budget_ratio = max(res.max_budget_ratio, float(rb.max()))
+
+    # ---- the recipes, bit for bit (on a sample of the chunks)
+    if with_recipes and recs:
+        res.recipe_rows += t.shape[0]
+        for rec in recs:
+            rv = run_recipe(plan, rec, pos, P)
+            if S != P:
+                rv = S.round(rv)
+            res.recipe_equal[rec.name] += int((rv == t).sum())
+            res.recipe_max_ulp[rec.name] = max(res.recipe_max_ulp[rec.name],
+                                               float((np.abs(rv - v) / ul).max()))
+
+
+_CR_NOTE = """Why ``|t - v| <= ul(v)/2`` decides correct rounding without the ulp of ``t``: if ``t``
+and ``v`` share a binade the spacing around ``t`` is ``ul(v)``; if not, ``t`` can only be the power
+of two between them, whose half-spacing on ``v``'s side is again ``ul(v)/2``.  The first pass
+compares with the estimate's ulp; it can only err when ``v`` lies within ``E`` of a power of two,
+and then ``ad + E`` already reaches the threshold, so neither quick answer fires wrongly."""
+
+
+def _arb_faithful(res, plan, pos, cols, tv, S, budget) -> int:
+    """Certified count of entries more than one ulp from the exact value."""
+    if len(pos) > budget[0]:
+        res.undecided += len(pos)
+        return 0
+    budget[0] -= len(pos)
+    res.arb_decisions += len(pos)
+
+    def decide(b, k):
+        # faithful iff |t - v| <= ulp(v): certain when the ball fits within the smallest ulp
+        # over it, impossible when it misses the largest
+        lo, hi = b.lower(), b.upper()
+        t = flint.arb(float(tv[k]))
+        if b.is_exact() and flint.arb(float(b)) == b:  # an exact value: its own ulp, exactly
+            return not bool(abs(t - b) <= flint.arb(_ulp1(float(b), S)))
+        a_lo = 0.0 if b.contains(0) else min(abs(float(lo)), abs(float(hi)))
+        a_hi = max(abs(float(lo)), abs(float(hi)))
+        u_min = flint.arb(_ulp1(a_lo * (1 - 2**-50), S))
+        u_max = flint.arb(_ulp1(a_hi * (1 + 2**-50), S))
+        if lo >= t - u_min and hi <= t + u_min:
+            return False  # faithful
+        if hi < t - u_max or lo > t + u_max:
+            return True
+        return None
+
+    got = certify(plan, [exact_pos(p) for p in pos], [int(c) for c in cols], decide)
+    return int(sum(got))
+
+
+def _ulp1(x: float, S: Format) -> float:
+    """:meth:`Format.ulp` of one float, without NumPy's per-call overhead."""
+    if S.is_binary:
+        import math
+
+        e = math.frexp(abs(x))[1] if x != 0 else S.emin
+        return math.ldexp(1.0, max(e, S.emin) - S.p)
+    return float(S.ulp(np.array([x]))[0])
+
+
+def _arb_round(plan, pos, cols, S) -> np.ndarray:
+    from .exact import round_ball
+
+    got = certify(plan, [exact_pos(p) for p in pos], [int(c) for c in cols],
+                  lambda b, _k: round_ball(b, S), start_prec=2 * S.p + 40)
+    return np.array(got, dtype=np.float64)
+
+
+def _finish(res: Comparison, table, positions, plan: Plan, k: int) -> None:
+    """Keep per-row maxima; list the worst entries: by ulps while every entry is within one ulp,
+    else by how far beyond the rounding budget they are (where the table breaks)."""
+    cat = (lambda xs, dt: np.concatenate(xs) if xs else np.zeros(0, dt))  # noqa: E731
+    rm, ra = cat(res.row_max_ulp, np.float64), cat(res.row_arg, np.int64)
+    rb, rba = cat(res.row_budget, np.float64), cat(res.row_barg, np.int64)
+    res.row_max_ulp, res.row_arg, res.row_budget, res.row_barg = rm, ra, rb, rba
+    if not rm.size:
+        return
+    by_ulp = res.faithful
+    key, arg = (rm, ra) if by_ulp else (rb, rba)
+    top = np.argsort(-key, kind="stable")[:k]
+    top = top[key[top] > 0]
+    B_rows = {}
+    for r in top:
+        j = int(arg[r])
+        p = float(positions[r])
+        t = float(np.asarray(table[r:r + 1], dtype=np.float64)[0, j])
+        ball = plan.balls([exact_pos(p)], [j], 128)[0]
+        v = float(ball.mid())
+        ul = float(res.stored.ulp(np.array([v]))[0])
+        B_rows[int(r)] = True
+        res.worst.append({
+            "row": int(r), "position": _num(p), "channel": j, "pair": int(plan.slots[0][j]),
+            "component": "cos" if plan.slots[1][j] else "sin", "table": t, "exact": v,
+            "abs_error": abs(t - v), "ulp_error": abs(t - v) / ul,
+            "budget_ratio": float(rb[r]) if j == int(rba[r]) else None,
+        })
+
+
+def _num(p: float):
+    return int(p) if float(p).is_integer() else p
+

@@ -1,0 +1,89 @@
+"""Self-test with Hypothesis: random variants are identified exactly, random corruptions flagged.
+
+Tables are made by the test with :func:`peproof.oracle.reference` (correctly rounded).  Bases are
+drawn so the data can name them: round bases at every dtype, arbitrary integer bases only where
+float32 or float64 resolves them (a bfloat16 table cannot tell 523 from 520, and identify then
+names the simpler one).
+"""
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from peproof.oracle import CONFORMS, ROUNDING, Variant, check, identify, reference
+from peproof.oracle.exact import Plan
+
+ROUND_BASES = [10, 100, 1000, 10000, 100000, 500000]
+SCALES = [1, "sqrt(d)", "1/sqrt(d)", 2, "1/2", 3]
+
+
+@st.composite
+def variants(draw):
+    dtype = draw(st.sampled_from(["float64", "float32", "float16", "bfloat16"]))
+    family = draw(st.sampled_from(["paper", "h-1"]))
+    d = 2 * draw(st.integers(2, 32))
+    if dtype in ("float64", "float32") and draw(st.booleans()):
+        base = draw(st.integers(20, 2000))
+    else:
+        base = draw(st.sampled_from(ROUND_BASES))
+    layout = draw(st.sampled_from(["interleaved", "sin_cos", "cos_sin"]))
+    offset = draw(st.integers(-3, 8))
+    scale = draw(st.sampled_from(SCALES))
+    n = draw(st.integers(64, 256))
+    return Variant(family, base, layout, offset, scale), d, n, dtype
+
+
+def make(v: Variant, d: int, n: int, dtype: str) -> np.ndarray:
+    return reference(n, d, family=v.family, base=v.base, layout=v.layout, offset=v.offset,
+                     scale=v.scale, dtype=dtype)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(variants())
+def test_random_variants_are_identified_exactly(case):
+    v, d, n, dtype = case
+    table = make(v, d, n, dtype)
+    ident = identify(table)
+    assert ident.variant is not None, (v.name(d), dtype, ident.notes)
+    assert ident.variant.same_as(v, d), f"made {v.name(d)} {dtype}, identified {ident.name}"
+    assert ident.dtype == dtype
+    rep = check(table, expect=v)
+    assert rep.verdict == CONFORMS, (v.name(d), dtype, rep.verdict)
+
+
+CORRUPTIONS = ["bump", "negate", "zero_row", "swap_rows", "swap_channels", "scale_channel",
+               "shift_rows"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(variants(), st.sampled_from(CORRUPTIONS), st.data())
+def test_random_corruptions_are_flagged(case, kind, data):
+    v, d, n, dtype = case
+    table = make(v, d, n, dtype).astype(np.float64)
+    plan = Plan(v.encoding(d))
+    sigma = abs(plan.scale)
+    # corrupt where even the dtype's rounding budget is tight: rows near position 0
+    rows = np.argsort(np.abs(np.arange(n) + plan.offset))[:8]
+    r = int(data.draw(st.sampled_from(rows.tolist())))
+    big = np.abs(table[r]) > 0.3 * sigma
+    j = int(data.draw(st.sampled_from(np.nonzero(big)[0].tolist())))
+    if kind == "bump":
+        table[r, j] += 0.25 * sigma * np.sign(table[r, j])
+    elif kind == "negate":
+        table[r, j] = -table[r, j]
+    elif kind == "zero_row":
+        table[r] = 0.0
+    elif kind == "swap_rows":
+        r2 = (r + 1) % n
+        table[[r, r2]] = table[[r2, r]]
+    elif kind == "swap_channels":  # two channels with different values in row r
+        cand = [k for k in range(d) if abs(table[r, k] - table[r, j]) > 0.25 * sigma]
+        k = int(data.draw(st.sampled_from(cand))) if cand else (j + 1) % d
+        table[:, [j, k]] = table[:, [k, j]]
+    elif kind == "scale_channel":
+        table[:, j] *= 1.5
+    elif kind == "shift_rows":
+        table = np.roll(table, 1, axis=0)
+    corrupted = table.astype(make(v, d, 1, dtype).dtype)
+    rep = check(corrupted, expect=v)
+    assert rep.verdict not in (CONFORMS, ROUNDING), (kind, v.name(d), dtype, r, j)

@@ -1,0 +1,200 @@
+"""The oracle against real implementations installed from PyPI, run as their users run them.
+
+Needs the extra ``peproof[peers]`` (torch, transformers, diffusers, positional-encodings,
+safetensors); each test skips cleanly when its package is absent.  No model weights are
+downloaded: every table is computed by the package's own code.  Each table is checked through
+the Python API and through the command line on a file the package's own writer produced
+(``torch.save``, ``safetensors``) or on ``module:function``.
+
+Identified variants and verdicts (against the paper / against the identified variant itself):
+
+========================================  ===========================================  =========
+implementation                            identified variant                           verdicts
+========================================  ===========================================  =========
+PyTorch tutorial recipe, float32          paper 10000, interleaved, 0, 1, float32      R / R
+PyTorch tutorial recipe, .half()          paper 10000, interleaved, 0, 1, float16      R / R
+DistilBERT create_sinusoidal_embeddings   paper 10000, interleaved, 0, 1, float32      C / C
+MarianSinusoidalPositionalEmbedding       paper 10000, [sin|cos], 0, 1, float32        V / C
+Speech2Text, M2M100 embeddings (forward)  h-1 10000, [sin|cos], offset 2, 1, float32   V / R
+Speech2Text raw weights (row 1 zeroed)    h-1 10000, [sin|cos], 0, 1, float32          W / W
+whisper sinusoids                         h-1 10000, [sin|cos], 0, 1, float32          V / R
+diffusers, flip False, shift 1 (default)  h-1 10000, [sin|cos], 0, 1, float32          V / R
+diffusers, flip True, shift 0 (SD UNet)   paper 10000, [cos|sin], 0, 1, float32        V / R
+diffusers, flip True, shift 1             h-1 10000, [cos|sin], 0, 1, float32          V / R
+diffusers, flip False, shift 0            paper 10000, [sin|cos], 0, 1, float32        V / R
+positional-encodings PositionalEncoding1D paper 10000, interleaved, 0, 1, float32      R / R
+========================================  ===========================================  =========
+
+C conforms, R conforms up to the rounding of its dtype, V different variant, W wrong.
+"""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from peproof.cli import main
+from peproof.oracle import CONFORMS, ROUNDING, VARIANT, WRONG, Variant, check
+
+pytestmark = pytest.mark.peers
+
+PAPER_NAME = "paper family, base 10000, interleaved layout, offset 0, scale 1"
+H1_SINCOS = "h-1 family, base 10000, [sin|cos] layout"
+
+
+def cli_json(capsys, *args):
+    rc = main(["check", *map(str, args), "--json"])
+    out = capsys.readouterr().out
+    return rc, json.loads(out)
+
+
+def tutorial_pe(max_len: int, d_model: int):
+    """The sinusoidal buffer of the PyTorch transformer tutorial, as it is written there."""
+    torch = pytest.importorskip("torch")
+    position = torch.arange(max_len).unsqueeze(1)
+    div_term = torch.exp(torch.arange(0, d_model, 2) * (-math.log(10000.0) / d_model))
+    pe = torch.zeros(max_len, 1, d_model)
+    pe[:, 0, 0::2] = torch.sin(position * div_term)
+    pe[:, 0, 1::2] = torch.cos(position * div_term)
+    return pe
+
+
+def test_pytorch_tutorial_recipe(tmp_path, capsys):
+    torch = pytest.importorskip("torch")
+    pe = tutorial_pe(5000, 512)
+    rep = check(pe)
+    assert rep.identified.name == PAPER_NAME + ", float32"
+    assert rep.verdict == ROUNDING  # float32 angles: right recipe, float32's errors
+    assert rep.spec.recipe_equal["exp"] > 0  # the exp recipe, as the tutorial writes it
+    torch.save(pe, tmp_path / "pe.pt")
+    rc, env = cli_json(capsys, tmp_path / "pe.pt")
+    assert rc == 0 and env["verdict"]["code"] == "rounding"
+    assert env["identified"]["name"] == PAPER_NAME + ", float32"
+    half = check(pe.half())
+    assert half.identified.name == PAPER_NAME + ", float16" and half.verdict == ROUNDING
+
+
+def test_distilbert_create_sinusoidal_embeddings(tmp_path, capsys):
+    torch = pytest.importorskip("torch")
+    st = pytest.importorskip("safetensors.torch")
+    mod = pytest.importorskip("transformers.models.distilbert.modeling_distilbert")
+    out = torch.empty(512, 768)
+    mod.create_sinusoidal_embeddings(n_pos=512, dim=768, out=out)
+    rep = check(out)
+    assert rep.identified.name == PAPER_NAME + ", float32"
+    assert rep.verdict == CONFORMS  # float64 numpy, cast once: within one ulp everywhere
+    st.save_file({"position_embeddings.weight": out}, str(tmp_path / "pe.safetensors"))
+    rc, env = cli_json(capsys, tmp_path / "pe.safetensors")
+    assert rc == 0 and env["verdict"]["code"] == "conforms"
+
+
+def test_marian_sinusoidal_positional_embedding(tmp_path, capsys):
+    torch = pytest.importorskip("torch")
+    mod = pytest.importorskip("transformers.models.marian.modeling_marian")
+    emb = mod.MarianSinusoidalPositionalEmbedding(512, 512)
+    with torch.no_grad():  # what MarianPreTrainedModel._init_weights does
+        emb.weight.copy_(emb.create_weight())
+    table = emb(torch.Size([1, 512]))
+    rep = check(table)
+    assert rep.verdict == VARIANT
+    assert rep.identified.name == ("paper family, base 10000, [sin|cos] layout, offset 0, "
+                                   "scale 1, float32")
+    assert check(table, layout="sin_cos").ok
+    torch.save({"embed_positions.weight": table.detach()}, tmp_path / "sd.pt")
+    rc, env = cli_json(capsys, tmp_path / "sd.pt", "--layout", "sin_cos")
+    assert rc == 0
+
+
+@pytest.mark.parametrize("cls_path", [
+    "transformers.models.speech_to_text.modeling_speech_to_text:"
+    "Speech2TextSinusoidalPositionalEmbedding",
+    "transformers.models.m2m_100.modeling_m2m_100:M2M100SinusoidalPositionalEmbedding",
+])
+def test_fairseq_style_embeddings_start_at_two(tmp_path, capsys, cls_path):
+    torch = pytest.importorskip("torch")
+    mod_name, cls_name = cls_path.split(":")
+    mod = pytest.importorskip(mod_name)
+    emb = getattr(mod, cls_name)(1024, 256, padding_idx=1)
+    input_ids = torch.full((1, 1000), 5)  # no padding: positions 2 .. 1001
+    table = emb(input_ids)
+    rep = check(table)
+    assert rep.verdict == VARIANT
+    assert rep.identified.name == H1_SINCOS + ", offset 2, scale 1, float32"
+    assert check(table, expect="h-1", layout="sin_cos", offset=2).ok
+    np.save(tmp_path / "out.npy", table.numpy())
+    rc, env = cli_json(capsys, tmp_path / "out.npy", "--expect", "h-1", "--layout", "sin_cos",
+                       "--offset", "2")
+    assert rc == 0
+    # the raw buffer: row padding_idx = 1 is zeroed, which is exactly where it breaks
+    raw = check(emb.weights, expect="h-1", layout="sin_cos")
+    assert raw.verdict == WRONG and raw.identified.variant.same_as(
+        Variant("h-1", 10000, "sin_cos"), 256)
+    assert raw.spec.worst[0]["position"] == 1 and raw.spec.over_budget == 256  # the row
+
+
+def test_whisper_sinusoids_as_module_function(capsys):
+    pytest.importorskip("torch")
+    mod = pytest.importorskip("transformers.models.whisper.modeling_whisper")
+    target = f"{mod.__name__}:sinusoids"  # called as sinusoids(length, channels)
+    rc, env = cli_json(capsys, target, "--d", "384", "--n", "1500")
+    assert rc == 1 and env["verdict"]["code"] == "variant"
+    assert env["identified"]["name"] == H1_SINCOS + ", offset 0, scale 1, float32"
+    rc, env = cli_json(capsys, target, "--d", "384", "--n", "1500", "--expect", "h-1",
+                       "--layout", "sin_cos")
+    assert rc == 0 and env["verdict"]["code"] in ("conforms", "rounding")
+
+
+@pytest.mark.parametrize("flip,shift,family,layout", [
+    (False, 1, "h-1", "sin_cos"),    # the defaults (DDPM)
+    (True, 0, "paper", "cos_sin"),   # Stable Diffusion's UNet: Timesteps(320, True, 0)
+    (True, 1, "h-1", "cos_sin"),
+    (False, 0, "paper", "sin_cos"),
+])
+def test_diffusers_timestep_embedding(tmp_path, capsys, flip, shift, family, layout):
+    torch = pytest.importorskip("torch")
+    emb_mod = pytest.importorskip("diffusers.models.embeddings")
+    st = pytest.importorskip("safetensors.torch")
+    t = torch.arange(1000)
+    table = emb_mod.get_timestep_embedding(t, 320, flip_sin_to_cos=flip,
+                                           downscale_freq_shift=shift)
+    rep = check(table)
+    want = Variant(family, 10000, layout)
+    assert rep.verdict == VARIANT and rep.identified.variant.same_as(want, 320), rep.headline
+    assert check(table, expect=want).verdict in (CONFORMS, ROUNDING)
+    # the module users build
+    module = emb_mod.Timesteps(320, flip_sin_to_cos=flip, downscale_freq_shift=shift)
+    assert torch.equal(module(t), table)
+    st.save_file({"emb": table}, str(tmp_path / "t.safetensors"))
+    rc, env = cli_json(capsys, tmp_path / "t.safetensors", "--expect", family, "--layout",
+                       layout)
+    assert rc == 0
+
+
+def test_diffusers_scaled_timesteps():
+    torch = pytest.importorskip("torch")
+    emb_mod = pytest.importorskip("diffusers.models.embeddings")
+    t = torch.arange(1000, dtype=torch.float32) / 1000  # continuous time in [0, 1)
+    table = emb_mod.get_timestep_embedding(t, 256, flip_sin_to_cos=True,
+                                           downscale_freq_shift=0, scale=1000)
+    # `scale` multiplies the angle: the rows sit at positions 1000 * t (t rounded to float32)
+    positions = 1000 * t.double().numpy()
+    rep = check(table, positions=positions, expect="paper", layout="cos_sin")
+    assert rep.ok and rep.identified.variant.same_as(Variant("paper", 10000, "cos_sin"), 256)
+
+
+def test_positional_encodings_1d(tmp_path, capsys):
+    torch = pytest.importorskip("torch")
+    pe_mod = pytest.importorskip("positional_encodings.torch_encodings")
+    enc = pe_mod.PositionalEncoding1D(128)
+    table = enc(torch.zeros(1, 1000, 128))  # (batch, x, ch) as its users call it
+    rep = check(table)
+    assert rep.identified.name == PAPER_NAME + ", float32"
+    assert rep.verdict == ROUNDING
+    assert rep.spec.recipe_equal["pow"] > 0  # it computes 1 / 10000 ** (2i/d)
+    half = pe_mod.PositionalEncoding1D(128)(torch.zeros(1, 1000, 128, dtype=torch.float16))
+    rh = check(half)
+    assert rh.identified.name == PAPER_NAME + ", float16" and rh.ok
+    torch.save(table[0].clone(), tmp_path / "pe.pt")
+    rc, env = cli_json(capsys, tmp_path / "pe.pt")
+    assert rc == 0 and env["identified"]["name"] == PAPER_NAME + ", float32"
