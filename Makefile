@@ -27,7 +27,7 @@ tex:
 	fi
 
 report: $(STAMP) tex
-	$(VENV)/bin/peproof prove --out reports/build/results.json
+	$(VENV)/bin/peproof report
 
 prove: $(STAMP)
 	$(VENV)/bin/peproof prove

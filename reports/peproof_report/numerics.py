@@ -1,0 +1,170 @@
+"""The report's default numeric checks and the data behind its figures.
+
+Each function here is a job for a process pool: plain arguments in, plain data (JSON) out.
+Certified values come from :mod:`peproof.numeric` (arb); the figure curves that are plain
+float64 evaluations are labelled as such in the document.
+
+Default set (:func:`jobs`):
+
+* ``separation``  certified minimum separation of the positions ``0 .. N-1`` for every ``d`` of
+  the CLI's list, with mpmath evidence (``peproof separation --d all``);
+* ``separation_vs_n``  the certified minimum for a grid of ``N`` and a few ``d`` (figure);
+* ``horizon``  precision horizons of every dtype and recipe at one ``d`` (``peproof horizon``);
+* ``distance``  ``D(k) = ||PE(a) - PE(a+k)||^2`` against the offset (float64 curve, figure);
+* ``recipe_error``  ``||PE_recipe(p) - PE(p)||`` against the position (figure).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from peproof.commands.separation import D_ALL, DEFAULT_N
+from peproof.numeric import recipes as R
+
+HORIZON_D = 512
+FIG_DS = (4, 16, 64, 512)
+SEP_FIG_DS = (4, 8, 16, 64, 512)
+DISTANCE_K = (256, DEFAULT_N)  # a close-up and the whole range
+ERROR_DTYPES = ("float32", "float16", "bfloat16")
+ERROR_RECIPES = ("exp-float", "pow-float", "exp-int", "f32-cast")
+ERROR_BIN = 64
+
+
+def quick() -> dict:
+    """A small parameter set (tests, ``--numerics quick``)."""
+    return {"ds": (4, 8, 64), "n": 4096, "horizon_d": 64, "fig_ds": (4, 64),
+            "sep_fig_ds": (4, 64), "distance_k": (256, 4096), "dtypes": ("float16", "bfloat16"),
+            "recipes": ("exp-float", "exp-int"), "bin": 16}
+
+
+def default() -> dict:
+    return {"ds": D_ALL, "n": DEFAULT_N, "horizon_d": HORIZON_D, "fig_ds": FIG_DS,
+            "sep_fig_ds": SEP_FIG_DS, "distance_k": DISTANCE_K, "dtypes": ERROR_DTYPES,
+            "recipes": ERROR_RECIPES, "bin": ERROR_BIN}
+
+
+def separation(ds, n: int) -> list[dict]:
+    from peproof.numeric.confirm import confirm
+    from peproof.numeric.separation import certify
+
+    out = []
+    for d in ds:
+        sep = certify(d, n, workers=1)
+        out.append({"separation": sep.as_dict(), "mpmath": confirm(sep)})
+    return out
+
+
+def _n_grid(n: int) -> list[int]:
+    grid = sorted({int(round(x)) for x in np.geomspace(2, n, 28)} | {n})
+    return [g for g in grid if g >= 2]
+
+
+def separation_vs_n(ds, n: int) -> dict:
+    """Certified ``min D`` for a grid of ``N`` (markers) and the float64 running minimum of
+    ``D(k)`` (the line between them)."""
+    from peproof.encoding import Encoding
+    from peproof.numeric.separation import certify
+
+    out = {"n_grid": _n_grid(n), "curves": []}
+    for d in ds:
+        pts = []
+        for m in out["n_grid"]:
+            s = certify(d, m, workers=1)
+            pts.append({"n": m, "lo": s.min_dist.lo, "hi": s.min_dist.hi,
+                        "unique": s.certified_unique})
+        enc = Encoding(d)
+        k = np.arange(1, n)
+        dk = _d_of_k(enc.omegas_f64, k)
+        run = np.sqrt(np.maximum(np.minimum.accumulate(dk), 0.0))
+        idx = _log_sample(n - 1, 400)
+        out["curves"].append({"d": d, "certified": pts,
+                              "float64": {"n": [int(k[i]) + 1 for i in idx],
+                                          "min_dist": [float(run[i]) for i in idx]}})
+    return out
+
+
+def _d_of_k(omegas: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """``D(k) = 4 sum_j sin^2(omega_j k / 2)`` in float64, blocks of offsets at a time."""
+    out = np.empty(k.shape[0])
+    for a in range(0, k.shape[0], 4096):
+        kk = k[a:a + 4096, None].astype(np.float64)
+        out[a:a + 4096] = 4.0 * (np.sin(kk * omegas[None, :] / 2.0) ** 2).sum(axis=1)
+    return out
+
+
+def _log_sample(n: int, m: int) -> list[int]:
+    idx = sorted({int(x) for x in np.geomspace(1, n, m)} | set(range(min(n, 64))))
+    return [i - 1 if i >= 1 else 0 for i in idx if 1 <= i <= n]
+
+
+def distance(ds, ks) -> dict:
+    """``D(k)`` for ``k = 0 .. K`` for each ``K`` of ``ks`` (float64; the full range is reduced to
+    the minimum and maximum of each of about a thousand bins, so the envelope is exact)."""
+    from peproof.encoding import Encoding
+
+    out = {"ks": list(ks), "curves": []}
+    for d in ds:
+        om = Encoding(d).omegas_f64
+        panels = []
+        for kmax in ks:
+            k = np.arange(0, kmax + 1)
+            dk = _d_of_k(om, k)
+            if kmax <= 2048:
+                panels.append({"k": k.tolist(), "lo": dk.tolist(), "hi": dk.tolist()})
+                continue
+            b = int(math.ceil((kmax + 1) / 1000))
+            nb = (kmax + 1) // b
+            blk = dk[: nb * b].reshape(nb, b)
+            panels.append({"k": (k[: nb * b].reshape(nb, b)[:, 0]).tolist(),
+                           "lo": blk.min(axis=1).tolist(), "hi": blk.max(axis=1).tolist()})
+        out["curves"].append({"d": d, "panels": panels})
+    return out
+
+
+def horizon(d: int, dtype: str, recipes, n: int) -> dict:
+    """Horizons of one dtype for each recipe, with the certified ``delta/2`` they use."""
+    from peproof.encoding import Encoding
+    from peproof.numeric.horizon import half_separation, scan
+
+    _, half = half_separation(d, n)
+    enc = Encoding(d)
+    return {"d": d, "dtype": dtype, "n": n, "half_separation": list(half),
+            "rows": [scan(enc, dtype, r, n, half).as_dict() for r in recipes]}
+
+
+def recipe_error(d: int, dtypes, recipes, n: int, bin_size: int) -> dict:
+    """``max ||PE_recipe(p) - PE(p)||`` over bins of ``bin_size`` positions, for every dtype and
+    recipe (reference: the float64 table of :class:`peproof.encoding.Encoding`, computed once
+    per block of positions)."""
+    from peproof.encoding import Encoding
+
+    enc = Encoding(d)
+    acc = {(dt, r): [] for dt in dtypes for r in recipes}
+    starts: list[int] = []
+    block = bin_size * max(1, 8192 // bin_size)
+    for a in range(0, n, block):
+        pos = np.arange(a, min(a + block, n))
+        ref = enc.table(pos)
+        starts += pos[::bin_size].tolist()
+        nb = -(-len(pos) // bin_size)
+        for dt in dtypes:
+            for r in recipes:
+                s, c = R.rows(enc, dt, r, pos)
+                with np.errstate(invalid="ignore", over="ignore"):
+                    got = np.empty_like(ref)
+                    got[:, 0::2] = s.astype(np.float64)
+                    got[:, 1::2] = c.astype(np.float64)
+                    err = np.sqrt(((got - ref) ** 2).sum(axis=1))
+                err = np.where(np.isfinite(err), err, np.inf)
+                pad = np.full(nb * bin_size - len(pos), -np.inf)
+                acc[(dt, r)] += np.concatenate([err, pad]).reshape(nb, bin_size).max(axis=1
+                                                                                     ).tolist()
+    panels = []
+    for dt in dtypes:
+        curves = [{"recipe": r, "p": starts,
+                   "max_error": [m if math.isfinite(m) else None for m in acc[(dt, r)]]}
+                  for r in recipes]
+        panels.append({"d": d, "dtype": dt, "bin": bin_size, "curves": curves})
+    return {"d": d, "n": n, "bin": bin_size, "panels": panels}

@@ -1,0 +1,111 @@
+"""Compile the ``.tex`` with latexmk (or pdflatex alone), reproducibly.
+
+The compile runs in ``<build>/tex/`` (auxiliary files stay there between builds) and the PDF is
+moved into place only when the compile succeeded, so a failed compile never leaves a
+half-written or stale PDF.  ``SOURCE_DATE_EPOCH`` (the commit time unless set) and
+``FORCE_SOURCE_DATE=1`` make the PDF's dates and identifier fixed: two builds of one commit
+give the same bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Debian packages the report needs (the Makefile's set-up installs them)
+DEBIAN_PACKAGES = ("texlive-latex-base", "texlive-latex-recommended",
+                   "texlive-fonts-recommended", "texlive-pictures", "latexmk")
+INSTALL_HINT = "apt-get install " + " ".join(DEBIAN_PACKAGES)
+
+
+@dataclass
+class TexResult:
+    pdf: Path | None
+    message: str
+    pages: int | None = None
+    log_tail: str = ""
+    missing: bool = False  # TeX is not installed (not a failure of the document)
+
+
+def find_tex() -> tuple[str | None, str | None]:
+    """Paths of latexmk and pdflatex (either may be None)."""
+    return shutil.which("latexmk"), shutil.which("pdflatex")
+
+
+def _env(epoch: int | None) -> dict:
+    env = dict(os.environ)
+    if epoch is not None and not env.get("SOURCE_DATE_EPOCH", "").strip().isdigit():
+        env["SOURCE_DATE_EPOCH"] = str(epoch)
+    if env.get("SOURCE_DATE_EPOCH"):
+        env["FORCE_SOURCE_DATE"] = "1"
+    env.setdefault("TEXINTERACTION", "nonstopmode")
+    return env
+
+
+def _first_error(log: str) -> str:
+    lines = log.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("!") or re.match(r".*:\d+: ", line):
+            return " | ".join(x.strip() for x in lines[i:i + 3] if x.strip())[:300]
+    return "see the log"
+
+
+def page_count(pdf: Path) -> int | None:
+    """Pages of ``pdf`` (pypdf, else poppler's pdfinfo; None if neither is available)."""
+    try:
+        from pypdf import PdfReader
+
+        return len(PdfReader(str(pdf)).pages)
+    except ImportError:
+        pass
+    tool = shutil.which("pdfinfo")
+    if tool:
+        out = subprocess.run([tool, str(pdf)], capture_output=True, text=True, timeout=60)
+        m = re.search(r"^Pages:\s+(\d+)", out.stdout, re.M)
+        if m:
+            return int(m.group(1))
+    return None
+
+
+def compile_pdf(tex_path: Path, pdf_path: Path, epoch: int | None = None,
+                timeout: int = 300) -> TexResult:
+    latexmk, pdflatex = find_tex()
+    if not pdflatex:
+        pdf_path.unlink(missing_ok=True)
+        return TexResult(None, f"TeX not found: wrote {tex_path}; to build the PDF install "
+                               f"TeX ({INSTALL_HINT}) and run the command again", missing=True)
+    work = tex_path.parent / "tex"
+    work.mkdir(exist_ok=True)
+    src = work / tex_path.name
+    shutil.copyfile(tex_path, src)
+    for fig in tex_path.parent.glob("fig-*.pdf"):
+        shutil.copyfile(fig, work / fig.name)
+    env = _env(epoch)
+    flags = ["-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
+    if latexmk:
+        runs = [[latexmk, "-pdf", "-silent", "-norc", *flags, src.name]]
+    else:
+        runs = [[pdflatex, *flags, src.name]] * 3
+    out_pdf = work / (src.stem + ".pdf")
+    for cmd in runs:
+        try:
+            p = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True,
+                               timeout=timeout)
+        except subprocess.TimeoutExpired:
+            pdf_path.unlink(missing_ok=True)
+            return TexResult(None, f"TeX took longer than {timeout} s; the .tex is {tex_path}")
+        if p.returncode != 0:
+            log_file = work / (src.stem + ".log")
+            log = log_file.read_text(errors="replace") if log_file.is_file() else p.stdout
+            pdf_path.unlink(missing_ok=True)
+            out_pdf.unlink(missing_ok=True)
+            return TexResult(None, f"TeX failed ({_first_error(log)}); the .tex is {tex_path}, "
+                                   f"the log {log_file}", log_tail=log[-3000:])
+    tmp = pdf_path.with_suffix(".pdf.tmp")
+    shutil.copyfile(out_pdf, tmp)
+    os.replace(tmp, pdf_path)
+    return TexResult(pdf_path, f"wrote {pdf_path}", pages=page_count(pdf_path))

@@ -1,0 +1,295 @@
+"""The report generator without TeX: escaping, formulas read back, templates, determinism, CLI.
+
+The generator lives in the checkout's ``reports/peproof_report/`` (see ``peproof report``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import sympy as sp
+
+from peproof import registry
+from peproof.cli import main
+from peproof.commands.report import load_generator, reports_dir
+
+load_generator()
+import importlib  # noqa: E402
+
+from peproof_report import content, formulas, latex, run  # noqa: E402
+from peproof_report.parse import parse, symbol_table  # noqa: E402
+
+B = importlib.import_module("peproof_report.build")
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATES = reports_dir() / "templates"
+
+
+# ---------------------------------------------------------------------------- escaping
+@pytest.mark.parametrize("raw,want", [
+    ("a_b", r"a\_b"), ("50%", r"50\%"), ("x^2", r"x\^{}2"), ("{x}", r"\{x\}"),
+    ("a & b", r"a \& b"), ("#1", r"\#1"), ("$5", r"\$5"), ("a\\b", r"a\textbackslash{}b"),
+    ("~", r"\~{}"), ("a<b>c", r"a\textless{}b\textgreater{}c"), ("|x|", r"\textbar{}x\textbar{}"),
+    ("\u03c9\u2248\u03c0", r"\ensuremath{\omega}\ensuremath{\approx}\ensuremath{\pi}"),
+    ("a\u200bb", "ab"),
+])
+def test_tex_escapes_every_special_character(raw, want):
+    assert latex.tex(raw) == want
+
+
+def test_unmapped_character_is_marked_and_recorded():
+    latex.reset_unknown()
+    assert latex.tex("\u2603") == latex.UNKNOWN
+    assert latex.unknown_seen == {"\u2603": 1}
+    latex.reset_unknown()
+
+
+def test_every_text_of_the_registry_has_a_latex_form():
+    latex.reset_unknown()
+    for c in registry.all_claims():
+        for text in [c.title, c.note, *(s.quote for s in c.sources),
+                     *(s.section for s in c.sources), *(f.note for f in c.falsifiers)]:
+            latex.tex(text)
+    assert not latex.unknown_seen, f"characters without a LaTeX form: {latex.unknown_seen}"
+
+
+def test_breakable_ids_keep_their_text():
+    s = latex.tex_breakable("rotation.shift_is_linear")
+    assert s.replace(r"\allowbreak{}", "") == r"rotation.shift\_is\_linear"
+
+
+def test_linkify_sets_claim_ids_in_type():
+    ids = {"rotation.shift_is_linear"}
+    m = content.linkify("see rotation.shift_is_linear and 5 % more", ids)
+    assert r"\hyperref[claim:rotation.shift-is-linear]" in m and r"5 \%" in m
+
+
+# ---------------------------------------------------------------------------- formulas
+SAMPLE = ["rotation.shift_is_linear", "rotation.pair_shift_is_rotation", "norm.sq_eq_half_d",
+          "distance.sq_eq_two_sum_one_minus_cos", "index.sin_cos_maps_are_inverse",
+          "fourier.period_integral_lemma", "dft.geometric_sum_lemma",
+          "uniqueness.wrap_position_about_62832", "worked.sin_five_hundred_seed_value"]
+
+
+@pytest.mark.parametrize("cid", SAMPLE)
+def test_printed_statement_reads_back_as_the_statement(cid):
+    p = formulas.render_statement(registry.get(cid).statement)
+    assert p.checks, cid
+    bad = [(c.status, c.detail, c.text[:80]) for c in p.checks if not c.ok]
+    assert not bad, f"{cid}: {bad}"
+
+
+def test_every_statement_of_the_registry_reads_back():
+    """The document's promise: every printed formula denotes what was decided."""
+    bad = []
+    for c in registry.all_claims():
+        if c.statement is None:
+            continue
+        for ch in formulas.render_statement(c.statement).checks:
+            if not ch.ok:
+                bad.append((c.id, ch.status, ch.detail))
+    assert not bad, bad[:5]
+
+
+@pytest.mark.parametrize("edit", [
+    lambda t: t.replace(r"\sin", r"\COS").replace(r"\cos", r"\sin").replace(r"\COS", r"\cos"),
+    lambda t: t.replace("+", "-", 1),
+    lambda t: t.replace(r"k \omega", r"2 k \omega", 1),
+])
+def test_a_wrong_printed_formula_is_caught(edit):
+    st = registry.get("rotation.pair_shift_is_rotation").statement
+    rel = st.concl[1]  # cos(u + v) = cos u cos v - sin u sin v
+    text = formulas.latex(rel.rhs)
+    wrong = edit(text)
+    assert wrong != text
+    chk = formulas.check_text(wrong, rel.rhs, symbol_table(rel.rhs),
+                              {v.symbol: v.domain for v in st.vars}, {})
+    assert chk.status in ("mismatch", "unparsed"), (wrong, chk)
+
+
+def test_parser_reads_the_printers_constructs():
+    x, n = sp.Symbol("x", real=True), sp.Symbol("n", integer=True)
+    i = sp.Symbol("i", integer=True, nonnegative=True)
+    for e in [sp.sin(x) ** 2 + sp.cos(2 * x), sp.exp(-x / 3) * sp.sqrt(2), sp.floor(n / 2),
+              sp.Mod(n, 2) + 1, sp.Sum(sp.cos(i * x), (i, 0, n - 1)),
+              sp.Piecewise((x, n > 0), (-x, True)), 10000 ** (-2 * i / n) * x]:
+        got = parse(formulas.latex(e), symbol_table(e))
+        assert got == e or formulas.same_at_points(got, e, {}, "t"), (e, got)
+
+
+def test_long_concrete_statements_are_summarised():
+    st = registry.get("norm.sq_eq_half_d_concrete_d").statement
+    p = formulas.render_statement(st)
+    assert len(st.concl) > formulas.MAX_RELATIONS
+    assert p.shown <= formulas.MAX_RELATIONS and p.omitted == len(st.concl) - p.shown
+    assert len(p.rows) <= formulas.MAX_STATEMENT_ROWS + 2
+
+
+def test_many_variables_are_listed_with_an_ellipsis():
+    w = [sp.Symbol(f"w{k}", real=True) for k in range(20)]
+    from peproof.claims import Eq, Statement, Var
+
+    st = Statement((Eq(sum(w), sum(w)),), tuple(Var(s, "real") for s in w))
+    p = formulas.render_statement(st)
+    assert r"\dots" in p.rows[0] and "20 variables in real" in p.notes
+
+
+# ---------------------------------------------------------------------------- templates
+_ALLOWED_NUMBERS = [
+    r"\d*\.?\d+\s*(?:pt|em|ex|cm|mm|in|bp)\b",  # dimensions
+    r"\d*\.?\d+\\(?:textwidth|linewidth|textheight|baselineskip)",
+    r"[LR]\{\d*\.?\d+\}",  # table columns as fractions of the line
+    r"\{HTML\}\{[0-9A-F]{6}\}",  # colours
+    r"\\setcounter\{tocdepth\}\{\d\}",
+    r"\\char`",
+    r"#\d",  # macro parameters
+    r"\[\d\]",  # a macro's number of parameters
+    # notation, not values: squared norm, half the separation, D at the adjacent offset, a turn
+    r"\\\|\^2", r"\\delta/2", r"D\(1\)", r"2\\pi/\\omega_\{\\min\}",
+]
+
+
+def test_templates_contain_no_number_typed_by_hand():
+    """Every number of the document comes from the run: in the templates, digits only occur
+    in dimensions, column widths, colours and names (float64, a4paper, ...)."""
+    for path in sorted(TEMPLATES.glob("*.j2")):
+        text = path.read_text(encoding="utf-8")
+        text = re.sub(r"\\VAR\{.*?\}|\\BLOCK\{.*?\}|\\#\{.*?\}", " ", text, flags=re.S)
+        for pat in _ALLOWED_NUMBERS:
+            text = re.sub(pat, " ", text)
+        found = re.findall(r"(?<![A-Za-z_\-\d])\d+(?:\.\d+)?(?![A-Za-z_\d])", text)
+        assert not found, f"{path.name}: numbers typed by hand: {found[:10]}"
+
+
+def test_template_values_are_escaped_unless_marked_latex():
+    env = B.environment()
+    t = env.from_string(r"\VAR{a} \VAR{b} \VAR{items | mjoin(', ')}")
+    from markupsafe import Markup
+
+    out = t.render(a="50% & $", b=Markup(r"\textbf{x}"), items=["a_b", Markup(r"\pi")])
+    assert out == r"50\% \& \$ \textbf{x} a\_b, \pi"
+
+
+# ---------------------------------------------------------------------------- run and merge
+def test_merged_envelope_matches_a_single_run():
+    from peproof import results
+
+    claims = registry.select("norm.*")
+    whole = results.run(claims)
+    by_family = [results.run([c]) for c in claims]
+    merged = run.merge(by_family, [c.id for c in claims])
+    drop = ("seconds",)
+    assert {k: v for k, v in merged["summary"].items() if k not in drop} == \
+        {k: v for k, v in whole["summary"].items() if k not in drop}
+    assert [r["id"] for r in merged["claims"]] == [r["id"] for r in whole["claims"]]
+    assert merged["schema"] == whole["schema"]
+
+
+def _tiny_run(tmp_path: Path) -> dict:
+    return run.collect(tmp_path, pattern="rotation.sin_angle_addition", numerics="none",
+                       peers=False, workers=1, quiet=True)
+
+
+def test_tex_is_deterministic_across_processes(tmp_path):
+    """The .tex is a function of the run's record: rendered in two interpreters with different
+    hash seeds, the bytes agree."""
+    data = _tiny_run(tmp_path)
+    (tmp_path / "data.json").write_text(json.dumps(data))
+    script = (
+        "import json, sys; from pathlib import Path\n"
+        "from peproof.commands.report import load_generator\n"
+        "gen = load_generator()\n"
+        "d = json.loads(Path(sys.argv[1]).read_text())\n"
+        "out = Path(sys.argv[2]); out.mkdir()\n"
+        "gen.build(build_dir=out, run=d, compile_pdf=False, quiet=True)\n"
+    )
+    texts = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"b{seed}"
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        subprocess.run([sys.executable, "-c", script, str(tmp_path / "data.json"), str(out)],
+                       check=True, env=env, cwd=ROOT, timeout=120)
+        texts.append((out / B.TEX_NAME).read_bytes())
+    assert texts[0] == texts[1]
+
+
+def test_second_build_reuses_the_results(tmp_path):
+    a = _tiny_run(tmp_path)
+    b = _tiny_run(tmp_path)
+    assert not a["reused"] and b["reused"]
+    assert a["results"] == b["results"]
+
+
+def test_a_fresh_build_and_a_reusing_build_write_the_same_tex(tmp_path):
+    """The first build renders from the same record a later build reuses (witness points,
+    engine-agreement counts: no ordering may depend on how the data was produced)."""
+    kw = dict(pattern="distance.monotone_in_offset", numerics="none", peers=False, workers=1,
+              compile_pdf=False, quiet=True)
+    a = B.build(build_dir=tmp_path, fresh=True, **kw)
+    first = a.tex_path.read_bytes()
+    b = B.build(build_dir=tmp_path, **kw)
+    assert not a.reused and b.reused
+    assert b.tex_path.read_bytes() == first
+
+
+def test_date_comes_from_source_date_epoch(monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "86400")
+    epoch, source = content.build_date(12345)
+    assert (epoch, source) == (86400, "SOURCE_DATE_EPOCH")
+    assert content.date_text(epoch) == "1970-01-02 00:00 UTC"
+    monkeypatch.delenv("SOURCE_DATE_EPOCH")
+    assert content.build_date(12345) == (12345, "commit time")
+
+
+def test_trace_repeats_are_folded():
+    lines = ["a", "b", "c"] * 5 + ["z"]
+    assert content.fold_trace(lines) == [("a", 5), ("b", 0), ("c", 0), ("z", 1)]
+
+
+# ---------------------------------------------------------------------------- cli
+def test_cli_writes_the_tex(tmp_path, capsys):
+    rc = main(["report", "rotation.sin_angle_addition", "--numerics", "none", "--no-peers",
+               "--no-pdf", "--workers", "1", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    tex = (tmp_path / B.TEX_NAME).read_text()
+    assert "rotation.sin" in tex and r"\vproved" in tex
+    assert "printed formulas read back" in out and "all confirmed" in out
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["report", "no_such.claim_id"], "no claim id matches"),
+    (["report", "--workers", "0"], "--workers"),
+    (["report", "--numerics", "lots"], "invalid choice"),
+])
+def test_cli_bad_input_is_one_line_exit_2(args, msg, capsys):
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert msg in err and err.count("\n") == 1
+
+
+def test_cli_out_must_be_a_folder(tmp_path, capsys):
+    f = tmp_path / "file"
+    f.write_text("x")
+    assert main(["report", "rotation.sin_angle_addition", "--no-pdf", "--out", str(f)]) == 2
+    assert "folder" in capsys.readouterr().err
+
+
+def test_cli_outside_a_checkout_says_so(monkeypatch, tmp_path, capsys):
+    import peproof.commands.report as cmd
+
+    monkeypatch.setattr(cmd, "reports_dir", lambda: tmp_path / "reports")
+    assert main(["report", "rotation.sin_angle_addition", "--no-pdf"]) == 2
+    assert "source checkout" in capsys.readouterr().err
+
+
+def test_core_never_imports_the_report():
+    src = "\n".join(p.read_text() for p in (ROOT / "peproof").rglob("*.py")
+                    if "commands" not in p.parts and p.name != "cli.py")
+    assert "peproof_report" not in src
