@@ -38,8 +38,8 @@ from peproof.claims import Claim, Rel, Statement, Verdict
 from peproof.engines import expoly
 from peproof.engines.arbeval import Unsupported, arb_eval, ball_str, certified_sign
 from peproof.engines.decide import decide_statement, versions
+from peproof.engines.z3base import arith, domain_axioms, rel_term
 
-INT_DOMAINS = {"integer", "nonneg_integer", "pos_integer", "even_pos_integer"}
 AX_MONO = "x -> c**x is strictly increasing for a real base c > 1"
 AX_RECIP = "c**x * c**(-x) = 1 and c**0 = 1"
 AX_POS = "c**x > 0 for c > 0"
@@ -122,17 +122,8 @@ class _Z3:
         self.atoms: dict[tuple[int, sp.Expr], tuple] = {}
         self.pi = None
         for v in stmt.vars:
-            zv = self.vars[v.symbol]
-            if v.domain in ("pos_real", "pos_integer"):
-                self.axioms.append(zv > 0)
-            elif v.domain == "nonneg_integer":
-                self.axioms.append(zv >= 0)
-            elif v.domain == "even_pos_integer":
-                self.axioms.append(zv >= 2)
-            if integrality and v.domain in INT_DOMAINS:
-                self.axioms.append(z3.IsInt(zv))
-                if v.domain == "even_pos_integer":
-                    self.axioms.append(z3.IsInt(zv / 2))
+            self.axioms += domain_axioms(self.vars[v.symbol], v.domain, integral_sort=False,
+                                         integrality=integrality)
 
     def _pi(self):
         if self.pi is None:
@@ -151,23 +142,16 @@ class _Z3:
 
     def conv(self, e):  # noqa: C901 - flat dispatch
         e = sp.sympify(e)
-        if e.is_Integer:
-            return z3.RealVal(int(e))
-        if e.is_Rational:
-            return z3.Q(int(e.p), int(e.q))
         if e is sp.pi:
             return self._pi()
         if e.is_Symbol:
             if e in self.vars:
                 return self.vars[e]
             raise NotApplicable(f"free symbol {e}")
-        if e.is_Add:
-            return z3.Sum([self.conv(a) for a in e.args])
-        if e.is_Mul:
-            out = self.conv(e.args[0])
-            for a in e.args[1:]:
-                out = out * self.conv(a)
-            return out
+        if not (e.is_Pow and not e.exp.is_Integer):
+            t = arith(e, self.conv)
+            if t is not None:
+                return t
         if isinstance(e, sp.Abs):
             x = self.conv(e.args[0])
             return z3.If(x >= 0, x, -x)
@@ -205,8 +189,7 @@ class _Z3:
             self.text += [AX_POS, AX_MONO, AX_RECIP, AX_ROOT]
 
     def rel(self, r: Rel):
-        a, b = self.conv(r.lhs), self.conv(r.rhs)
-        return {"==": a == b, "<=": a <= b, "<": a < b, "!=": a != b}[r.op]
+        return rel_term(r.op, self.conv(r.lhs), self.conv(r.rhs))
 
 
 def _z3_valid(stmt: Statement, goal_of, timeout_ms: int = 2000) -> tuple[bool, list[str], str]:

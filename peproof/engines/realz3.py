@@ -16,6 +16,7 @@ import sympy as sp
 import z3
 
 from peproof.claims import Rel, Statement, Verdict
+from peproof.engines.z3base import arith, domain_axioms, rel_term
 
 PI_AXIOM = "3 < pi < 4"
 
@@ -26,31 +27,20 @@ class _Conv:
         self.pi = z3.Real("pi")
         self.base = [self.pi > 3, self.pi < 4]
         for v in stmt.vars:
-            z = self.vars[v.symbol]
-            if v.domain in ("pos_real", "pos_integer"):
-                self.base.append(z > 0)
-            elif v.domain == "nonneg_integer":
-                self.base.append(z >= 0)
-            elif v.domain == "even_pos_integer":
-                self.base.append(z >= 2)
+            self.base += domain_axioms(self.vars[v.symbol], v.domain, integral_sort=False,
+                                       integrality=False)
         self.dens: list = []
 
     def conv(self, e: sp.Expr):  # noqa: C901 - flat dispatch
         e = sp.sympify(e)
-        if e.is_Rational:
-            return z3.Q(int(e.p), int(e.q)) if e.q != 1 else z3.RealVal(int(e.p))
         if e is sp.pi:
             return self.pi
         if e.is_Symbol:
             return self.vars[e]
-        if e.is_Add:
-            return z3.Sum([self.conv(a) for a in e.args])
-        if e.is_Mul:
-            out = self.conv(e.args[0])
-            for a in e.args[1:]:
-                out = out * self.conv(a)
-            return out
-        if e.is_Pow and e.exp.is_Integer:
+        t = arith(e, self.conv)
+        if t is not None:
+            return t
+        if e.is_Pow and e.exp.is_Integer:  # negative exponent: a denominator to prove nonzero
             b, n = self.conv(e.base), int(e.exp)
             out = z3.RealVal(1)
             for _ in range(abs(n)):
@@ -62,8 +52,7 @@ class _Conv:
         raise ValueError(f"{type(e).__name__} is outside + * / pi: {e}")
 
     def rel(self, r: Rel):
-        a, b = self.conv(r.lhs), self.conv(r.rhs)
-        return {"==": a == b, "<=": a <= b, "<": a < b, "!=": a != b}[r.op]
+        return rel_term(r.op, self.conv(r.lhs), self.conv(r.rhs))
 
 
 def _valid(base: list, goal) -> bool:

@@ -20,10 +20,10 @@ import sympy as sp
 import z3
 
 from peproof.claims import Rel, Statement
+from peproof.engines.z3base import INT_DOMAINS, arith, domain_axioms, rel_term
 
 z3.set_param("model_validate", True)  # a sat answer comes with a model z3 re-checked
 
-INT_DOMAINS = {"integer", "nonneg_integer", "pos_integer", "even_pos_integer"}
 
 
 class _Abstraction:
@@ -41,18 +41,7 @@ class _Abstraction:
             self._domain(v, zv)
 
     def _domain(self, v, zv):
-        if v.domain in ("pos_real", "pos_integer"):
-            self.axioms.append(zv > 0)
-        elif v.domain == "nonneg_integer":
-            self.axioms.append(zv >= 0)
-        elif v.domain == "even_pos_integer":
-            self.axioms.append(zv >= 2)
-            if self.use_int:
-                self.axioms.append(zv % 2 == 0)
-        if v.domain in INT_DOMAINS and not self.use_int:
-            self.axioms.append(z3.IsInt(zv))  # a real variable constrained to the integers
-            if v.domain == "even_pos_integer":
-                self.axioms.append(z3.IsInt(zv / 2))
+        self.axioms += domain_axioms(zv, v.domain, integral_sort=zv.is_int(), integrality=True)
 
     def _atom(self, e: sp.Expr, kind: str):
         if e in self.atoms:
@@ -75,31 +64,17 @@ class _Abstraction:
             self.axiom_text.append(f"sin({sp.sstr(u)})**2 + cos({sp.sstr(u)})**2 = 1")
         return s if isinstance(e, sp.sin) else c
 
-    def conv(self, e):  # noqa: C901
+    def conv(self, e):
         e = sp.sympify(e)
-        if e.is_Integer:
-            return z3.IntVal(int(e)) if self.use_int else z3.RealVal(int(e))
-        if e.is_Rational:
-            return z3.Q(int(e.p), int(e.q))
         if e.is_Symbol and e in self.vars:
             return self.vars[e]
-        if e.is_Add:
-            return z3.Sum([self.conv(a) for a in e.args])
-        if e.is_Mul:
-            out = self.conv(e.args[0])
-            for a in e.args[1:]:
-                out = out * self.conv(a)
-            return out
-        if e.is_Pow and e.exp.is_Integer:
+        term = arith(e, self.conv, use_int=self.use_int)
+        if term is not None:
+            return term
+        if e.is_Pow and e.exp.is_Integer:  # negative exponent: real division by a nonzero base
             b = self.conv(e.base)
-            n = int(e.exp)
-            if n >= 0:
-                out = z3.RealVal(1) if not self.use_int else z3.IntVal(1)
-                for _ in range(n):
-                    out = out * b
-                return out
             den = b
-            for _ in range(-n - 1):
+            for _ in range(-int(e.exp) - 1):
                 den = den * b
             self.axioms.append(b != 0)
             return z3.RealVal(1) / den  # real division, never integer division
@@ -117,8 +92,7 @@ class _Abstraction:
         return self._atom(e, "t")
 
     def rel(self, r: Rel):
-        a, b = self.conv(r.lhs), self.conv(r.rhs)
-        return {"==": a == b, "<=": a <= b, "<": a < b, "!=": a != b}[r.op]
+        return rel_term(r.op, self.conv(r.lhs), self.conv(r.rhs))
 
 
 def has_trig(stmt: Statement) -> bool:

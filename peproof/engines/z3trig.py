@@ -30,12 +30,12 @@ import sympy as sp
 import z3
 
 from peproof.claims import Rel, Statement, Verdict
+from peproof.engines.z3base import INT_DOMAINS, arith, domain_axioms, rel_term
 
 z3.set_param("model_validate", True)
 
 MAX_MULTIPLE = 16  # larger multiples of a base angle: the statement is outside this engine's scope
 
-INT_DOMAINS = {"integer", "nonneg_integer", "pos_integer", "even_pos_integer"}
 NOT_APPLICABLE = "not applicable"
 PAIR_INDEX = "i"  # the families' pair index (peproof.families._common.i)
 PYTH = "s^2 + c^2 = 1 for every base angle"
@@ -69,18 +69,8 @@ class Translation:
             mk = z3.Int if (use_int and v.domain in INT_DOMAINS) else z3.Real
             zv = mk(v.symbol.name)
             self.vars[v.symbol] = zv
-            if v.domain in INT_DOMAINS and not (use_int and v.domain in INT_DOMAINS):
-                self.axioms.append(z3.IsInt(zv))
-                if v.domain == "even_pos_integer":
-                    self.axioms.append(z3.IsInt(zv / 2))
-            if v.domain in ("pos_real", "pos_integer"):
-                self.axioms.append(zv > 0)
-            elif v.domain == "nonneg_integer":
-                self.axioms.append(zv >= 0)
-            elif v.domain == "even_pos_integer":
-                self.axioms.append(zv >= 2)
-                if use_int:
-                    self.axioms.append(zv % 2 == 0)
+            self.axioms += domain_axioms(zv, v.domain, integral_sort=zv.is_int(),
+                                         integrality=True)
         for r in stmt.concl + stmt.hyps:
             for e in (r.lhs, r.rhs):
                 for t in e.atoms(sp.sin, sp.cos):
@@ -157,22 +147,15 @@ class Translation:
 
     # ------------------------------------------------------------- terms
     def term(self, e: sp.Expr):  # noqa: C901
-        if e.is_Integer:
-            return z3.IntVal(int(e)) if self.use_int else z3.RealVal(int(e))
-        if e.is_Rational:
-            return z3.Q(int(e.p), int(e.q))
         if e.is_Symbol and e in self.vars:
             return self.vars[e]
-        if e.is_Add:
-            return z3.Sum([self.term(a) for a in e.args])
-        if e.is_Mul:
-            return reduce(lambda x, y: x * y, [self.term(a) for a in e.args])
-        if e.is_Pow and e.exp.is_Integer:
-            b, n = self.term(e.base), int(e.exp)
-            if n >= 0:
-                return reduce(lambda x, y: x * y, [b] * n) if n else z3.RealVal(1)
+        t = arith(e, self.term, use_int=self.use_int)
+        if t is not None:
+            return t
+        if e.is_Pow and e.exp.is_Integer:  # negative exponent: real division, base nonzero
+            b, n = self.term(e.base), -int(e.exp)
             self.axioms.append(b != 0)
-            return 1 / reduce(lambda x, y: x * y, [b] * (-n))
+            return z3.RealVal(1) / reduce(lambda x, y: x * y, [b] * n)
         if isinstance(e, sp.sin | sp.cos):
             s, c = self.angle(e.args[0])
             return s if isinstance(e, sp.sin) else c
@@ -237,8 +220,7 @@ class Translation:
         raise NotExpressible(f"condition {c}")
 
     def rel(self, r: Rel):
-        a, b = self.term(r.lhs), self.term(r.rhs)
-        return {"==": a == b, "<=": a <= b, "<": a < b, "!=": a != b}[r.op]
+        return rel_term(r.op, self.term(r.lhs), self.term(r.rhs))
 
 
 def _parts(u: sp.Expr):
