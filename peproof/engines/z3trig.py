@@ -319,6 +319,9 @@ def _canonical(rel: Rel, stmt: Statement):
 
 
 _CACHE: dict = {}
+# Pythagorean triples (a, b, c): (a/c, b/c) lies on the unit circle
+_TRIPLES = ((3, 4, 5), (5, 12, 13), (8, 15, 17), (7, 24, 25), (20, 21, 29), (-4, 3, 5),
+            (12, -5, 13), (-15, -8, 17))
 
 
 def check_relation(rel, stmt: Statement, timeout_ms: int = 400, cache: bool = True):
@@ -378,6 +381,17 @@ def _check_block(diff_rel: Rel, more: tuple, stmt: Statement, timeout_ms: int, c
     solver.set("timeout", timeout_ms)
     solver.add(*tr.axioms, *hyps, z3.Not(goal))
     res = solver.check()
+    if res == z3.unknown and tr.base:
+        # model search: pin every base angle to a rational point of the unit circle.  A model
+        # of this stronger system is a model of the abstraction (sat only; never a proof).
+        solver.push()
+        for j, (sv, cv) in enumerate(tr.base.values()):
+            a, b, c = _TRIPLES[j % len(_TRIPLES)]
+            solver.add(sv == z3.Q(a, c), cv == z3.Q(b, c))
+        if solver.check() == z3.sat:
+            res = z3.sat  # keep the pinned constraints: the model below comes from them
+        else:
+            solver.pop()  # unsat or unknown under the pins says nothing: stay unknown
     used = set(tr.used) | {("integer" if use_int else "real") + " arithmetic (z3)"}
     if res == z3.unsat:
         out = ("unsat", used, "negation unsatisfiable")
