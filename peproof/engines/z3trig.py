@@ -34,6 +34,7 @@ from peproof.engines.z3base import INT_DOMAINS, arith, domain_axioms, rel_term
 
 z3.set_param("model_validate", True)
 
+RLIMIT_PER_MS = 3000  # z3 resource units per ms of nominal budget (~3e6 units/s measured here)
 MAX_MULTIPLE = 16  # larger multiples of a base angle: the statement is outside this engine's scope
 
 NOT_APPLICABLE = "not applicable"
@@ -378,7 +379,10 @@ def _check_block(diff_rel: Rel, more: tuple, stmt: Statement, timeout_ms: int, c
     except (NotExpressible, z3.Z3Exception, TypeError, RecursionError) as exc:
         return "n/a", set(), f"not expressible: {exc}"
     solver = z3.Solver()
-    solver.set("timeout", timeout_ms)
+    # the binding budget is z3's deterministic resource count, so verdicts do not depend on the
+    # machine's load; the wall-clock limit (5x) is only a safety net
+    solver.set("rlimit", RLIMIT_PER_MS * timeout_ms)
+    solver.set("timeout", 5 * timeout_ms)
     solver.add(*tr.axioms, *hyps, z3.Not(goal))
     res = solver.check()
     if res == z3.unknown and tr.base:
