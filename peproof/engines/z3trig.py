@@ -92,6 +92,8 @@ class Translation:
             if L == 1:
                 self.axioms += [s == 0, c * c == 1]
                 self.used.add(PI_INT)
+                if q.is_Integer:  # a constant multiple of pi: cos(pi q) = (-1)^q exactly
+                    self.axioms.append(c == (1 if int(q) % 2 == 0 else -1))
             elif L == 2:
                 self.axioms.append(s * c == 0)
                 self.used.add(PI_HALF)
