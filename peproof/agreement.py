@@ -77,7 +77,7 @@ def _holds(rel: Rel, env: dict, lenient: bool = True) -> bool | None:
 def spot_check(stmt: Statement, points: int = 3, extra: dict | None = None) -> dict:
     """Evaluate the statement at a few fixed points (and ``extra``, a witness) with mpmath."""
     envs = []
-    if extra:
+    if extra is not None:
         envs.append(extra)
     if stmt.vars:
         grids = [_GRID[v.domain][:4] for v in stmt.vars]
@@ -123,7 +123,11 @@ def numeric_cell(claim: Claim, primary: Verdict) -> str:
     if not res["checked"]:
         return "n/a"
     if st.quant == "forall" and primary.status == "refuted":
-        return "consistent" if res["inconsistent"] or extra else "no failure seen"
+        # the spot check must see the failure the witness certifies; without a witness point
+        # (a refutation by proof of the negation) seeing none is no contradiction
+        if res["inconsistent"]:
+            return "consistent"
+        return "inconsistent" if extra is not None else "no failure seen"
     return "inconsistent" if res["inconsistent"] else "consistent"
 
 
@@ -143,7 +147,7 @@ def z3_cell(v: Verdict) -> str:
 
 @cache
 def row(claim_id: str) -> dict:
-    from peproof.testing import verdict
+    from peproof.engines.decide import verdict_of as verdict
 
     claim = registry.get(claim_id)
     primary = verdict(claim_id)
@@ -151,7 +155,7 @@ def row(claim_id: str) -> dict:
     cells = {"primary": primary.status, "z3": z3_cell(zv), "numeric": numeric_cell(claim, primary)}
     statuses = {cells["primary"], cells["z3"]}
     conflict = "proved" in statuses and "refuted" in statuses
-    if cells["numeric"] == "inconsistent" and primary.status == "proved":
+    if cells["numeric"] == "inconsistent" and primary.status in ("proved", "refuted"):
         conflict = True
     return {"id": claim_id, "cells": cells, "conflict": conflict, "z3": zv,
             "primary_engine": primary.engine}

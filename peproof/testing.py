@@ -2,18 +2,9 @@
 
 from __future__ import annotations
 
-from functools import cache
-
 from peproof import registry
 from peproof.claims import Claim, Verdict
-
-
-@cache
-def verdict(claim_id: str) -> Verdict:
-    """The computed verdict of a claim, once per process."""
-    from peproof.engines.decide import decide
-
-    return decide(registry.get(claim_id))
+from peproof.engines.decide import verdict_of as verdict  # noqa: F401 - re-exported
 
 
 def failure_message(claim: Claim, v: Verdict, expected: str) -> str:

@@ -135,3 +135,41 @@ def test_constant_pi_angles_are_exact():
     m, VM = var("m", "integer")
     assert expoly.expand_is_zero(C(sp.pi * (2 * m + 1)) + 1).zero
     assert not expoly.expand_is_zero(C(sp.pi * (2 * m + 1)) - 1).zero
+
+
+def test_exhaustive_layout_proof_certifies_only_its_statement():
+    """The exhaustive layout check must not certify a statement it was not written for."""
+    from peproof.families import index
+
+    claim = registry.get("index.encoding_layouts_match_maps")
+    assert index._layouts_match(claim.statement, claim).status == "proved"
+    for f in claim.falsifiers:
+        assert index._layouts_match(f.statement, claim).status != "proved", f.name
+
+
+def test_uniqueness_chain_reads_its_statement():
+    """Handed K+1 instead of K, the chain must not come back proved."""
+    from peproof.families import uniqueness_chain as U
+
+    for d in (4, 512):
+        claim = registry.get(f"uniqueness.lowest_angle_inside_turn_d{d}")
+        assert claim.proof(claim.statement, claim).status == "proved"
+        wrong = U._statement_for(U.omega_min(d), U.wrap_count(d) + 1)
+        assert claim.proof(wrong, claim).status != "proved"
+        other_base = U._statement_for(U.omega_min(d) * 2, U.wrap_count(d))
+        assert claim.proof(other_base, claim).status != "proved"
+
+
+def test_numeric_column_flags_a_witness_it_cannot_confirm():
+    """A refutation whose witness point does not fail numerically is reported inconsistent."""
+    from peproof.agreement import numeric_cell
+    from peproof.claims import Claim
+
+    stmt = Statement(Eq(S(x) ** 2 + C(x) ** 2, 1), (VX,))  # true everywhere
+    claim = Claim("test.true_identity", "t", (), stmt, "identity")
+    fake = Verdict("refuted", "arb", "0", "m", witness={"point": {"x": "1/2"}, "certified_by": "x"})
+    assert numeric_cell(claim, fake) == "inconsistent"
+    wrong = Statement(Eq(S(x) ** 2, 1), (VX,))
+    claim2 = Claim("test.false_identity", "t", (), wrong, "identity")
+    real = Verdict("refuted", "arb", "0", "m", witness={"point": {"x": "1/2"}, "certified_by": "x"})
+    assert numeric_cell(claim2, real) == "consistent"

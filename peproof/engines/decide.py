@@ -216,6 +216,15 @@ def decide(claim: Claim) -> Verdict:
     return verdict
 
 
+@cache
+def verdict_of(claim_id: str) -> Verdict:
+    """The verdict of a registered claim, decided once per process (every consumer — tests,
+    lemma instances, agreement matrix, results — reads this one cache)."""
+    from peproof import registry
+
+    return decide(registry.get(claim_id))
+
+
 def refute(stmt: Statement) -> Verdict:
     """Decide a falsifier: the default engines, whose only way to refute is a witness."""
     return decide_statement(stmt)

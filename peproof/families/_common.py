@@ -79,14 +79,6 @@ def sparse_apply(m: sp.SparseMatrix, v: list) -> list:
     return out
 
 
-@cache
-def _lemma_verdict(claim_id: str) -> Verdict:
-    from peproof import registry
-    from peproof.engines.decide import decide
-
-    return decide(registry.get(claim_id))
-
-
 def instance_proof(lemma_id: str, var_for_rate=pos):
     """Proof function: every conclusion is an instance of the (proved) lemma ``lemma_id``.
 
@@ -102,10 +94,10 @@ def instance_proof(lemma_id: str, var_for_rate=pos):
 
         from peproof import registry
         from peproof.engines import expoly
-        from peproof.engines.decide import decide_statement, versions
+        from peproof.engines.decide import decide_statement, verdict_of, versions
 
         t0 = time.perf_counter()
-        lemma_v = _lemma_verdict(lemma_id)
+        lemma_v = verdict_of(lemma_id)
         lemma = registry.get(lemma_id).statement
         if lemma_v.status != "proved":
             return Verdict("unknown", "sympy-exp", versions()["sympy"], "lemma instance",

@@ -145,7 +145,7 @@ def _geometric_proof(stmt: Statement, claim) -> Verdict:
 
 
 def _basis_proof(stmt: Statement, claim) -> Verdict:
-    from peproof.testing import verdict  # the per-process verdict cache
+    from peproof.engines.decide import verdict_of as verdict  # the per-process cache
 
     t0 = time.perf_counter()
     used = {u: verdict(u).status for u in claim.uses}

@@ -136,8 +136,8 @@ def _lipschitz_proof(stmt: Statement, claim: Claim) -> Verdict:
     )
 
 
-_i = sp.Symbol("i", integer=True, nonnegative=True)
-D_K = 2 * sp.Sum(1 - C(sp.Integer(10000) ** (-2 * _i / dd) * kp), (_i, 0, dd / 2 - 1))
+# D(k) over integer offsets k >= 1 (``dd`` is the same symbol as ``d``: same name, same domain)
+D_K = 2 * pair_sum(1 - C(OMEGA_I * kp))
 MONOTONE = Statement(Le(D_K, D_K.subs(kp, kp + 1)), (V_KP, V_DD))
 NOT_MONOTONE = Statement(Lt(D_K.subs(kp, kp + 1), D_K), (V_KP, V_DD), quant="exists")
 DISTANT = Statement(Lt(D_K, D_K.subs(kp, 1)), (V_KP, V_DD), hyps=(Le(100, kp),), quant="exists")

@@ -109,7 +109,7 @@ def certified(d: int, n_pos: int):
 
 
 def _lemmas_proved() -> list[str]:
-    from peproof.testing import verdict
+    from peproof.engines.decide import verdict_of as verdict
 
     return [u for u in REDUCTION if verdict(u).status != "proved"]
 

@@ -52,8 +52,7 @@ def omega_min(d: int) -> sp.Expr:
 
 
 def _statement(d: int) -> Statement:
-    w = omega_min(d)
-    return Statement((Lt(0, w * k), Lt(w * k, 2 * sp.pi)), (V_K,), hyps=(Le(k, wrap_count(d)),))
+    return _statement_for(omega_min(d), wrap_count(d))
 
 
 def _enclosure(ball: flint.arb) -> tuple[sp.Rational, sp.Rational]:
@@ -68,14 +67,37 @@ def _enclosure(ball: flint.arb) -> tuple[sp.Rational, sp.Rational]:
     return lo, hi
 
 
+def _read(stmt: Statement) -> tuple[sp.Expr, int] | None:
+    """(omega, K) from a statement of the form ``k <= K: 0 < omega k, omega k < 2 pi``."""
+    if len(stmt.hyps) != 1 or len(stmt.concl) != 2 or stmt.vars != (V_K,):
+        return None
+    bound = stmt.hyps[0]
+    if not (bound.op == "<=" and bound.lhs == k and bound.rhs.is_Integer):
+        return None
+    w = sp.diff(stmt.concl[1].lhs, k)
+    if w.free_symbols or stmt.concl != _statement_for(w, int(bound.rhs)).concl:
+        return None
+    return w, int(bound.rhs)
+
+
+def _statement_for(w: sp.Expr, K: int) -> Statement:
+    return Statement((Lt(0, w * k), Lt(w * k, 2 * sp.pi)), (V_K,), hyps=(Le(k, K),))
+
+
 def _chain(d: int):
     def proof(stmt: Statement, claim: Claim) -> Verdict:
+        """Reads omega and K from the statement it is handed; encloses them in arb."""
+        from peproof.engines.arbeval import arb_eval
+
         t0 = time.perf_counter()
-        enc = Encoding(d)
-        K = wrap_count(d)
+        read = _read(stmt)
+        if read is None:
+            return Verdict("unknown", "z3+arb", z3.get_version_string(), "certified chain",
+                           reason="statement is not of the form k <= K: 0 < w k < 2 pi")
+        w, K = read
         with flint.ctx.workprec(256):
             p_lo, p_hi = _enclosure(flint.arb.pi())
-            w_lo, w_hi = _enclosure(enc.omega_arb(enc.pairs - 1, 256))
+            w_lo, w_hi = _enclosure(arb_eval(w, {}, 256))
         P, W, kk = z3.Real("pi"), z3.Real("omega"), z3.Int("k")
         bounds = [P >= z3.Q(int(p_lo.p), int(p_lo.q)), P <= z3.Q(int(p_hi.p), int(p_hi.q)),
                   W >= z3.Q(int(w_lo.p), int(w_lo.q)), W <= z3.Q(int(w_hi.p), int(w_hi.q))]
@@ -93,7 +115,8 @@ def _chain(d: int):
             "z3 nonlinear real/integer arithmetic",
         )
         trace = [
-            f"K({d}) = floor(2 pi / omega_min) = {K} (certified in arb)",
+            f"K = {K} read from the statement; K({d}) = floor(2 pi / omega_min) = "
+            f"{wrap_count(d)} certified in arb",
             f"z3: exists k in 1..{K} with omega k outside (0, 2 pi)? {r1}",
             f"z3: omega ({K}+1) < 2 pi possible? {r2} -> the turn is complete at k = {K + 1}",
         ]
