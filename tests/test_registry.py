@@ -129,3 +129,51 @@ def test_falsifiers_differ_from_each_other_and_from_the_claim(claim):
         text = key(f.statement)
         assert text not in seen, f"{claim.id}: falsifier {f.name} repeats another statement"
         seen.add(text)
+
+
+CUSTOM = [(c, f) for c in FORMAL if c.proof is not None for f in c.falsifiers]
+
+
+@pytest.mark.parametrize("claim,falsifier", CUSTOM, ids=[f"{c.id}:{f.name}" for c, f in CUSTOM])
+def test_custom_proof_does_not_prove_a_falsifier(claim, falsifier):
+    """A claim's own proof function, handed a wrong variant of its statement, must not prove it
+    (a proof that ignores the statement it is handed would)."""
+    v = claim.proof(falsifier.statement, claim)
+    assert v.status != "proved", (
+        f"{claim.id}'s proof PROVES its falsifier {falsifier.name}: {falsifier.statement}"
+    )
+
+
+def _flipped(st):
+    from peproof.claims import Rel
+
+    flip = {"==": "!=", "!=": "==", "<=": "<", "<": "<="}
+    concl = tuple(Rel(flip[r.op], r.rhs if r.op in ("<=", "<") else r.lhs,
+                      r.lhs if r.op in ("<=", "<") else r.rhs) for r in st.concl)
+    return st.with_concl(concl)
+
+
+FLIPPABLE = [c for c in FORMAL if c.proof is not None and c.expect == "proved"
+             and c.statement.quant == "forall"]
+
+
+@pytest.mark.parametrize("claim", FLIPPABLE, ids=[c.id for c in FLIPPABLE])
+def test_custom_proof_reads_the_relation(claim):
+    """Every conclusion negated (== to !=, a <= b to b < a): a proved claim's own proof
+    must not prove that too."""
+    v = claim.proof(_flipped(claim.statement), claim)
+    assert v.status != "proved", f"{claim.id}'s proof ignores the relation it is handed"
+
+
+REFUTING = [c for c in FORMAL if c.proof is not None and c.expect == "refuted"
+             and (c.statement.quant == "exists" or not c.statement.vars)
+             and len(c.statement.concl) == 1]
+
+
+@pytest.mark.parametrize("claim", REFUTING, ids=[c.id for c in REFUTING])
+def test_custom_refutation_reads_the_relation(claim):
+    """For a closed or existential one-relation claim, flipping the relation gives a statement
+    that is true wherever the original fails: the claim's own refutation must not refute it.
+    (Universal claims are left out: flipping each conclusion is not their negation.)"""
+    v = claim.proof(_flipped(claim.statement), claim)
+    assert v.status != "refuted", f"{claim.id}'s refutation ignores the relation it is handed"

@@ -99,6 +99,9 @@ def instance_proof(lemma_id: str, var_for_rate=pos):
         t0 = time.perf_counter()
         lemma_v = verdict_of(lemma_id)
         lemma = registry.get(lemma_id).statement
+        if any(rel.op != "==" for rel in stmt.concl):
+            return Verdict("unknown", "sympy-exp", versions()["sympy"], "lemma instance",
+                           reason="lemma instances decide equalities only")
         if lemma_v.status != "proved":
             return Verdict("unknown", "sympy-exp", versions()["sympy"], "lemma instance",
                            reason=f"lemma {lemma_id} is {lemma_v.status}")
@@ -123,8 +126,8 @@ def instance_proof(lemma_id: str, var_for_rate=pos):
             if matched:
                 inst += 1
                 continue
-            res = expoly.expand_is_zero(rel.lhs - rel.rhs)
-            if res.zero:
+            res = expoly.expand_is_zero(rel.lhs - rel.rhs) if rel.op == "==" else None
+            if res is not None and res.zero:
                 direct += 1
             else:
                 bad.append(rel)
@@ -172,3 +175,24 @@ def given_instance(point: dict):
 def pair_sum(summand) -> sp.Sum:
     """``sum_{i=0}^{d/2-1} summand`` over the pairs of the paper encoding (symbolic d)."""
     return sp.Sum(summand, (i, 0, d / 2 - 1))
+
+
+def only_for(expected):
+    """Wrap a proof written for ONE statement: handed anything else (a falsifier, an edited
+    statement) it answers ``unknown`` instead of certifying what it was not written for.
+    ``expected`` is the statement or a zero-argument callable building it."""
+
+    def wrap(proof):
+        def guarded(stmt: Statement, claim: Claim) -> Verdict:
+            want = expected() if callable(expected) else expected
+            if stmt != want:
+                return Verdict("unknown", "none", "-", "guarded proof",
+                               reason="handed a statement other than the one this proof "
+                                      "certifies")
+            return proof(stmt, claim)
+
+        guarded.__doc__ = proof.__doc__
+        guarded.__name__ = getattr(proof, "__name__", "proof")
+        return guarded
+
+    return wrap

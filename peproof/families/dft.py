@@ -33,7 +33,7 @@ from peproof import falsify as F
 from peproof.claims import Claim, Eq, Falsifier, Le, Lt, Ne, Statement, Verdict, var
 from peproof.encoding import omega_expr
 from peproof.engines import expoly, realz3
-from peproof.families._common import I_IN_RANGE, OMEGA_I, V_D, V_I, d
+from peproof.families._common import I_IN_RANGE, OMEGA_I, V_D, V_I, d, only_for
 from peproof.seeds import FOURIER, src
 
 DFS = "A Discrete Set {0, 1, ..., N-1} with the Discrete Fourier Series"
@@ -143,6 +143,9 @@ def _pi_irrational_refutation(stmt: Statement, claim) -> Verdict:
 
     t0 = time.perf_counter()
     rel = stmt.concl[0]
+    if stmt.quant != "exists" or len(stmt.concl) != 1 or rel.op != "==":
+        return Verdict("unknown", "argument", "-", "proof of the negation",
+                       reason="the argument refutes an existential equation only")
     forced = _solve_for_pi(rel)
     zero_k = rel.lhs.xreplace({k: 0}) - rel.rhs.xreplace({k: 0})
     num, den = sp.fraction(sp.together(forced))
@@ -211,6 +214,8 @@ def _exp_proof(stmt: Statement, claim) -> Verdict:
 
     t0 = time.perf_counter()
     trace = []
+    if any(rel.op != "==" for rel in stmt.concl):
+        return decide_statement(stmt)  # this procedure decides equalities only
     for rel in stmt.concl:
         lp, atoms = expoly.reduce_to_laurent(rel.lhs - rel.rhs)
         consts = {sp.Symbol(z, nonzero=True): sp.exp(sp.I * pi / den)
@@ -377,6 +382,6 @@ CLAIMS = [
                                                    NOT_DFS.hyps),
                       "without the pi the statement fails: omega_0 = 1 = N/N"),
         ),
-        proof=_lindemann_proof,
+        proof=only_for(NOT_DFS)(_lindemann_proof),
     ),
 ]

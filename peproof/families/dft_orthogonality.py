@@ -32,6 +32,7 @@ from peproof.claims import Claim, Eq, Falsifier, Le, Lt, Statement, Verdict, var
 from peproof.engines import cyclotomic, expoly, realz3
 from peproof.engines.periodic import LEMMA_SUM, Delta
 from peproof.engines.periodic import proof as periodic_proof
+from peproof.families._common import only_for
 from peproof.families.dft import DFS, dfs_encoding, uneval
 from peproof.seeds import FOURIER, src
 
@@ -168,7 +169,7 @@ CLAIMS = [
         "identity",
         falsifiers=(F.scale(GEOM.with_concl(GEOM.concl[:1]), half),
                     F.shift(GEOM.with_concl(GEOM.concl[1:]), 1)),
-        proof=_geometric_proof,
+        proof=only_for(GEOM)(_geometric_proof),
         note="the lemma behind every sum in this family; its general case rests on the recorded "
              "geometric-series axiom, checked exactly for N <= 6",
     ),

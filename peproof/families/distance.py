@@ -35,6 +35,7 @@ from peproof.families._common import (
     given_instance,
     k,
     omega,
+    only_for,
     pair_sum,
     pos,
 )
@@ -92,11 +93,11 @@ def _lipschitz_proof(stmt: Statement, claim: Claim) -> Verdict:
     and let z3 close it from the axiom ``sin^2(t/2) <= (t/2)^2``."""
     import z3
 
-    from peproof.engines.decide import decide_statement, lift, versions
+    from peproof.engines.decide import lift, verdict_of, versions
 
     rel = stmt.concl[0]
     lifted = lift(rel.rhs - rel.lhs)
-    half = decide_statement(HALF_ANGLE)
+    half = verdict_of("distance.half_angle_form")
     if lifted is None or half.status != "proved":
         return Verdict("unknown", "sympy-exp+z3", versions()["z3"], "chain",
                        reason="statement not liftable or half-angle identity not proved")
@@ -233,7 +234,7 @@ CLAIMS = [
             Falsifier("constant_bound", LIPSCHITZ.with_concl(Le(D_OF_K, 1)),
                       "D(k) <= 1 for all k"),
         ),
-        proof=_lipschitz_proof,
+        proof=only_for(LIPSCHITZ)(_lipschitz_proof),
     ),
     Claim(
         "distance.monotone_in_offset",

@@ -35,6 +35,7 @@ from peproof.claims import Claim, Eq, Falsifier, Lt, Ne, Statement, Verdict, var
 from peproof.engines import expoly
 from peproof.engines.periodic import Delta, PiIntegral
 from peproof.engines.periodic import proof as periodic_proof
+from peproof.families._common import only_for
 from peproof.seeds import FOURIER, src
 
 RECAP = "Recap: Fourier Series as a Basis"
@@ -193,7 +194,7 @@ CLAIMS = [
         "identity",
         falsifiers=(F.scale(_only(LEMMA, 0), sp.Rational(1, 2), name="half_period"),
                     F.shift(_only(LEMMA, 1), 1)),
-        proof=_ftc_proof,
+        proof=only_for(LEMMA)(_ftc_proof),
         note="the lemma behind every integral in this family (exp(iLx) = cos Lx + i sin Lx)",
     ),
     Claim(

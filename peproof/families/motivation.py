@@ -60,7 +60,8 @@ def _free_symbol_proof(stmt: Statement, claim: Claim) -> Verdict:
     extra = set()
     for rel in stmt.concl:  # each right side is an entry of PE_d(pos)
         extra |= rel.rhs.free_symbols - {pos}
-    ok = not extra and all(expoly.expand_is_zero(r.lhs - r.rhs).zero for r in stmt.concl)
+    ok = not extra and all(r.op == "==" and expoly.expand_is_zero(r.lhs - r.rhs).zero
+                           for r in stmt.concl)
     trace = [f"free symbols of the entries of PE_d(pos), d in {DS}: {{pos}} only" if not extra
              else f"extra free symbols {sorted(map(str, extra))}",
              f"{len(stmt.concl)} entries unchanged by theta -> theta - eta g"]

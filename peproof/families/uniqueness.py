@@ -161,7 +161,7 @@ def refuted_by_negation(companion_id: str):
 
     def proof(stmt: Statement, claim: Claim) -> Verdict:
         from peproof import registry
-        from peproof.engines.decide import decide
+        from peproof.engines.decide import verdict_of
 
         t0 = time.perf_counter()
         comp = registry.get(companion_id).statement
@@ -170,7 +170,7 @@ def refuted_by_negation(companion_id: str):
                  and comp.concl == (Eq(ne[0].lhs, ne[0].rhs),)
                  and set(comp.hyps) == (set(stmt.hyps) - {ne[0]}) | set(stmt.concl)
                  and set(comp.vars) == set(stmt.vars))
-        cv = decide(registry.get(companion_id))
+        cv = verdict_of(companion_id)
         ver = f"peproof argument checker; sympy {sp.__version__}"
         if not shape or cv.status != "proved":
             return Verdict("unknown", "argument", ver, "proof of the negation",
