@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 
-import ml_dtypes
 import numpy as np
 import pytest
 
@@ -55,7 +54,6 @@ def test_recipes_use_the_dtype():
         for recipe in R.RECIPES:
             s, c = R.rows(enc, dt, recipe, np.arange(5))
             assert s.dtype == R.DTYPES[dt] and c.dtype == R.DTYPES[dt], (dt, recipe)
-    assert R.DTYPES["bfloat16"] == np.dtype(ml_dtypes.bfloat16)
 
 
 def test_rows_do_not_depend_on_the_batch():
@@ -145,3 +143,16 @@ def test_horizon_table(d):
         if h.error_crossing is not None:
             assert h.crossing_certain
     assert math.isfinite(by[("float32", "exp-int")].max_error)
+
+
+def test_recipe_spelling_must_denote_the_definition(monkeypatch):
+    """The recipes' index spelling is checked against omega_law: a wrong spelling is refused."""
+    import numpy as np
+    import pytest
+
+    from peproof.encoding import Encoding
+
+    assert R.frequencies(Encoding(8), np.dtype(np.float32), "exp")[0] == 1
+    monkeypatch.setitem(R._SPELLING, "paper", lambda enc: (np.arange(0, enc.d, 2), 2 * enc.d))
+    with pytest.raises(AssertionError, match="disagrees with omega_expr"):
+        R.frequencies(Encoding(8), np.dtype(np.float32), "exp")

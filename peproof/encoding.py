@@ -86,6 +86,17 @@ def omega_expr(i, d, family: str = "paper", base=10000) -> sp.Expr:
     raise ParameterError(f"family must be one of {', '.join(FAMILIES)}, got {family!r}")
 
 
+def omega_law(d, family: str = "paper", base=10000) -> tuple[sp.Expr, sp.Expr, sp.Rational]:
+    """``(const, b, rate)`` with ``omega_i = const * b**(rate * i)``, read off :func:`omega_expr`
+    (paper: ``(1, base, -2/d)``; h-1: ``(1, base, -1/(d/2-1))``; nerf: ``(pi, 2, 1)``).
+    Recipes that compute the frequencies in a floating-point dtype start from this."""
+    i = sp.Symbol("i", integer=True, nonnegative=True)
+    expr = omega_expr(i, d, family, base)
+    const, dep = expr.as_independent(i, as_Add=False)
+    b, ex = dep.as_base_exp()
+    return const, b, sp.Rational(ex.coeff(i))
+
+
 @dataclass(frozen=True)
 class Encoding:
     """One member of the sinusoidal family, fully specified.

@@ -66,7 +66,9 @@ def test_pytorch_tutorial_recipe(tmp_path, capsys):
     rep = check(pe)
     assert rep.identified.name == PAPER_NAME + ", float32"
     assert rep.verdict == ROUNDING  # float32 angles: right recipe, float32's errors
-    assert rep.spec.recipe_equal["exp"] > 0  # the exp recipe, as the tutorial writes it
+    # the exp recipe, as the tutorial writes it: it reproduces more entries bit for bit than
+    # the pow recipe (row 0 alone is equal under every recipe, so "> 0" would prove nothing)
+    assert rep.spec.recipe_equal["exp"] > rep.spec.recipe_equal["pow"]
     torch.save(pe, tmp_path / "pe.pt")
     rc, env = cli_json(capsys, tmp_path / "pe.pt")
     assert rc == 0 and env["verdict"]["code"] == "rounding"
@@ -191,7 +193,8 @@ def test_positional_encodings_1d(tmp_path, capsys):
     rep = check(table)
     assert rep.identified.name == PAPER_NAME + ", float32"
     assert rep.verdict == ROUNDING
-    assert rep.spec.recipe_equal["pow"] > 0  # it computes 1 / 10000 ** (2i/d)
+    # it computes 1 / 10000 ** (2i/d): the pow recipe matches more entries than exp
+    assert rep.spec.recipe_equal["pow"] > rep.spec.recipe_equal["exp"]
     half = pe_mod.PositionalEncoding1D(128)(torch.zeros(1, 1000, 128, dtype=torch.float16))
     rh = check(half)
     assert rh.identified.name == PAPER_NAME + ", float16" and rh.ok

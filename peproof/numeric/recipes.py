@@ -31,7 +31,7 @@ from fractions import Fraction
 import ml_dtypes
 import numpy as np
 
-from peproof.encoding import Encoding, ParameterError
+from peproof.encoding import Encoding, ParameterError, omega_law
 
 DTYPES = {
     "float64": np.dtype(np.float64),
@@ -56,21 +56,31 @@ def check_recipe(name: str) -> str:
     return name
 
 
+# How implementations spell the exponent index: (index array, denominator) with
+# omega_i = const * b**(-index_i / denominator).  The law itself (const, b, rate) is read from
+# the definition (omega_law); the spelling matters only for rounding in a narrow dtype.
+_SPELLING = {
+    "paper": lambda enc: (np.arange(0, enc.d, 2), enc.d),  # PyTorch tutorial: arange(0, d, 2)/d
+    "h-1": lambda enc: (np.arange(enc.pairs), enc.pairs - 1),  # tensor2tensor: i/(d/2 - 1)
+    "nerf": lambda enc: (-np.arange(enc.pairs), 1),  # 2**i
+}
+
+
 def frequencies(enc: Encoding, dt: np.dtype, how: str) -> np.ndarray:
-    """The ``d/2`` frequencies as the recipe computes them, in dtype ``dt``."""
-    base = float(Fraction(str(enc._base)))
-    if enc.family == "paper":
-        idx, denom = np.arange(0, enc.d, 2), enc.d
-    elif enc.family == "h-1":
-        idx, denom = np.arange(enc.pairs), enc.pairs - 1
-    else:
-        raise ParameterError(f"recipes exist for the paper and h-1 families, got {enc.family!r}")
+    """The ``d/2`` frequencies as the recipe computes them, in dtype ``dt`` (the only place the
+    exp/log and power recipes are written; the oracle's pipeline-faithful reference uses it)."""
+    const, b, rate = omega_law(enc.d, enc.family, enc._base)
+    idx, denom = _SPELLING[enc.family](enc)
+    if len(idx) > 1 and Fraction(int(idx[1] - idx[0]), denom) != -Fraction(int(rate.p),
+                                                                           int(rate.q)):
+        raise AssertionError(f"recipe spelling of {enc.family} disagrees with omega_expr")
+    base, c = float(b), dt.type(float(const))
     idx = idx.astype(dt)
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", under="ignore"):
         if how == "exp":
-            return np.exp(idx * dt.type(-math.log(base) / denom))
+            return c * np.exp(idx * dt.type(-math.log(base) / denom))
         if how == "pow":
-            return dt.type(1) / (dt.type(base) ** (idx / dt.type(denom)))
+            return c / (dt.type(base) ** (idx / dt.type(denom)))
     raise ParameterError(f"frequency recipe must be exp or pow, got {how!r}")
 
 

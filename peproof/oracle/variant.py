@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import sympy as sp
 
-from peproof.encoding import FAMILIES, LAYOUTS, Encoding, ParameterError, omega_expr
+from peproof.encoding import FAMILIES, LAYOUTS, Encoding, ParameterError, omega_law
 
 LAYOUT_NAMES = {"interleaved": "interleaved", "sin_cos": "[sin|cos]", "cos_sin": "[cos|sin]"}
 _LAYOUT_ALIASES = {"[sin|cos]": "sin_cos", "[cos|sin]": "cos_sin", "sincos": "sin_cos",
@@ -167,16 +167,13 @@ def _num(x) -> str:
 @lru_cache(maxsize=256)
 def family_rate(family: str, d: int) -> Fraction | None:
     """``k`` with ``omega_i = base**(-k*i)`` in this family at this ``d``, read off
-    :func:`peproof.encoding.omega_expr` with a symbolic base; ``None`` when the frequencies do
+    :func:`peproof.encoding.omega_law` with a symbolic base; ``None`` when the frequencies do
     not depend on a base (nerf)."""
-    i, b = sp.Symbol("i", integer=True, nonnegative=True), sp.Symbol("b", positive=True)
-    e = omega_expr(i, d, family, b)
-    const, dep = e.as_independent(i, as_Add=False)
-    base, ex = dep.as_base_exp()
+    b = sp.Symbol("b", positive=True)
+    const, base, rate = omega_law(d, family, b)
     if base != b or const != 1:
         return None
-    k = -ex.coeff(i)
-    return Fraction(int(k.p), int(k.q))
+    return Fraction(int(-rate.p), int(rate.q))
 
 
 def log_rate(v: Variant, d: int) -> Fraction | None:
