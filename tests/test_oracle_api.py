@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from peproof.encoding import Encoding
+from peproof.formats import BFLOAT16, BINARY, FLOAT16, FLOAT32, get_format
 from peproof.oracle import (
     CONFORMS,
     ROUNDING,
@@ -23,7 +24,6 @@ from peproof.oracle import (
     reference,
 )
 from peproof.oracle.exact import Plan, certify, exact_pos, round_ball
-from peproof.oracle.formats import BFLOAT16, BINARY, FLOAT16, FLOAT32, get_format
 
 
 def exact_round(x: Fraction, fmt) -> float:

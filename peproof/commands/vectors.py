@@ -31,7 +31,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from peproof.cli import UsageError
     from peproof.encoding import ParameterError
-    from peproof.oracle.formats import get_format
+    from peproof.formats import get_format
     from peproof.oracle.reference import positions_array
     from peproof.oracle.tables import InputError
     from peproof.oracle.variant import Variant

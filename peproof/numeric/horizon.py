@@ -30,10 +30,10 @@ import math
 import time
 from dataclasses import asdict, dataclass
 
-import ml_dtypes
 import numpy as np
 
 from peproof.encoding import Encoding
+from peproof.formats import BINARY
 from peproof.numeric import recipes as R
 from peproof.numeric.expo import Phases, arb_omegas, doubling, fraction_up, seed
 
@@ -85,8 +85,7 @@ def _same_rows(enc: Encoding, dtype: str, recipe: str, q: int, p: int) -> bool:
 def collision_bound(dtype: str, recipe: str) -> int | None:
     if recipe.endswith("-int"):
         return None
-    nmant = ml_dtypes.finfo(R.dtype_of("float32" if recipe == "f32-cast" else dtype)).nmant
-    return 2 ** (nmant + 1) + 1
+    return BINARY["float32" if recipe == "f32-cast" else dtype].horizon + 1
 
 
 def scan(enc: Encoding, dtype: str, recipe: str, n_pos: int, half_sep: tuple[float, float],

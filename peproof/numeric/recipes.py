@@ -32,13 +32,9 @@ import ml_dtypes
 import numpy as np
 
 from peproof.encoding import Encoding, ParameterError, omega_law
+from peproof.formats import BINARY
 
-DTYPES = {
-    "float64": np.dtype(np.float64),
-    "float32": np.dtype(np.float32),
-    "float16": np.dtype(np.float16),
-    "bfloat16": np.dtype(ml_dtypes.bfloat16),
-}
+DTYPES = {name: BINARY[name].numpy_dtype for name in ("float64", "float32", "float16", "bfloat16")}
 RECIPES = ("exp-float", "exp-int", "pow-float", "pow-int", "f32-cast")
 
 
@@ -94,14 +90,20 @@ def rows(enc: Encoding, dtype: str, recipe: str, positions: np.ndarray) -> tuple
     with np.errstate(over="ignore", invalid="ignore"):
         if recipe == "f32-cast":
             s, c = rows(enc, "float32", "exp-float", positions)
-            return s.astype(dt), c.astype(dt)
+            return _cast(s, dtype), _cast(c, dtype)
         how, pos_kind = recipe.split("-")
         freq = frequencies(enc, dt, how)
         if pos_kind == "int":
             ang = positions.astype(np.int64)[:, None] * freq[None, :]  # promotes to float64
-            return np.sin(ang).astype(dt), np.cos(ang).astype(dt)
+            return _cast(np.sin(ang), dtype), _cast(np.cos(ang), dtype)
         ang = positions.astype(dt)[:, None] * freq[None, :]
         return np.sin(ang), np.cos(ang)
+
+
+def _cast(v: np.ndarray, dtype: str) -> np.ndarray:
+    """Round to ``dtype`` once, correctly (ml_dtypes' float64 -> bfloat16 rounds twice)."""
+    fmt = BINARY[dtype]
+    return fmt.to_numpy(fmt.round(np.asarray(v, dtype=np.float64)))
 
 
 def first_overflow(dtype: str) -> int:

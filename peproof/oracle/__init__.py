@@ -14,6 +14,8 @@ Every reference value is built from :class:`peproof.encoding.Encoding`; see
 :mod:`peproof.oracle.exact` for the proven float64 fast path and the arb fallback.
 """
 
+from peproof.formats import get_format
+
 from .checking import (
     CONFORMS,
     ROUNDING,
@@ -23,7 +25,6 @@ from .checking import (
     assert_sinusoidal,
     check,
 )
-from .formats import get_format
 from .identification import Identification, identify
 from .reference import reference
 from .tables import InputError

@@ -25,8 +25,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from peproof.formats import Format, get_format
+
 from .compare import Comparison, compare
-from .formats import Format, get_format
 from .identification import Identification, detect_format, identify, sample_rows
 from .tables import InputError, as_table, call_table, check_finite
 from .variant import Variant

@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 import flint
 import numpy as np
 
+from peproof.formats import Format
+
 from .exact import Plan, certify, exact_pos
-from .formats import Format
 from .recipes import recipes, run_recipe
 from .variant import Variant
 

@@ -11,7 +11,8 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
-from .formats import Format
+from peproof.formats import Format
+
 from .variant import family_rate
 
 COMMON_BASES = (10, 100, 1000, 10000, 100000, 500000, 1000000, 10000000)

@@ -29,8 +29,7 @@ import numpy as np
 
 from peproof.encoding import Encoding
 from peproof.engines.arbeval import arb_eval
-
-from .formats import Format
+from peproof.formats import Format
 
 U64 = 2.0**-53
 LIBM_AXIOM = "NumPy's float64 sin and cos are accurate to 4 ulps (relative error <= 2**-50)"

@@ -32,6 +32,7 @@ import numpy as np
 import sympy as sp
 
 from peproof.encoding import omega_expr
+from peproof.formats import Format, format_of_dtype, narrowest_exact
 
 from .compare import _kappa, budget
 from .estimate import (
@@ -44,7 +45,6 @@ from .estimate import (
     snap_offset,
 )
 from .exact import Plan
-from .formats import Format, format_of_dtype, narrowest_exact
 from .tables import as_table
 from .variant import LAYOUT_NAMES, Variant, scale_label
 
@@ -123,7 +123,7 @@ def identify(table, positions=None, *, dtype=None, pipeline_dtype=None) -> Ident
     ``dtype`` overrides the detected format of the values (e.g. ``"float32"`` for a CSV file);
     ``pipeline_dtype`` the format the table was computed in (default: the same).
     """
-    from .formats import get_format
+    from peproof.formats import get_format
 
     table = as_table(table) if not isinstance(table, np.ndarray) or table.ndim != 2 else table
     n, d = table.shape

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from peproof.formats import Format
+
 from .exact import Plan
-from .formats import Format
 
 
 @dataclass

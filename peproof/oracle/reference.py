@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from peproof.formats import get_format
+
 from .exact import Plan, certify, correctly_rounded, exact_pos
-from .formats import get_format
 from .tables import InputError
 from .variant import Variant
 

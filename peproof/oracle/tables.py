@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .formats import BINARY, format_of_dtype
+from peproof.formats import BINARY, format_of_dtype
 
 
 class InputError(ValueError):

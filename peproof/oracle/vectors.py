@@ -19,8 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
+from peproof.formats import get_format
+
 from .exact import Plan
-from .formats import get_format
 from .reference import decimal_strings, positions_array, reference
 from .variant import Variant
 
