@@ -186,18 +186,21 @@ class Encoding:
         return [self.entry(pos, j, freqs) for j in range(self.d)]
 
     # ----------------------------------------------------------------- certified
+    @cached_property
+    def _law(self) -> tuple:
+        return omega_law(self.d, self.family, self._base)
+
     def omega_arb(self, i: int, prec: int = 128):
+        """``omega_i`` as an arb ball, from the same law as :meth:`omega` (``omega_law``)."""
         import flint
 
+        from peproof.engines.arbeval import arb_eval
+
+        const, b, rate = self._law
+        e = sp.Rational(rate) * i
         with flint.ctx.workprec(prec):
-            if self.family == "nerf":
-                return flint.arb(2) ** i * flint.arb.pi()
-            b = flint.arb(flint.fmpq(int(self._base.p), int(self._base.q)))
-            if self.family == "paper":
-                e = flint.arb(flint.fmpq(-2 * i, self.d))
-            else:
-                e = flint.arb(flint.fmpq(-i, self.pairs - 1))
-            return b**e
+            power = arb_eval(b, {}, prec) ** flint.arb(flint.fmpq(int(e.p), int(e.q)))
+            return arb_eval(const, {}, prec) * power
 
     def vector_arb(self, pos, prec: int = 128) -> list:
         """``PE(pos)`` as python-flint ``arb`` balls (``pos`` int, Fraction or decimal str)."""

@@ -98,3 +98,19 @@ def test_positions_are_exact_rationals():
         assert abs(exact - mpmath.mpf(ball.mid().str(45, radius=False))) < 1e-30
     with pytest.raises(ParameterError):
         enc.vector_arb("abc")
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("d", [512, 1024])
+def test_certified_frequencies_enclose_the_symbolic_ones(d, family):
+    """omega_arb and omega are two evaluations of one law: at large d too, every ball must
+    contain the 40-digit value of the SymPy expression."""
+    enc = Encoding(d, family=family)
+    for i in (0, 1, d // 4, d // 2 - 1):
+        ball = enc.omega_arb(i, 200)
+        exact = sp.N(enc.omega(i), 45)
+        with mpmath.mp.workdps(45):
+            mid = mpmath.mpf(ball.mid().str(50, radius=False))
+            rad = mpmath.mpf(ball.rad().str(5, radius=False))
+            value = mpmath.mpf(str(exact))
+            assert abs(value - mid) <= rad + mpmath.mpf("1e-40") * (1 + abs(value)), (i, ball)
