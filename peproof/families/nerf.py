@@ -56,7 +56,7 @@ GAMMA = Statement(
 
 # ------------------------------------------------------------------ geometric progressions
 DS = (2, 4, 8, 16, 64, 128, 256, 512, 1024)
-RATIO_PAPER = sp.Integer(10000) ** (-sp.Integer(2) / d)
+RATIO_PAPER = W_PAPER.subs(i, 1)  # omega_1 / omega_0, from the definition
 GEOMETRIC = Statement(
     (
         Eq(W_I.subs(i, 0), sp.pi),
