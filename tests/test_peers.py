@@ -29,13 +29,12 @@ C conforms, R conforms up to the rounding of its dtype, V different variant, W w
 """
 
 import json
-import math
 
 import numpy as np
 import pytest
 
 from peproof.cli import main
-from peproof.oracle import CONFORMS, ROUNDING, VARIANT, WRONG, Variant, check
+from peproof.oracle import CONFORMS, ROUNDING, VARIANT, WRONG, Variant, check, peers
 
 pytestmark = pytest.mark.peers
 
@@ -49,20 +48,9 @@ def cli_json(capsys, *args):
     return rc, json.loads(out)
 
 
-def tutorial_pe(max_len: int, d_model: int):
-    """The sinusoidal buffer of the PyTorch transformer tutorial, as it is written there."""
-    torch = pytest.importorskip("torch")
-    position = torch.arange(max_len).unsqueeze(1)
-    div_term = torch.exp(torch.arange(0, d_model, 2) * (-math.log(10000.0) / d_model))
-    pe = torch.zeros(max_len, 1, d_model)
-    pe[:, 0, 0::2] = torch.sin(position * div_term)
-    pe[:, 0, 1::2] = torch.cos(position * div_term)
-    return pe
-
-
 def test_pytorch_tutorial_recipe(tmp_path, capsys):
     torch = pytest.importorskip("torch")
-    pe = tutorial_pe(5000, 512)
+    pe = peers.tutorial(5000, 512)
     rep = check(pe)
     assert rep.identified.name == PAPER_NAME + ", float32"
     assert rep.verdict == ROUNDING  # float32 angles: right recipe, float32's errors
@@ -78,11 +66,10 @@ def test_pytorch_tutorial_recipe(tmp_path, capsys):
 
 
 def test_distilbert_create_sinusoidal_embeddings(tmp_path, capsys):
-    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch")
     st = pytest.importorskip("safetensors.torch")
-    mod = pytest.importorskip("transformers.models.distilbert.modeling_distilbert")
-    out = torch.empty(512, 768)
-    mod.create_sinusoidal_embeddings(n_pos=512, dim=768, out=out)
+    pytest.importorskip("transformers.models.distilbert.modeling_distilbert")
+    out = peers.distilbert(512, 768)
     rep = check(out)
     assert rep.identified.name == PAPER_NAME + ", float32"
     assert rep.verdict == CONFORMS  # float64 numpy, cast once: within one ulp everywhere
@@ -93,11 +80,8 @@ def test_distilbert_create_sinusoidal_embeddings(tmp_path, capsys):
 
 def test_marian_sinusoidal_positional_embedding(tmp_path, capsys):
     torch = pytest.importorskip("torch")
-    mod = pytest.importorskip("transformers.models.marian.modeling_marian")
-    emb = mod.MarianSinusoidalPositionalEmbedding(512, 512)
-    with torch.no_grad():  # what MarianPreTrainedModel._init_weights does
-        emb.weight.copy_(emb.create_weight())
-    table = emb(torch.Size([1, 512]))
+    pytest.importorskip("transformers.models.marian.modeling_marian")
+    table = peers.marian(512, 512)
     rep = check(table)
     assert rep.verdict == VARIANT
     assert rep.identified.name == ("paper family, base 10000, [sin|cos] layout, offset 0, "
@@ -158,8 +142,8 @@ def test_diffusers_timestep_embedding(tmp_path, capsys, flip, shift, family, lay
     emb_mod = pytest.importorskip("diffusers.models.embeddings")
     st = pytest.importorskip("safetensors.torch")
     t = torch.arange(1000)
-    table = emb_mod.get_timestep_embedding(t, 320, flip_sin_to_cos=flip,
-                                           downscale_freq_shift=shift)
+    table = peers.diffusers_timesteps(1000, 320, flip_sin_to_cos=flip,
+                                      downscale_freq_shift=shift)
     rep = check(table)
     want = Variant(family, 10000, layout)
     assert rep.verdict == VARIANT and rep.identified.variant.same_as(want, 320), rep.headline
@@ -187,17 +171,16 @@ def test_diffusers_scaled_timesteps():
 
 def test_positional_encodings_1d(tmp_path, capsys):
     torch = pytest.importorskip("torch")
-    pe_mod = pytest.importorskip("positional_encodings.torch_encodings")
-    enc = pe_mod.PositionalEncoding1D(128)
-    table = enc(torch.zeros(1, 1000, 128))  # (batch, x, ch) as its users call it
+    pytest.importorskip("positional_encodings.torch_encodings")
+    table = peers.positional_encodings_1d(1000, 128)  # (batch, x, ch) as its users call it
     rep = check(table)
     assert rep.identified.name == PAPER_NAME + ", float32"
     assert rep.verdict == ROUNDING
     # it computes 1 / 10000 ** (2i/d): the pow recipe matches more entries than exp
     assert rep.spec.recipe_equal["pow"] > rep.spec.recipe_equal["exp"]
-    half = pe_mod.PositionalEncoding1D(128)(torch.zeros(1, 1000, 128, dtype=torch.float16))
+    half = peers.positional_encodings_1d(1000, 128, dtype=torch.float16)
     rh = check(half)
     assert rh.identified.name == PAPER_NAME + ", float16" and rh.ok
-    torch.save(table[0].clone(), tmp_path / "pe.pt")
+    torch.save(table.clone(), tmp_path / "pe.pt")
     rc, env = cli_json(capsys, tmp_path / "pe.pt")
     assert rc == 0 and env["identified"]["name"] == PAPER_NAME + ", float32"

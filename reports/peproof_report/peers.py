@@ -7,9 +7,9 @@ reported as such; nothing is invented in its place.
 
 from __future__ import annotations
 
-import importlib
-import math
 import time
+
+from peproof.oracle.peers import CATALOGUE
 
 
 def _version(dist: str) -> str | None:
@@ -21,66 +21,8 @@ def _version(dist: str) -> str | None:
         return None
 
 
-def _tutorial():
-    import torch
-
-    n, d = 2048, 512
-    pos = torch.arange(n).unsqueeze(1)
-    freq = torch.exp(torch.arange(0, d, 2) * (-math.log(10000.0) / d))
-    pe = torch.zeros(n, d)
-    pe[:, 0::2] = torch.sin(pos * freq)
-    pe[:, 1::2] = torch.cos(pos * freq)
-    return pe, {}
-
-
-def _distilbert():
-    import torch
-
-    mod = importlib.import_module("transformers.models.distilbert.modeling_distilbert")
-    out = torch.empty(512, 768)
-    mod.create_sinusoidal_embeddings(n_pos=512, dim=768, out=out)
-    return out, {}
-
-
-def _marian():
-    import torch
-
-    mod = importlib.import_module("transformers.models.marian.modeling_marian")
-    emb = mod.MarianSinusoidalPositionalEmbedding(512, 512)
-    with torch.no_grad():
-        emb.weight.copy_(emb.create_weight())
-        return emb(torch.Size([1, 512])), {}
-
-
-def _whisper():
-    mod = importlib.import_module("transformers.models.whisper.modeling_whisper")
-    return mod.sinusoids(1500, 384), {}
-
-
-def _diffusers():
-    import torch
-
-    mod = importlib.import_module("diffusers.models.embeddings")
-    return mod.get_timestep_embedding(torch.arange(1000), 320), {}
-
-
-def _positional_encodings():
-    import torch
-
-    mod = importlib.import_module("positional_encodings.torch_encodings")
-    return mod.PositionalEncoding1D(128)(torch.zeros(1, 1000, 128))[0], {}
-
-
-#: (implementation, distribution, builder)
-PEERS = (
-    ("PyTorch tutorial recipe (float32)", "torch", _tutorial),
-    ("DistilBERT create_sinusoidal_embeddings", "transformers", _distilbert),
-    ("Marian sinusoidal positional embedding", "transformers", _marian),
-    ("Whisper sinusoids", "transformers", _whisper),
-    ("diffusers get_timestep_embedding (defaults)", "diffusers", _diffusers),
-    ("positional-encodings PositionalEncoding1D", "positional-encodings",
-     _positional_encodings),
-)
+#: (implementation, distribution, builder): the oracle's catalogue of peers
+PEERS = CATALOGUE
 
 
 def run() -> dict:
@@ -101,7 +43,7 @@ def run() -> dict:
             continue
         t0 = time.perf_counter()
         try:
-            table, kw = build()
+            table, kw = build(), {}
             table = table.detach().cpu().numpy() if hasattr(table, "detach") else table
             rep = check(table, expect="paper", **kw)
             env = rep.to_json()
