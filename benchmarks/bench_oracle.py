@@ -1,8 +1,8 @@
 """Benchmark of the oracle: ``check`` of a 65536 x 512 float32 table against NumPy's own build.
 
 Everything is measured in one run and quoted as ratios to the time NumPy needs to build the
-float64 table itself (``pos[:, None] * omega``, ``sin``, ``cos``, interleave), so the figures
-travel between machines.  Peak memory of ``check`` is measured with ``tracemalloc`` (NumPy
+float64 table itself (``Encoding.table``: ``pos[:, None] * omega``, ``sin``, ``cos``, layout),
+so the figures travel between machines.  Peak memory of ``check`` is measured with ``tracemalloc`` (NumPy
 reports its buffers to it) and quoted as a multiple of the table's size.  Not a test: it prints.
 
     .venv/bin/python benchmarks/bench_oracle.py [--rows 65536] [--d 512] [--repeat 3]
@@ -18,15 +18,6 @@ import tracemalloc
 from pathlib import Path
 
 import numpy as np
-
-
-def numpy_build(n: int, d: int, omega: np.ndarray) -> np.ndarray:
-    """The float64 table the way a NumPy user writes it."""
-    x = np.arange(n, dtype=np.float64)[:, None] * omega[None, :]
-    out = np.empty((n, d))
-    out[:, 0::2] = np.sin(x)
-    out[:, 1::2] = np.cos(x)
-    return out
 
 
 def timed(fn, repeat: int) -> tuple[float, object]:
@@ -51,7 +42,10 @@ def main() -> None:
     from peproof.oracle.variant import PAPER
 
     n, d = a.rows, a.d
-    omega = Encoding(d).omegas_f64
+    from peproof.numeric import recipes as R
+
+    enc = Encoding(d)
+    enc.omegas_f64  # noqa: B018 - frequencies computed once, outside the timing
     print(f"building the correctly rounded {n} x {d} float32 reference (setup, not timed)...")
     t0 = time.perf_counter()
     table = reference(n, d, dtype="float32")
@@ -59,14 +53,10 @@ def main() -> None:
     cast = Plan(PAPER.encoding(d)).values(np.arange(n, dtype=np.float64)).astype(np.float32)
     # a float32 pipeline (the PyTorch tutorial's recipe, in NumPy): every chunk is off by more
     # than an ulp somewhere, so every chunk is measured against the rounding budget too
-    w = np.exp(np.arange(0, d, 2, dtype=np.float32) * np.float32(-np.log(10000.0) / d))
-    ang = np.arange(n, dtype=np.float32)[:, None] * w[None, :]
-    f32 = np.empty((n, d), np.float32)
-    f32[:, 0::2], f32[:, 1::2] = np.sin(ang), np.cos(ang)
-    del ang
+    f32 = R.table(enc, "float32", "exp-float", np.arange(n))
     check(table[:64])  # warm up imports and caches
 
-    t_np, _ = timed(lambda: numpy_build(n, d, omega), a.repeat)
+    t_np, _ = timed(lambda: enc.table(np.arange(n)), a.repeat)  # NumPy's float64 table
     t_chk, rep = timed(lambda: check(table), a.repeat)
     t_chk2, rep2 = timed(lambda: check(cast), a.repeat)
     t_chk3, rep3 = timed(lambda: check(f32), a.repeat)

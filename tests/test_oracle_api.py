@@ -215,11 +215,10 @@ def test_identify_sees_through_a_zeroed_padding_row():
 # ----------------------------------------------------------------------------- check
 def _recipe_float32(n, d):
     """A float32 pipeline: frequencies by exp, angles and sin/cos in float32."""
-    w = np.exp(np.arange(0, d, 2, dtype=np.float32) * np.float32(-math.log(10000.0) / d))
-    x = np.arange(n, dtype=np.float32)[:, None] * w[None, :]
-    out = np.empty((n, d), np.float32)
-    out[:, 0::2], out[:, 1::2] = np.sin(x), np.cos(x)
-    return out
+    from peproof.encoding import Encoding
+    from peproof.numeric import recipes as R
+
+    return R.table(Encoding(d), "float32", "exp-float", np.arange(n))
 
 
 def test_verdict_levels():

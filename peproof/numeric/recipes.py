@@ -100,6 +100,15 @@ def rows(enc: Encoding, dtype: str, recipe: str, positions: np.ndarray) -> tuple
         return np.sin(ang), np.cos(ang)
 
 
+def table(enc: Encoding, dtype: str, recipe: str, positions: np.ndarray) -> np.ndarray:
+    """The recipe's full ``n x d`` table in its dtype, channels placed by the encoding's layout."""
+    s, c = rows(enc, dtype, recipe, positions)
+    out = np.empty((s.shape[0], enc.d), dtype=s.dtype)
+    out[:, [enc.channel(i, "sin") for i in range(enc.pairs)]] = s
+    out[:, [enc.channel(i, "cos") for i in range(enc.pairs)]] = c
+    return out
+
+
 def _cast(v: np.ndarray, dtype: str) -> np.ndarray:
     """Round to ``dtype`` once, correctly (ml_dtypes' float64 -> bfloat16 rounds twice)."""
     fmt = BINARY[dtype]

@@ -151,11 +151,8 @@ def recipe_error(d: int, dtypes, recipes, n: int, bin_size: int) -> dict:
         nb = -(-len(pos) // bin_size)
         for dt in dtypes:
             for r in recipes:
-                s, c = R.rows(enc, dt, r, pos)
                 with np.errstate(invalid="ignore", over="ignore"):
-                    got = np.empty_like(ref)
-                    got[:, 0::2] = s.astype(np.float64)
-                    got[:, 1::2] = c.astype(np.float64)
+                    got = R.table(enc, dt, r, pos).astype(np.float64)
                     err = np.sqrt(((got - ref) ** 2).sum(axis=1))
                 err = np.where(np.isfinite(err), err, np.inf)
                 pad = np.full(nb * bin_size - len(pos), -np.inf)
