@@ -244,12 +244,12 @@ class Encoding:
         """``len(positions) x d`` float64 table (NumPy, fast, not certified)."""
         pos = np.asarray(positions, dtype=np.float64) + float(self._offset)
         ang = pos[:, None] * self.omegas_f64[None, :]
-        s, c = np.sin(ang), np.cos(ang)
         out = np.empty((pos.shape[0], self.d))
-        for j in range(self.d):
-            i, which = self.slot(j)
-            out[:, j] = s[:, i] if which == "sin" else c[:, i]
-        return out * float(self._scale)
+        out[:, [self.channel(i, "sin") for i in range(self.pairs)]] = np.sin(ang)
+        out[:, [self.channel(i, "cos") for i in range(self.pairs)]] = np.cos(ang)
+        if self._scale != 1:
+            out *= float(self._scale)
+        return out
 
     def describe(self) -> str:
         return (
