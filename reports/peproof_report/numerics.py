@@ -22,6 +22,7 @@ import numpy as np
 
 from peproof.commands.separation import D_ALL, DEFAULT_N
 from peproof.numeric import recipes as R
+from peproof.numeric.scan import evaluate
 
 HORIZON_D = 512
 FIG_DS = (4, 16, 64, 512)
@@ -64,7 +65,6 @@ def _n_grid(n: int) -> list[int]:
 def separation_vs_n(ds, n: int) -> dict:
     """Certified ``min D`` for a grid of ``N`` (markers) and the float64 running minimum of
     ``D(k)`` (the line between them)."""
-    from peproof.encoding import Encoding
     from peproof.numeric.separation import certify
 
     out = {"n_grid": _n_grid(n), "curves": []}
@@ -74,23 +74,12 @@ def separation_vs_n(ds, n: int) -> dict:
             s = certify(d, m, workers=1)
             pts.append({"n": m, "lo": s.min_dist.lo, "hi": s.min_dist.hi,
                         "unique": s.certified_unique})
-        enc = Encoding(d)
-        k = np.arange(1, n)
-        dk = _d_of_k(enc.omegas_f64, k)
+        dk, _bound = evaluate(d, "paper", "10000", 1, n - 1)  # D(1) .. D(n-1), numeric's scan
         run = np.sqrt(np.maximum(np.minimum.accumulate(dk), 0.0))
         idx = _log_sample(n - 1, 400)
         out["curves"].append({"d": d, "certified": pts,
-                              "float64": {"n": [int(k[i]) + 1 for i in idx],
+                              "float64": {"n": [i + 2 for i in idx],  # dk[i] = D(i + 1)
                                           "min_dist": [float(run[i]) for i in idx]}})
-    return out
-
-
-def _d_of_k(omegas: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """``D(k) = 4 sum_j sin^2(omega_j k / 2)`` in float64, blocks of offsets at a time."""
-    out = np.empty(k.shape[0])
-    for a in range(0, k.shape[0], 4096):
-        kk = k[a:a + 4096, None].astype(np.float64)
-        out[a:a + 4096] = 4.0 * (np.sin(kk * omegas[None, :] / 2.0) ** 2).sum(axis=1)
     return out
 
 
@@ -102,15 +91,12 @@ def _log_sample(n: int, m: int) -> list[int]:
 def distance(ds, ks) -> dict:
     """``D(k)`` for ``k = 0 .. K`` for each ``K`` of ``ks`` (float64; the full range is reduced to
     the minimum and maximum of each of about a thousand bins, so the envelope is exact)."""
-    from peproof.encoding import Encoding
-
     out = {"ks": list(ks), "curves": []}
     for d in ds:
-        om = Encoding(d).omegas_f64
         panels = []
         for kmax in ks:
             k = np.arange(0, kmax + 1)
-            dk = _d_of_k(om, k)
+            dk, _bound = evaluate(d, "paper", "10000", 0, kmax + 1)  # numeric's scan
             if kmax <= 2048:
                 panels.append({"k": k.tolist(), "lo": dk.tolist(), "hi": dk.tolist()})
                 continue
