@@ -13,11 +13,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from peproof.encoding import Encoding, ParameterError
-from peproof.numeric import expo, scan
+from peproof.numeric import (
+    D_ALL,
+    expo,
+    scan,
+)
 from peproof.numeric.confirm import confirm
 from peproof.numeric.separation import ArbD, certify, wrap_position
-
-D_ALL = (4, 8, 16, 32, 64, 128, 256, 512, 768, 1024)
 
 
 def brute(d: int, n_pos: int, family: str = "paper") -> dict:

@@ -17,9 +17,9 @@ from pathlib import Path
 
 from peproof.cli import UsageError, write_atomic
 from peproof.encoding import ParameterError
+from peproof.numeric import D_ALL
+from peproof.numeric import N_TURN as DEFAULT_N  # ceil(2 pi 10000)
 
-D_ALL = (4, 8, 16, 32, 64, 128, 256, 512, 768, 1024)
-DEFAULT_N = 62832  # ceil(2 pi 10000)
 SCHEMA = "peproof.separation/1"
 
 

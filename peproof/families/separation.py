@@ -39,7 +39,8 @@ a, V_A = var("a", "nonneg_integer")
 b, V_B = var("b", "nonneg_integer")
 _j = sp.Symbol("j", integer=True, nonnegative=True)  # summation index over the pairs
 
-N_TURN = 62832  # ceil(2 pi 10000): the seed's "roughly sixty thousand tokens"
+from peproof.numeric import N_TURN  # ceil(2 pi 10000): "roughly sixty thousand"
+
 N_MILLION = 10**6
 REDUCTION = ("distance.depends_only_on_offset", "distance.sq_eq_two_sum_one_minus_cos",
              "distance.half_angle_form")

@@ -27,9 +27,9 @@ import z3
 
 from peproof.claims import Claim, Falsifier, Le, Lt, Statement, Verdict, var
 from peproof.encoding import Encoding
+from peproof.numeric import D_ALL as DS
 from peproof.seeds import FOURIER, src
 
-DS = (4, 8, 16, 32, 64, 128, 256, 512, 768, 1024)
 k, V_K = var("k", "pos_integer")
 
 

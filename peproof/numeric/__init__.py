@@ -12,3 +12,10 @@
 
 The core never imports the CLI; ``peproof separation`` and ``peproof horizon`` read from here.
 """
+
+import math
+
+#: ceil(2 pi 10^4) = 62832: the seed's "about 2 pi 10000" positions, the default N everywhere
+N_TURN = math.ceil(2 * math.pi * 10**4)
+#: the model dimensions the separation tables and the uniqueness chain are computed for
+D_ALL = (4, 8, 16, 32, 64, 128, 256, 512, 768, 1024)

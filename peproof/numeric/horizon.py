@@ -34,10 +34,10 @@ import numpy as np
 
 from peproof.encoding import Encoding
 from peproof.formats import BINARY
+from peproof.numeric import N_TURN as DEFAULT_N  # ceil(2 pi 10000)
 from peproof.numeric import recipes as R
 from peproof.numeric.expo import Phases, arb_omegas, doubling, fraction_up, seed
 
-DEFAULT_N = 62832  # ceil(2 pi 10000)
 _UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
