@@ -33,13 +33,13 @@ import sympy as sp
 from peproof.claims import Claim, Falsifier, Le, Lt, Statement, Verdict, var
 from peproof.encoding import omega_expr
 from peproof.families._common import pair
+from peproof.numeric import N_TURN  # ceil(2 pi 10000): "roughly sixty thousand"
 from peproof.seeds import FOURIER, INTRO, src
 
 a, V_A = var("a", "nonneg_integer")
 b, V_B = var("b", "nonneg_integer")
 _j = sp.Symbol("j", integer=True, nonnegative=True)  # summation index over the pairs
 
-from peproof.numeric import N_TURN  # ceil(2 pi 10000): "roughly sixty thousand"
 
 N_MILLION = 10**6
 REDUCTION = ("distance.depends_only_on_offset", "distance.sq_eq_two_sum_one_minus_cos",
