@@ -2,8 +2,9 @@
 
 Everything is measured in one run and quoted as ratios to the time NumPy needs to build the
 float64 table itself (``Encoding.table``: ``pos[:, None] * omega``, ``sin``, ``cos``, layout),
-so the figures travel between machines.  Peak memory of ``check`` is measured with ``tracemalloc`` (NumPy
-reports its buffers to it) and quoted as a multiple of the table's size.  Not a test: it prints.
+so the figures travel between machines.  Peak memory of ``check`` is measured with
+``tracemalloc`` (NumPy reports its buffers to it) and quoted as a multiple of the table's size.
+Not a test: it prints.
 
     .venv/bin/python benchmarks/bench_oracle.py [--rows 65536] [--d 512] [--repeat 3]
 """
