@@ -11,21 +11,20 @@ failures), 2 on bad input.
 
 from __future__ import annotations
 
-import json
 import time
 from decimal import Decimal
-from pathlib import Path
 
-from peproof.cli import UsageError, write_atomic
+from peproof.cli import UsageError
 from peproof.commands.separation import (
     DEFAULT_N,
+    emit,
     envelope,
     parse_count,
     parse_ds,
     progress_bar,
     render,
+    validate,
 )
-from peproof.encoding import ParameterError
 
 SCHEMA = "peproof.horizon/1"
 
@@ -81,17 +80,12 @@ def cmd_horizon(args) -> int:
     from peproof.encoding import Encoding
     from peproof.numeric import recipes as R
     from peproof.numeric.horizon import half_separation, scan
-    from peproof.numeric.separation import check_params
 
     ds = parse_ds(args.d)
     dtypes = _choices(args.dtype, tuple(R.DTYPES), "--dtype")
     recipes = _choices(args.recipe, R.RECIPES, "--recipe")
     n_pos = parse_count(args.max_pos, "--max-pos", 2)
-    try:
-        for d in ds:
-            check_params(d, n_pos, args.family, args.base)
-    except ParameterError as exc:
-        raise UsageError(str(exc)) from None
+    validate(ds, n_pos, args.family, args.base)
     t0 = time.perf_counter()
     out, texts = [], []
     for d in ds:
@@ -108,13 +102,7 @@ def cmd_horizon(args) -> int:
         texts.append(table(d, n_pos, half, rows))
     params = {"d": ds, "dtypes": dtypes, "recipes": recipes, "max_pos": n_pos,
               "family": args.family, "base": args.base}
-    env = envelope(SCHEMA, params, out, time.perf_counter() - t0)
-    if args.out:
-        write_atomic(Path(args.out), json.dumps(env, indent=1))
-    if args.json:
-        print(json.dumps(env, indent=1))
-    else:
-        print("\n\n".join(texts))
+    emit(envelope(SCHEMA, params, out, time.perf_counter() - t0), args, "\n\n".join(texts))
     return 0
 
 

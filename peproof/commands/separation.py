@@ -122,7 +122,7 @@ def table(results: list[dict]) -> str:
 
 def cmd_separation(args) -> int:
     from peproof.numeric.confirm import confirm
-    from peproof.numeric.separation import certify, check_params
+    from peproof.numeric.separation import certify
 
     ds = parse_ds(args.d)
     n_pos = parse_count(args.max_pos, "--max-pos", 2)
@@ -130,11 +130,7 @@ def cmd_separation(args) -> int:
     workers = parse_count(args.workers, "--workers", 1) if args.workers else None
     if args.sample < 0:
         raise UsageError(f"--sample must be >= 0, got {args.sample}")
-    try:
-        for d in ds:
-            check_params(d, n_pos, args.family, args.base)
-    except ParameterError as exc:
-        raise UsageError(str(exc)) from None
+    validate(ds, n_pos, args.family, args.base)
     t0 = time.perf_counter()
     results, ok = [], True
     for d in ds:
@@ -149,18 +145,32 @@ def cmd_separation(args) -> int:
     params = {"d": ds, "max_pos": n_pos, "family": args.family, "base": args.base,
               "chunk": chunk, "sample": args.sample, "seed": args.seed}
     env = envelope(SCHEMA, params, results, time.perf_counter() - t0)
-    if args.out:
-        write_atomic(Path(args.out), json.dumps(env, indent=1))
-    if args.json:
-        print(json.dumps(env, indent=1))
-    else:
-        print(table(results))
+    emit(env, args, table(results))
+    if not args.json:
         notes = [f"d={r['separation']['d']}: {u}" for r in results
                  for u in r["separation"]["undecided"]]
         print("\n".join(notes) if notes else
               f"all {len(results)} minima certified in arb (reduction: "
               "distance.sq_eq_two_sum_one_minus_cos, inner_product.depends_only_on_offset)")
     return 0 if ok else 1
+
+
+def validate(ds, n_pos: int, family: str, base: str) -> None:
+    """Every (d, N, family, base) is allowed, or one UsageError naming the domain."""
+    from peproof.numeric.separation import check_params
+
+    try:
+        for d in ds:
+            check_params(d, n_pos, family, base)
+    except ParameterError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def emit(env: dict, args, text: str) -> None:
+    """The envelope to ``--out`` (atomically) and to stdout as JSON, or the table for people."""
+    if args.out:
+        write_atomic(Path(args.out), json.dumps(env, indent=1))
+    print(json.dumps(env, indent=1) if args.json else text)
 
 
 def add_parser(sub) -> None:
