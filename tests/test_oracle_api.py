@@ -300,3 +300,28 @@ def test_check_accepts_torch_like_and_list_inputs():
     rows = reference(8, 4).tolist()
     assert check(rows).verdict == CONFORMS
     assert check(reference(20, 8)[:, None, :]).n == 20  # (max_len, 1, d) buffers
+
+
+@pytest.mark.parametrize("family,layout,offset,scale", [
+    ("paper", "interleaved", 0, 1),
+    ("h-1", "sin_cos", 2, "1/sqrt(d)"),
+    ("paper", "cos_sin", -3, 2),
+])
+def test_reference_matches_an_independent_evaluation(family, layout, offset, scale):
+    """reference() against Encoding.vector_mp (mpmath, 60 digits: no oracle code involved),
+    rounded by brute force: the self-test's tables are only as good as this."""
+    import mpmath
+
+    from peproof.encoding import Encoding
+
+    d, pos = 16, [0, 1, 3, 77, 4096, 65535]
+    enc_scale = "1/4" if scale == "1/sqrt(d)" else scale  # 1/sqrt(16), as a number
+    enc = Encoding(d, family=family, layout=layout, offset=offset, scale=enc_scale)
+    for dt in ("float32", "float16", "bfloat16"):
+        fmt = get_format(dt)
+        got = reference(pos, d, family=family, layout=layout, offset=offset, scale=scale,
+                        dtype=dt).astype(np.float64)
+        with mpmath.mp.workdps(60):
+            want = [[exact_round(Fraction(str(v)), fmt) for v in enc.vector_mp(p, 60)]
+                    for p in pos]
+        assert np.array_equal(got, np.array(want)), (dt, family, layout)
