@@ -82,26 +82,30 @@ def run(claims: list[Claim], falsifiers: bool = True, progress=None) -> dict:
         rows.append(run_claim(c, falsifiers))
         if progress:
             progress(n, len(claims), c.id)
-    counts = {s: sum(r["verdict"]["status"] == s for r in rows)
-              for s in ("proved", "refuted", "unknown")}
-    fals = [f for r in rows for f in r["falsifiers"]]
     return {
         "schema": SCHEMA,
         "suite_version": __version__,
         "commit": git_commit(),
         "platform": {"python": sys.version.split()[0], "machine": platform.machine(),
                      "system": platform.system()},
-        "summary": {
-            "claims": len(rows),
-            **counts,
-            "falsifiers": len(fals),
-            "falsifiers_refuted": sum(f["verdict"]["status"] == "refuted" for f in fals),
-            "disagreements": [r["id"] for r in rows if not r["agrees_with_expectation"]],
-            "conflicts": [r["id"] for r in rows if r["conflict"]],
-            "engine_agreement": _agreement_counts(rows),
-            "seconds": round(time.perf_counter() - t0, 3),
-        },
+        "summary": summarize(rows, time.perf_counter() - t0),
         "claims": rows,
+    }
+
+
+def summarize(rows: list[dict], seconds: float) -> dict:
+    """The summary of an envelope's claim rows (counts, falsifiers, disagreements, agreement)."""
+    fals = [f for r in rows for f in r["falsifiers"]]
+    return {
+        "claims": len(rows),
+        **{s: sum(r["verdict"]["status"] == s for r in rows)
+           for s in ("proved", "refuted", "unknown")},
+        "falsifiers": len(fals),
+        "falsifiers_refuted": sum(f["verdict"]["status"] == "refuted" for f in fals),
+        "disagreements": [r["id"] for r in rows if not r["agrees_with_expectation"]],
+        "conflicts": [r["id"] for r in rows if r["conflict"]],
+        "engine_agreement": _agreement_counts(rows),
+        "seconds": round(seconds, 3),
     }
 
 

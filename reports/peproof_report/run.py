@@ -153,25 +153,13 @@ def merge(envelopes: list[dict], order: list[str]) -> dict:
 
     rows_by_id = {r["id"]: r for e in envelopes for r in e["claims"]}
     rows = [rows_by_id[i] for i in order if i in rows_by_id]
-    counts = {s: sum(r["verdict"]["status"] == s for r in rows)
-              for s in ("proved", "refuted", "unknown")}
-    fals = [f for r in rows for f in r["falsifiers"]]
     first = envelopes[0] if envelopes else results.run([], False)
     return {
         "schema": first["schema"],
         "suite_version": first["suite_version"],
         "commit": first["commit"],
         "platform": first["platform"],
-        "summary": {
-            "claims": len(rows),
-            **counts,
-            "falsifiers": len(fals),
-            "falsifiers_refuted": sum(f["verdict"]["status"] == "refuted" for f in fals),
-            "disagreements": [r["id"] for r in rows if not r["agrees_with_expectation"]],
-            "conflicts": [r["id"] for r in rows if r["conflict"]],
-            "engine_agreement": results._agreement_counts(rows),
-            "seconds": round(sum(e["summary"]["seconds"] for e in envelopes), 3),
-        },
+        "summary": results.summarize(rows, sum(e["summary"]["seconds"] for e in envelopes)),
         "claims": rows,
     }
 
