@@ -213,6 +213,14 @@ def decide(claim: Claim) -> Verdict:
     else:
         verdict = decide_statement(claim.statement)
     verdict.seconds = time.perf_counter() - t0
+    st = claim.statement
+    if verdict.status == "proved" and st is not None and st.concl and all(
+            r.lhs == r.rhs for r in st.concl):
+        # nothing was left to decide: SymPy's constructors settled it when the statement was
+        # built from the definition (a change of the definition would still change it)
+        verdict.method += " (both sides identical as built)"
+        verdict.trace.append("every conclusion has identical sides once built: settled by "
+                             "construction, not by the engine")
     return verdict
 
 
