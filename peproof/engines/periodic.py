@@ -414,6 +414,10 @@ def decide(stmt: Statement) -> Verdict:
             ok, env = _decide_rel(rel, stmt, lia, trace, axioms)
             if ok:
                 continue
+            if rel.op == "!=":  # balls never certify an exact equality: no witness to find
+                return Verdict("unknown", "periodic", ver, "period lemma + case split",
+                               trace=trace, reason=f"case fails symbolically: {rel}",
+                               seconds=time.perf_counter() - t0)
             reals = {x.symbol: Fraction(1) for x in stmt.vars if x.symbol not in env}
             w = witness.check_point(stmt, {**env, **reals}) or witness.find_counterexample(stmt)
             if w:
