@@ -174,3 +174,17 @@ def test_numeric_column_flags_a_witness_it_cannot_confirm():
     claim2 = Claim("test.false_identity", "t", (), wrong, "identity")
     real = Verdict("refuted", "arb", "0", "m", witness={"point": {"x": "1/2"}, "certified_by": "x"})
     assert numeric_cell(claim2, real) == "consistent"
+
+
+def test_z3_refutes_alpha_equivalent_statements_alike():
+    """Regression: a cached sat answer carried the first statement's variable names, so an
+    alpha-equivalent second statement came back unknown instead of refuted."""
+    from peproof.engines import z3trig
+
+    u, VU = var("u", "real")
+    first = Statement(Eq(S(2 * x), 2 * S(x) * S(x)), (VX,))
+    second = Statement(Eq(S(2 * u), 2 * S(u) * S(u)), (VU,))
+    z3trig._CACHE.clear()
+    assert z3trig.decide_z3(first).status == "refuted"
+    assert all(entry[0] != "sat" for entry in z3trig._CACHE.values()), "sat answer cached"
+    assert z3trig.decide_z3(second).status == "refuted"

@@ -413,7 +413,9 @@ def _check_block(diff_rel: Rel, more: tuple, stmt: Statement, timeout_ms: int, c
         out = ("sat", used, {"model_point": pt})
     else:
         out = ("unknown", used, f"z3: {solver.reason_unknown()}")
-    if cache:
+    if cache and out[0] != "sat":
+        # a sat answer carries a model in THIS statement's variable names; an alpha-equivalent
+        # query from another statement must get its own model, so sat answers are not shared
         _CACHE[key] = out
     return out
 
