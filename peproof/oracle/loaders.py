@@ -11,8 +11,9 @@ one-line message.
 
 from __future__ import annotations
 
-import importlib
 import json
+import math
+import os
 import re
 import struct
 import warnings
@@ -21,7 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .tables import InputError, _first_line, call_table
+from peproof.guard.paths import kind_of
+
+from .tables import InputError, _first_line
 
 TEXT = (".csv", ".tsv", ".txt", ".dat")
 PICKLES = (".pkl", ".pickle", ".joblib", ".dill")
@@ -30,20 +33,39 @@ _CALLABLE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 ST_DTYPES = {"F16": "<f2", "F32": "<f4", "F64": "<f8", "BF16": "bfloat16"}
 ST_INTS = {"I8", "I16", "I32", "I64", "U8", "U16", "U32", "U64", "BOOL"}
 MAX_HEADER = 100 * 1024 * 1024
+NPY_MAGIC = b"\x93NUMPY"
+#: a compressed member larger than BOMB_SIZE that expands more than BOMB_RATIO-fold is refused
+#: without --allow-large: the low bits of a sinusoidal table do not compress (about 1.1-fold)
+BOMB_SIZE, BOMB_RATIO = 64 * 2**20, 100
 
 
 def load(source: str, *, key: str | None = None, d: int | None = None,
-         n: int | None = None) -> tuple[object, dict]:
-    """The table named by ``source`` (a file path or ``module:function``) and a description."""
+         n: int | None = None, limits=None, time_limit: float | None = None,
+         memory_limit: int | None = None) -> tuple[object, dict]:
+    """The table named by ``source`` (a file path or ``module:function``) and a description.
+
+    ``limits`` (a :class:`peproof.guard.limits.Limits`) bounds what is read into memory: a
+    compressed ``.npz`` member, a text table or a called function's result is sized before it
+    is read.  ``module:function`` runs in a child process (:mod:`peproof.guard.child`) with
+    ``time_limit`` seconds and ``memory_limit`` bytes.
+    """
+    from peproof.guard.limits import Limits
+
+    limits = limits or Limits()
     p = Path(source)
-    if not p.exists() and _CALLABLE.match(source):
-        return _load_callable(source, d, n)
-    if not p.exists():
+    if not _exists(p) and _CALLABLE.match(source):
+        return _load_callable(source, d, n, limits, time_limit, memory_limit)
+    if not _exists(p):
         raise InputError(f"no such file: {source} (give a file {', '.join(SUFFIXES)} or "
                          "module:function)")
-    if p.is_dir():
-        raise InputError(f"{source} is a directory, not a table file")
-    size = p.stat().st_size
+    try:
+        st = os.stat(p)
+    except OSError as exc:
+        raise InputError(f"{source}: cannot read it ({exc.strerror})") from None
+    kind = kind_of(st.st_mode)
+    if kind is not None:
+        raise InputError(f"{source} is {kind}, not a table file")
+    size = st.st_size
     if size == 0:
         raise InputError(f"{source} is empty (0 bytes)")
     suf = p.suffix.lower()
@@ -59,9 +81,9 @@ def load(source: str, *, key: str | None = None, d: int | None = None,
                ".pth": _torch}
     try:
         if suf in readers:
-            arr, extra = readers[suf](p, key)
+            arr, extra = readers[suf](p, key, limits)
         elif suf in TEXT:
-            arr, extra = _text(p)
+            arr, extra = _text(p, limits)
         else:
             raise InputError(f"{source}: unknown file type {suf!r}; allowed: "
                              f"{', '.join(SUFFIXES)} or module:function")
@@ -75,8 +97,16 @@ def load(source: str, *, key: str | None = None, d: int | None = None,
     return arr, info
 
 
+def _exists(p: Path) -> bool:
+    try:
+        os.stat(p)
+        return True
+    except OSError:
+        return False
+
+
 def _sniff(head: bytes, source: str) -> str:
-    if head.startswith(b"\x93NUMPY"):
+    if head.startswith(NPY_MAGIC):
         return ".npy"
     if head.startswith(b"PK\x03\x04"):
         return ".npz"
@@ -85,36 +115,69 @@ def _sniff(head: bytes, source: str) -> str:
     raise InputError(f"{source}: no file extension; name it with one of {', '.join(SUFFIXES)}")
 
 
-def _load_callable(source: str, d, n):
-    mod_name, attr = source.split(":", 1)
-    try:
-        obj = importlib.import_module(mod_name)
-    except Exception as exc:  # noqa: BLE001 - importing user code: any failure is bad input
-        raise InputError(f"cannot import {mod_name}: {type(exc).__name__}: "
-                         f"{_first_line(exc)}") from None
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise InputError(f"{mod_name} has no attribute {attr!r}")
-        obj = getattr(obj, part)
-    if not callable(obj):
-        raise InputError(f"{source} is not callable")
+def _load_callable(source: str, d, n, limits, time_limit, memory_limit):
+    from peproof.guard import child
+    from peproof.guard.limits import count, human_bytes
+
+    if d is None:
+        raise InputError("a callable needs --d (it is called as f(n, d))")
     rows = 2048 if n is None else n
-    return call_table(obj, rows, d), {"callable": source, "called_as": f"{attr}({rows}, {d})"}
+    attr = source.split(":", 1)[1]
+    need = rows * d * 8
+    limits.enforce_memory(need, f"{attr}({rows}, {d})",
+                          f"{count(rows)} x {count(d)} float64 = {human_bytes(need)}")
+    arr = child.call(source, rows, d,
+                     time_limit=child.DEFAULT_TIME_LIMIT if time_limit is None else time_limit,
+                     memory_limit=memory_limit)
+    return arr, {"callable": source, "called_as": f"{attr}({rows}, {d})"}
 
 
 # ----------------------------------------------------------------------------- numpy
-def _npy(p: Path, key):
-    try:
-        arr = np.load(p, mmap_mode="r", allow_pickle=False)
-    except ValueError as exc:
-        if any(m in str(exc) for m in ("allow_pickle", "Object arrays", "Python objects")):
-            raise InputError(f"{p}: the array holds Python objects (a pickle); pickles are "
-                             "refused") from None
-        raise
-    return arr, {"memory_mapped": isinstance(arr, np.memmap)}
+def _npy_header(fh, where: str):
+    """``(shape, fortran, dtype, header bytes)`` of the ``.npy`` stream at ``fh``."""
+    start = fh.tell()
+    magic = fh.read(6)
+    if magic != NPY_MAGIC:
+        if magic[:1] == b"\x80":
+            raise InputError(f"{where}: not a .npy file: it starts like a pickle (byte 0x80); "
+                             "pickles are refused")
+        raise InputError(f"{where}: not a .npy file (it starts with {magic!r}; a .npy file "
+                         "starts with b'\\x93NUMPY')")
+    fh.seek(start)
+    version = np.lib.format.read_magic(fh)
+    shape, fortran, dtype = _read_header(fh, version)
+    if dtype.hasobject:
+        raise InputError(f"{where}: the array holds Python objects (a pickle); pickles are "
+                         "refused")
+    return shape, fortran, dtype, fh.tell() - start
 
 
-def _npz(p: Path, key):
+def _nbytes(shape, dtype) -> int:
+    return math.prod(int(s) for s in shape) * dtype.itemsize
+
+
+def _declared(shape, dtype) -> str:
+    from peproof.guard.limits import human_bytes
+
+    return f"shape {tuple(shape)} of {dtype} ({human_bytes(_nbytes(shape, dtype))})"
+
+
+def _npy(p: Path, key, limits):
+    size = p.stat().st_size
+    with open(p, "rb") as fh:
+        shape, fortran, dtype, offset = _npy_header(fh, str(p))
+    need = _nbytes(shape, dtype)
+    if offset + need > size:
+        raise InputError(f"{p}: truncated: its header declares {_declared(shape, dtype)}, the "
+                         f"file holds {size - offset} bytes of data")
+    if need == 0:
+        return np.zeros(shape, dtype=dtype), {"memory_mapped": False}
+    arr = np.memmap(p, dtype=dtype, mode="r", offset=offset, shape=tuple(shape),
+                    order="F" if fortran else "C")
+    return arr, {"memory_mapped": True}
+
+
+def _npz(p: Path, key, limits):
     with zipfile.ZipFile(p) as zf:
         names = [n[:-4] for n in zf.namelist() if n.endswith(".npy")]
         if not names:
@@ -125,21 +188,67 @@ def _npz(p: Path, key):
             mm = _npz_memmap(p, zf, info)
             if mm is not None:
                 return mm, {"key": name, "memory_mapped": True}
-    with np.load(p, allow_pickle=False) as z:
-        try:
-            return z[name], {"key": name, "memory_mapped": False}
-        except ValueError as exc:
-            if "allow_pickle" in str(exc) or "Object arrays" in str(exc):
-                raise InputError(f"{p}: member {name!r} holds Python objects (a pickle); "
-                                 "pickles are refused") from None
-            raise
+        return _npz_inflate(p, zf, info, name, limits), {"key": name, "memory_mapped": True,
+                                                        "decompressed_to": "a temporary file"}
 
 
 def _npz_shape(zf, name):
     with zf.open(name + ".npy") as fh:
-        version = np.lib.format.read_magic(fh)
-        shape, _, dtype = _read_header(fh, version)
+        shape, _, dtype, _ = _npy_header(fh, f"{zf.filename}: member {name!r}")
     return shape, dtype
+
+
+def _npz_inflate(p: Path, zf, info, name: str, limits):
+    """A compressed member, sized from its headers and decompressed with a cap into an
+    unlinked temporary file that is memory-mapped (memory stays small, nothing is left)."""
+    import shutil
+    import tempfile
+
+    from peproof.guard.limits import human_bytes
+
+    where = f"{p}: member {name!r}"
+    with zf.open(info) as fh:
+        shape, fortran, dtype, hlen = _npy_header(fh, where)
+        need = _nbytes(shape, dtype)
+        if need != info.file_size - hlen:
+            raise InputError(f"{where}: its header declares {_declared(shape, dtype)} but the "
+                             f"archive says {info.file_size - hlen} bytes (corrupt or forged)")
+        if need == 0:
+            return np.zeros(shape, dtype=dtype)
+        packed = max(info.compress_size, 1)
+        if need > BOMB_SIZE and need > BOMB_RATIO * packed and not limits.allow_large:
+            raise InputError(f"{where} expands {need / packed:.3g}-fold ({human_bytes(packed)} "
+                             f"-> {human_bytes(need)}): a zip bomb, or a nearly constant table, "
+                             "not a sinusoidal one; pass --allow-large to read it anyway")
+        tmpdir = tempfile.gettempdir()
+        free = shutil.disk_usage(tmpdir).free
+        if need > free - 2**28:
+            raise InputError(f"{where} decompresses to {human_bytes(need)}, more than the free "
+                             f"space in {tmpdir} ({human_bytes(free)}); set TMPDIR to a larger "
+                             "disk or store the table uncompressed (numpy.savez, .npy)")
+        limits.enforce(_inflate_estimate(where, need))
+        out = tempfile.TemporaryFile(dir=tmpdir)
+        try:
+            left = need
+            while left:
+                block = fh.read(min(left, 1 << 22))
+                if not block:
+                    raise InputError(f"{where} is truncated: {need - left} of {need} bytes")
+                out.write(block)
+                left -= len(block)
+            if fh.read(1):
+                raise InputError(f"{where} decompresses to more than its header declares")
+            out.flush()
+            return np.memmap(out, dtype=dtype, mode="r", offset=0, shape=tuple(shape),
+                             order="F" if fortran else "C")
+        finally:
+            out.close()  # the mapping keeps the (already unlinked) file alive
+
+
+def _inflate_estimate(where: str, need: int):
+    from peproof.guard.limits import Estimate, human_bytes
+
+    return Estimate(where, 2**22, need / 1e8, f"decompressing {human_bytes(need)}")
 
 
 def _read_header(fh, version):
@@ -157,15 +266,14 @@ def _npz_memmap(p: Path, zf, info):
         nlen, xlen = struct.unpack("<HH", local[26:30])
         start = info.header_offset + 30 + nlen + xlen
         fh.seek(start)
-        version = np.lib.format.read_magic(fh)
-        shape, fortran, dtype = _read_header(fh, version)
-        if dtype.hasobject:
-            raise InputError(f"{p}: member holds Python objects (a pickle); pickles are refused")
-        data = fh.tell()
-    need = int(np.prod(shape)) * dtype.itemsize
-    if data + need > p.stat().st_size or need != info.file_size - (data - start):
+        shape, fortran, dtype, hlen = _npy_header(fh, f"{p}: member {info.filename!r}")
+        data = start + hlen
+    need = _nbytes(shape, dtype)
+    if data + need > p.stat().st_size or need != info.file_size - hlen:
         raise InputError(f"{p}: member {info.filename!r} is truncated or corrupt")
-    return np.memmap(p, dtype=dtype, mode="r", offset=data, shape=shape,
+    if need == 0:
+        return np.zeros(shape, dtype=dtype)
+    return np.memmap(p, dtype=dtype, mode="r", offset=data, shape=tuple(shape),
                      order="F" if fortran else "C")
 
 
@@ -188,7 +296,7 @@ def _pick(names, key, p, shape_of):
 
 
 # ----------------------------------------------------------------------------- safetensors
-def _safetensors(p: Path, key):
+def _safetensors(p: Path, key, limits):
     size = p.stat().st_size
     with open(p, "rb") as fh:
         raw = fh.read(8)
@@ -247,7 +355,7 @@ def _st_kind(ent):
 
 
 # ----------------------------------------------------------------------------- torch
-def _torch(p: Path, key):
+def _torch(p: Path, key, limits):
     try:
         import torch
     except ImportError:
@@ -261,6 +369,8 @@ def _torch(p: Path, key):
         except RuntimeError as exc:
             if "mmap" not in str(exc) and "zip" not in str(exc):
                 raise
+            size = p.stat().st_size  # not a zip archive: read whole
+            limits.enforce_memory(2 * size, str(p), "a .pt file that cannot be memory-mapped")
             obj = torch.load(p, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as exc:
         raise InputError(f"{p}: refused: the file holds objects other than tensors and "
@@ -283,7 +393,14 @@ def _torch(p: Path, key):
 
 
 # ----------------------------------------------------------------------------- text
-def _text(p: Path):
+def _text(p: Path, limits):
+    from peproof.guard.limits import human_bytes, work
+
+    size = p.stat().st_size
+    # every value takes >= 2 bytes of text and becomes 8 bytes of float64 (x 1.5 while the
+    # parser grows its array)
+    limits.enforce(work(str(p), size, "text_byte", 6 * size,
+                        f"a text table of {human_bytes(size)} parsed into float64"))
     with open(p, encoding="utf-8", errors="strict") as fh:
         lines = []
         for line in fh:
