@@ -7,8 +7,8 @@ computes anything.  Beyond the memory limit (``--max-memory``, default 4 GiB) or
 the estimate and the flag lifting the limit.  Refusing costs the arithmetic of the estimate.
 
 Times are estimated from nominal rates (:data:`RATES`, measured on one core of the 2-core
-machine peproof is developed on and rounded towards slower); they say "seconds", "hours" or
-"years", which is all a refusal needs.  Memory estimates count the arrays a command holds at
+machine peproof is developed on, under load, and rounded towards slower); they say "seconds",
+"hours" or "years", which is all a refusal needs.  Memory estimates count the arrays a command holds at
 its peak, so they are upper bounds up to Python's own overhead (a few tens of MiB).
 """
 
@@ -26,13 +26,13 @@ DEFAULT_MAX_SECONDS = 30 * 60
 
 #: nominal throughputs (operations per second on one core), see the module docstring
 RATES = {
-    "pair_scan": 1.5e9,     # separation pre-scan: one cos(omega k) term of D(k), BLAS product
-    "arb_omega": 2.0e4,     # one frequency omega_i as an arb ball (128 bits)
-    "recipe_entry": 5.0e7,  # horizon: one entry of a dtype recipe plus its exact phase
-    "check_entry": 1.0e7,   # check: one table entry identified and checked
-    "golden_entry": 2.0e4,  # vectors: one entry as a certified decimal string
+    "pair_scan": 3.0e8,     # separation pre-scan: one cos(omega k) term of D(k) (BLAS product)
+    "arb_omega": 1.0e4,     # one frequency omega_i as an arb ball (128 bits)
+    "mp_term": 6.0e2,       # mpmath evidence: one term of D(k) at 50 digits, all it needs
+    "recipe_entry": 5.0e6,  # horizon: one entry of a dtype recipe with its exact phase
+    "check_entry": 1.5e6,   # check: one table entry identified and checked
+    "golden_entry": 6.0e3,  # vectors: one entry as a certified decimal string
     "text_byte": 2.0e7,     # reading a text table
-    "mp_term": 1.0e5,       # one mpmath term cos(omega k) at 50 digits
 }
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b?)\s*$", re.I)
