@@ -8,8 +8,8 @@ the estimate and the flag lifting the limit.  Refusing costs the arithmetic of t
 
 Times are estimated from nominal rates (:data:`RATES`, measured on one core of the 2-core
 machine peproof is developed on, under load, and rounded towards slower); they say "seconds",
-"hours" or "years", which is all a refusal needs.  Memory estimates count the arrays a command holds at
-its peak, so they are upper bounds up to Python's own overhead (a few tens of MiB).
+"hours" or "years", which is all a refusal needs.  Memory estimates count the arrays a command
+holds at its peak, so they are upper bounds up to Python's own overhead (a few tens of MiB).
 """
 
 from __future__ import annotations

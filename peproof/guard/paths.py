@@ -85,16 +85,21 @@ def _stat(p: Path, flag: str, shown: str):
         raise UsageError(f"{flag} {shown}: {exc.strerror or type(exc).__name__}") from None
 
 
+def _named(value, flag: str, noun: str):
+    """``(path, text, stat or None)`` of an ``--out`` value; an empty value is refused."""
+    shown = str(value)
+    if not shown.strip():
+        raise UsageError(f"{flag} needs {noun}, got an empty string")
+    p = Path(value)
+    return p, shown, _stat(p, flag, shown)
+
+
 def out_file(value: str | os.PathLike | None, flag: str = "--out") -> Path | None:
     """Validate an output *file* before any work: its folder exists and takes a new file, and
     the name is not a folder, FIFO or device."""
     if value is None:
         return None
-    shown = str(value)
-    if not shown.strip():
-        raise UsageError(f"{flag} needs a file name, got an empty string")
-    p = Path(value)
-    st = _stat(p, flag, shown)
+    p, shown, st = _named(value, flag, "a file name")
     if st is not None:
         kind = kind_of(st.st_mode)
         if kind == "a directory":
@@ -114,11 +119,7 @@ def out_file(value: str | os.PathLike | None, flag: str = "--out") -> Path | Non
 def out_folder(value: str | os.PathLike, flag: str = "--out") -> Path:
     """Validate an output *folder* before any work: an existing folder we can write in, or a
     new one whose nearest existing ancestor is a writable folder (created later, when locked)."""
-    shown = str(value)
-    if not shown.strip():
-        raise UsageError(f"{flag} needs a folder name, got an empty string")
-    p = Path(value)
-    st = _stat(p, flag, shown)
+    p, shown, st = _named(value, flag, "a folder name")
     if st is not None:
         kind = kind_of(st.st_mode)
         if kind != "a directory":

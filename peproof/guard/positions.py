@@ -123,14 +123,8 @@ class Positions:
         if self.integral and self.max_abs <= F64_INT:
             ks = np.arange(n, dtype=np.int64) * int(self.step)  # |k step| <= 2**54
             return (int(self.start) + ks).astype(np.float64)
-        out = np.empty(n, dtype=np.float64)
-        for k, v in enumerate(self):
-            f = exact_float(v)
-            if f is None:
-                raise UsageError(f"{flag}: position {text(v)} is not a float64 number (float64 "
-                                 "would round it); positions here are computed in float64")
-            out[k] = f
-        return out
+        return _floats(self, n, f"{flag}: position {{}} is not a float64 number (float64 would "
+                       "round it); positions here are computed in float64")
 
     def describe(self) -> str:
         n = len(self)
@@ -201,11 +195,16 @@ def npy_array(values, what: str = "positions.npy") -> np.ndarray:
             return np.array([int(v) for v in values], dtype=np.int64)
         raise UsageError(f"{what}: position {text(big)} does not fit in int64; use --format "
                          "json or csv, which hold any position exactly")
-    out = np.empty(len(values), dtype=np.float64)
+    return _floats(values, len(values), f"{what}: position {{}} is not a float64 number; use "
+                   "--format json or csv, which hold any position exactly")
+
+
+def _floats(values, n: int, refusal: str) -> np.ndarray:
+    """``values`` as float64, each exactly, or :class:`UsageError` ``refusal.format(value)``."""
+    out = np.empty(n, dtype=np.float64)
     for k, v in enumerate(values):
         f = exact_float(v)
         if f is None:
-            raise UsageError(f"{what}: position {text(v)} is not a float64 number; use --format "
-                             "json or csv, which hold any position exactly")
+            raise UsageError(refusal.format(text(v)))
         out[k] = f
     return out
