@@ -204,15 +204,17 @@ def _sleep(s):
 
 def test_pool_stops_its_workers_instead_of_waiting():
     """Caught: ``with ProcessPoolExecutor()`` waiting for running work after an interrupt."""
-    t0 = time.perf_counter()
     with pytest.raises(KeyboardInterrupt):
         with pool(2) as ex:
-            futs = [ex.submit(_sleep, 30) for _ in range(4)]
-            time.sleep(0.5)
+            futs = [ex.submit(_sleep, 60) for _ in range(4)]
+            deadline = time.monotonic() + 30
+            while not all(f.running() for f in futs[:2]) and time.monotonic() < deadline:
+                time.sleep(0.05)
             procs = list(ex._processes.values())
+            t0 = time.perf_counter()
             raise KeyboardInterrupt
-    assert time.perf_counter() - t0 < 10
-    assert procs and not any(p.is_alive() for p in procs)
+    assert time.perf_counter() - t0 < 20  # not the 60 s the running tasks would take
+    assert len(procs) == 2 and not any(p.is_alive() for p in procs), procs
     assert all(f.cancelled() or f.done() for f in futs)
 
 
