@@ -131,10 +131,10 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         return _fail(f"error: {exc}", 2)
     except signals.Interrupted as exc:
-        signals.reap_descendants()
+        _reap(argv)
         return _fail(f"interrupted by {exc.name}; stopped", exc.exit_code)
     except KeyboardInterrupt:
-        signals.reap_descendants()
+        _reap(argv)
         return _fail("interrupted", 130)
     except BrokenPipeError:
         from peproof.guard.paths import silence_stdout
@@ -156,6 +156,16 @@ def main(argv: list[str] | None = None) -> int:
                      "PEPROOF_TRACEBACK=1 shows the traceback", 3)
     finally:
         restore()
+
+
+def _reap(argv) -> None:
+    """The last net after an interrupt: terminate every process still descending from this
+    one (only as the ``peproof`` program itself: ``argv`` None; an in-process caller such as a
+    test suite keeps its own children)."""
+    if argv is None:
+        from peproof.guard import signals
+
+        signals.reap_descendants()
 
 
 def _traceback() -> bool:

@@ -224,3 +224,29 @@ def test_stop_takes_any_executor():
     queued = ex.submit(time.sleep, 5)
     stop(ex)
     assert queued.cancelled()
+
+
+def test_a_failed_vectors_write_leaves_no_stale_manifest(tmp_path, monkeypatch, capsys):
+    """Caught: new vector files beside the old manifest (its checksums then lie)."""
+    import errno
+
+    import peproof.oracle.vectors as V
+
+    out = tmp_path / "v"
+    argv = ["vectors", "--d", "4", "--digits", "8", "--format", "csv", "--dtype", "float32",
+            "--out", str(out)]
+    assert main([*argv, "--positions", "0:3"]) == 0
+    real, calls = V.write_atomic, []
+
+    def disk_full_on_the_second_file(path, data):
+        calls.append(path)
+        if len(calls) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        real(path, data)
+
+    monkeypatch.setattr(V, "write_atomic", disk_full_on_the_second_file)
+    assert main([*argv, "--positions", "0:5"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("peproof: error: No space left on device") and "\n" not in err
+    assert not (out / "manifest.json").exists()
+    assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]

@@ -150,6 +150,9 @@ def write(out_dir: Path, fmt: str, d: int, positions, variant: Variant, digits: 
         for k, v in g["rounded"].items():
             files[f"rounded_{k}.npy"] = _npy_bytes(v)
     listing = []
+    # a folder holding a manifest is always consistent: the old one goes first, the new one
+    # is written last (each file is replaced atomically in between)
+    (out_dir / "manifest.json").unlink(missing_ok=True)
     for name, data in files.items():
         write_atomic(out_dir / name, data)
         listing.append({"name": name, "bytes": len(data),
