@@ -66,8 +66,9 @@ def run(args) -> int:
 
     if args.pattern and not registry.select(args.pattern):
         raise UsageError(f"no claim id matches {args.pattern!r}")
-    if args.workers is not None and args.workers < 1:
-        raise UsageError(f"--workers must be >= 1, got {args.workers}")
+    if args.workers is not None and not 1 <= args.workers <= 64:
+        raise UsageError(f"--workers must be between 1 and 64 (each worker is an interpreter "
+                         f"of about 200 MiB), got {args.workers}")
     gen = load_generator()
     out = out_folder(args.out) if args.out else None
     with folder_lock(out or reports_dir() / "build", "peproof report"):  # one run per folder

@@ -25,6 +25,8 @@ from peproof.numeric import D_ALL
 from peproof.numeric import N_TURN as DEFAULT_N  # ceil(2 pi 10000)
 
 SCHEMA = "peproof.separation/1"
+#: memory of one pool worker before its chunk (an interpreter with NumPy and python-flint)
+WORKER_BASE = 150 * 2**20
 
 
 def progress_bar(label: str):
@@ -136,7 +138,8 @@ def estimate(ds: list[int], n_pos: int, chunk: int = 1 << 20, workers: int | Non
         chunks = -(-(n_pos - 1) // chunk)
         par = 1 if chunks == 1 else min(workers or os.cpu_count() or 1, chunks)
         per_chunk = 8 * (rows * 2 * h + 2 * h * cols + 12 * n) + 400 * h
-        mem = max(mem, per_chunk * par)
+        # plus, in the parent, a job, a future and a result of a few KiB per chunk
+        mem = max(mem, (per_chunk + (WORKER_BASE if par > 1 else 0)) * par + 4096 * chunks)
         scan_s = (n_pos - 1) * h / RATES["pair_scan"] / par
         secs += scan_s + 6 * h / RATES["arb_omega"] + (sample + 4) * h / RATES["mp_term"]
         parts.append(f"d={count(d)}: {count(n_pos - 1)} offsets x {count(h)} pairs")
