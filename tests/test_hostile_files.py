@@ -271,15 +271,20 @@ def _(root):
 
 # ----------------------------------------------------------------------------- archives
 def _zip_member(name: str, header: bytes, zeros: int, *, declared: int | None = None):
-    """A one-member zip archive: ``header`` then ``zeros`` zero bytes as one deflate stream
-    (built 1 MiB at a time); ``declared`` forges the uncompressed size the archive states."""
+    """A one-member zip archive: ``header`` then ``zeros`` zero bytes (a whole number of MiB)
+    as one deflate stream; ``declared`` forges the uncompressed size the archive states."""
+    block = b"\0" * 2**20
     co = zlib.compressobj(9, zlib.DEFLATED, -15)
-    parts, crc, block = [co.compress(header)], zlib.crc32(header), b"\0" * 2**20
-    for _ in range(zeros // 2**20):
-        parts.append(co.compress(block))
+    # after a full flush the compressor forgets what came before: every further MiB of zeros
+    # compresses to the same bytes, so a 3 GiB member costs one MiB of compression
+    first = co.compress(header + block) + co.flush(zlib.Z_FULL_FLUSH)
+    again = co.compress(block) + co.flush(zlib.Z_FULL_FLUSH)
+    data = first + again * (zeros // 2**20 - 1) + co.flush()
+    crc, big = zlib.crc32(header), b"\0" * 2**24
+    for _ in range(zeros // 2**24):
+        crc = zlib.crc32(big, crc)
+    for _ in range(zeros % 2**24 // 2**20):
         crc = zlib.crc32(block, crc)
-    parts.append(co.flush())
-    data = b"".join(parts)
     size = len(header) + zeros if declared is None else declared
     fn = name.encode()
     local = struct.pack("<4sHHHHHIIIHH", b"PK\x03\x04", 20, 0, 8, 0, 0, crc, len(data), size,
