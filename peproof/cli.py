@@ -8,16 +8,22 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
-import tempfile
-from pathlib import Path
 
+from peproof.guard import UsageError
+from peproof.guard.paths import emit, out_file, write_atomic
 
-class UsageError(Exception):
-    """Bad input: reported as one line on stderr, exit code 2."""
+__all__ = ["UsageError", "main", "write_atomic"]
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # a value such as '-5:5' or '-0.5' is a value, never an option: no option of ours
+        # starts with '-' and a digit
+        self._negative_number_matcher = re.compile(r"^-\.?\d")
+
     def error(self, message):  # argparse's own errors: one line, exit 2
         raise UsageError(message)
 
@@ -30,34 +36,19 @@ def _progress(n: int, total: int, label: str) -> None:
         sys.stderr.flush()
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file in the same directory, so nothing half-written is left."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def cmd_prove(args) -> int:
     from peproof import registry
     from peproof.results import run
 
+    out = out_file(args.out)
     claims = registry.select(args.pattern)
     if not claims:
         raise UsageError(f"no claim id matches {args.pattern!r} (try 'peproof prove' for all, "
                          "or a pattern such as 'rotation.*')")
     res = run(claims, falsifiers=not args.no_falsifiers, progress=_progress)
-    if args.out:
-        write_atomic(Path(args.out), json.dumps(res, indent=1, sort_keys=True))
-    if args.json:
-        print(json.dumps(res, indent=1, sort_keys=True))
-    else:
-        print(render_table(res))
+    if out:
+        write_atomic(out, json.dumps(res, indent=1, sort_keys=True))
+    emit(json.dumps(res, indent=1, sort_keys=True) if args.json else render_table(res))
     bad_f = res["summary"]["falsifiers"] - res["summary"]["falsifiers_refuted"]
     return 1 if res["summary"]["disagreements"] or res["summary"]["conflicts"] or bad_f else 0
 
@@ -122,19 +113,71 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    """Run one command; every outcome is an exit code and at most one line on stderr.
+
+    0 ok, 1 a check failed, 2 bad input, 3 an internal error (a bug: ``PEPROOF_TRACEBACK=1``
+    shows the traceback), 130 / 143 interrupted by SIGINT / SIGTERM, 141 stdout closed early.
+    """
+    from peproof.guard import signals
+
+    restore = signals.install()
     try:
+        parser = build_parser()
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):
-            parser.print_help()
+            emit(parser.format_help().rstrip())
             return 2
         return args.func(args)
     except UsageError as exc:
-        print(f"peproof: error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(f"error: {exc}", 2)
+    except signals.Interrupted as exc:
+        _reap(argv)
+        return _fail(f"interrupted by {exc.name}; stopped", exc.exit_code)
     except KeyboardInterrupt:
-        print("peproof: interrupted", file=sys.stderr)
-        return 130
+        _reap(argv)
+        return _fail("interrupted", 130)
+    except BrokenPipeError:
+        from peproof.guard.paths import silence_stdout
+
+        silence_stdout()  # the reader went away (| head): nothing to say, nowhere to say it
+        return 141
+    except OSError as exc:
+        if _traceback():
+            raise
+        where = f": {exc.filename}" if exc.filename else ""
+        return _fail(f"error: {exc.strerror or type(exc).__name__}{where}", 2)
+    except MemoryError:
+        return _fail("error: out of memory (ask for less, or see --max-memory)", 2)
+    except Exception as exc:  # noqa: BLE001 - never a traceback unless asked for
+        if _traceback():
+            raise
+        line = (str(exc).strip().splitlines() or [""])[0][:200]
+        return _fail(f"internal error ({type(exc).__name__}: {line}); please report it; "
+                     "PEPROOF_TRACEBACK=1 shows the traceback", 3)
+    finally:
+        restore()
+
+
+def _reap(argv) -> None:
+    """The last net after an interrupt: terminate every process still descending from this
+    one (only as the ``peproof`` program itself: ``argv`` None; an in-process caller such as a
+    test suite keeps its own children)."""
+    if argv is None:
+        from peproof.guard import signals
+
+        signals.reap_descendants()
+
+
+def _traceback() -> bool:
+    return os.environ.get("PEPROOF_TRACEBACK", "") not in ("", "0")
+
+
+def _fail(message: str, code: int) -> int:
+    try:
+        print(f"peproof: {message}", file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+    return code
 
 
 if __name__ == "__main__":

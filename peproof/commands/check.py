@@ -7,8 +7,11 @@ variant or wrong, 2 bad input (one line on stderr).
 from __future__ import annotations
 
 import json
+import math
 import sys
-from pathlib import Path
+
+from peproof.guard import UsageError
+from peproof.guard.limits import add_arguments as add_limit_arguments
 
 HELP = ("identify a sinusoidal positional-encoding table and check it against the paper (or "
         "another variant)")
@@ -39,15 +42,23 @@ def add_parser(sub) -> None:
     p.add_argument("--worst", type=int, default=5, help="worst positions to list (default 5)")
     p.add_argument("--json", action="store_true", help="the versioned JSON envelope on stdout")
     p.add_argument("--out", help="also write the JSON envelope to this file")
+    p.add_argument("--time-limit", metavar="SECONDS", type=float,
+                   help="module:function: seconds the call may take, imports included "
+                   "(default 120)")
+    p.add_argument("--memory-limit", metavar="SIZE",
+                   help="module:function: address space the call may use (default: half the "
+                   "physical memory, 2G to 16G)")
+    add_limit_arguments(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from peproof.cli import UsageError, write_atomic
     from peproof.encoding import ParameterError
+    from peproof.guard import positions as P
+    from peproof.guard.limits import Limits, count, parse_size, work
+    from peproof.guard.paths import emit, out_file, write_atomic
     from peproof.oracle import check as oracle_check
     from peproof.oracle.loaders import load
-    from peproof.oracle.reference import positions_array
     from peproof.oracle.tables import InputError
 
     if args.d is not None and args.d < 1:
@@ -56,20 +67,38 @@ def run(args) -> int:
         raise UsageError(f"--n must be a positive integer, got {args.n}")
     if args.worst < 0:
         raise UsageError(f"--worst must be >= 0, got {args.worst}")
+    if args.time_limit is not None and not 0 < args.time_limit < 1e7:
+        raise UsageError(f"--time-limit must be a positive number of seconds, got "
+                         f"{args.time_limit}")
+    limits = Limits.from_args(args)
+    mem_limit = parse_size(args.memory_limit, "--memory-limit") if args.memory_limit else None
+    out = out_file(args.out)
+    positions = P.parse(args.positions) if args.positions else None
     try:
-        table, info = load(args.source, key=args.key, d=args.d, n=args.n)
+        table, info = load(args.source, key=args.key, d=args.d, n=args.n, limits=limits,
+                           time_limit=args.time_limit, memory_limit=mem_limit)
     except InputError as exc:
         raise UsageError(str(exc)) from None
     except MemoryError:
         raise UsageError(f"{args.source}: not enough memory to read it; store the table as "
                          ".npy or .safetensors, which are streamed") from None
+    except UsageError:
+        raise
     except Exception as exc:  # noqa: BLE001 - hostile files must never produce a traceback
         raise UsageError(f"{args.source}: cannot read it ({type(exc).__name__}: "
                          f"{_line(exc)})") from None
+    shape = tuple(getattr(table, "shape", ()))
+    entries = math.prod(int(x) for x in shape) if shape else 0
+    # the oracle streams the table by row chunks: its memory is a chunk, its time the entries
+    limits.enforce(work(f"checking {args.source}", entries, "check_entry", 64 * 2**20,
+                        f"{count(entries)} entries"))
+    if positions is not None and len(positions) > max(shape, default=0):
+        raise UsageError(f"--positions gives {count(len(positions))} positions for a table of "
+                         f"shape {shape}")
     dtype = args.dtype or info.get("text_format")
     try:
-        positions = positions_array(args.positions) if args.positions else None
-        rep = oracle_check(table, d=args.d, positions=positions, expect=args.expect,
+        pos = positions.float64() if positions is not None else None
+        rep = oracle_check(table, d=args.d, positions=pos, expect=args.expect,
                            base=args.base, layout=args.layout, offset=args.offset,
                            scale=args.scale, dtype=dtype, pipeline_dtype=args.pipeline_dtype,
                            progress=_progress, source=info)
@@ -81,20 +110,11 @@ def run(args) -> int:
     except ValueError as exc:
         raise UsageError(f"{args.source}: {_line(exc)}") from None
     env = None
-    if args.json or args.out:
+    if args.json or out:
         env = rep.to_json()
-    if args.out:
-        write_atomic(Path(args.out), json.dumps(env, indent=1, default=_default) + "\n")
-    try:
-        if args.json:
-            print(json.dumps(env, indent=1, default=_default))
-        else:
-            print(rep.render(args.worst))
-        sys.stdout.flush()
-    except BrokenPipeError:  # e.g. piped into head: the verdict still decides the exit code
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    if out:
+        write_atomic(out, json.dumps(env, indent=1, default=_default) + "\n")
+    emit(json.dumps(env, indent=1, default=_default) if args.json else rep.render(args.worst))
     return rep.exit_code
 
 

@@ -14,17 +14,21 @@ from __future__ import annotations
 import time
 from decimal import Decimal
 
-from peproof.cli import UsageError
 from peproof.commands.separation import (
     DEFAULT_N,
     emit,
     envelope,
+    estimate,
     parse_count,
     parse_ds,
     progress_bar,
     render,
     validate,
 )
+from peproof.guard import UsageError
+from peproof.guard.limits import RATES, Estimate, Limits, count
+from peproof.guard.limits import add_arguments as add_limit_arguments
+from peproof.guard.paths import out_file
 
 SCHEMA = "peproof.horizon/1"
 
@@ -76,16 +80,34 @@ def table(d: int, n_pos: int, half: tuple[float, float], rows: list[dict]) -> st
     return title + "\n" + render(head)
 
 
+def horizon_estimate(ds: list[int], n_pos: int, jobs: int) -> Estimate:
+    """The certified separation of each ``d`` (:func:`estimate`), then ``jobs`` recipe scans of
+    ``N x d`` entries in row chunks of ``max(256, 2**21 // h)``, keeping one row hash per
+    position (a Python dict: about 200 bytes each) until the first collision."""
+    sep = estimate(ds, n_pos, what="horizon")
+    mem, secs = sep.memory, sep.seconds
+    for d in ds:
+        h = max(d // 2, 1)
+        rows = min(max(256, (1 << 21) // h), n_pos)
+        mem = max(mem, 8 * 16 * rows * d + 200 * n_pos)
+        secs += jobs * n_pos * d / RATES["recipe_entry"]
+    return Estimate("horizon", mem, secs, f"{jobs} recipe scan(s) of {count(n_pos)} positions "
+                    f"x d up to {count(max(ds))}; {sep.detail}")
+
+
 def cmd_horizon(args) -> int:
-    from peproof.encoding import Encoding
     from peproof.numeric import recipes as R
-    from peproof.numeric.horizon import half_separation, scan
 
     ds = parse_ds(args.d)
     dtypes = _choices(args.dtype, tuple(R.DTYPES), "--dtype")
     recipes = _choices(args.recipe, R.RECIPES, "--recipe")
     n_pos = parse_count(args.max_pos, "--max-pos", 2)
+    out_path = out_file(args.out)
+    Limits.from_args(args).enforce(horizon_estimate(ds, n_pos, len(dtypes) * len(recipes)))
     validate(ds, n_pos, args.family, args.base)
+    from peproof.encoding import Encoding
+    from peproof.numeric.horizon import half_separation, scan
+
     t0 = time.perf_counter()
     out, texts = [], []
     for d in ds:
@@ -102,7 +124,8 @@ def cmd_horizon(args) -> int:
         texts.append(table(d, n_pos, half, rows))
     params = {"d": ds, "dtypes": dtypes, "recipes": recipes, "max_pos": n_pos,
               "family": args.family, "base": args.base}
-    emit(envelope(SCHEMA, params, out, time.perf_counter() - t0), args, "\n\n".join(texts))
+    emit(envelope(SCHEMA, params, out, time.perf_counter() - t0), args, "\n\n".join(texts),
+         out_path)
     return 0
 
 
@@ -121,4 +144,5 @@ def add_parser(sub) -> None:
     p.add_argument("--base", default="10000", help="frequency base, an exact number > 1")
     p.add_argument("--json", action="store_true", help="machine-readable envelope on stdout")
     p.add_argument("--out", help="also write the JSON envelope to this file")
+    add_limit_arguments(p)
     p.set_defaults(func=cmd_horizon)

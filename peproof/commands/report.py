@@ -20,7 +20,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from peproof.cli import UsageError
+from peproof.guard import UsageError
+from peproof.guard.paths import folder_lock, out_folder
 
 HELP = "build the LaTeX/PDF report (proofs, errata, numerics, oracle) in reports/build/"
 
@@ -65,15 +66,15 @@ def run(args) -> int:
 
     if args.pattern and not registry.select(args.pattern):
         raise UsageError(f"no claim id matches {args.pattern!r}")
-    if args.workers is not None and args.workers < 1:
-        raise UsageError(f"--workers must be >= 1, got {args.workers}")
+    if args.workers is not None and not 1 <= args.workers <= 64:
+        raise UsageError(f"--workers must be between 1 and 64 (each worker is an interpreter "
+                         f"of about 200 MiB), got {args.workers}")
     gen = load_generator()
-    out = Path(args.out) if args.out else None
-    if out is not None and out.exists() and not out.is_dir():
-        raise UsageError(f"--out must be a folder, got the file {out}")
-    res = gen.build(build_dir=out, pattern=args.pattern, numerics=args.numerics,
-                    peers=not args.no_peers, workers=args.workers, fresh=args.fresh,
-                    compile_pdf=not args.no_pdf)
+    out = out_folder(args.out) if args.out else None
+    with folder_lock(out or reports_dir() / "build", "peproof report"):  # one run per folder
+        res = gen.build(build_dir=out, pattern=args.pattern, numerics=args.numerics,
+                        peers=not args.no_peers, workers=args.workers, fresh=args.fresh,
+                        compile_pdf=not args.no_pdf)
     print(f"wrote {res.tex_path}")
     if not args.no_pdf:
         print(res.tex_message if res.pdf_path is None else

@@ -10,17 +10,23 @@ separated from every other offset, mpmath agreeing), 1 otherwise, 2 on bad input
 from __future__ import annotations
 
 import json
+import os
 import platform
 import sys
 import time
 from pathlib import Path
 
-from peproof.cli import UsageError, write_atomic
-from peproof.encoding import ParameterError
+from peproof.guard import UsageError
+from peproof.guard.limits import RATES, Estimate, Limits, count
+from peproof.guard.limits import add_arguments as add_limit_arguments
+from peproof.guard.paths import emit as say
+from peproof.guard.paths import out_file, write_atomic
 from peproof.numeric import D_ALL
 from peproof.numeric import N_TURN as DEFAULT_N  # ceil(2 pi 10000)
 
 SCHEMA = "peproof.separation/1"
+#: memory of one pool worker before its chunk (an interpreter with NumPy and python-flint)
+WORKER_BASE = 150 * 2**20
 
 
 def progress_bar(label: str):
@@ -40,25 +46,20 @@ def progress_bar(label: str):
 
 
 def parse_count(text: str, name: str, low: int) -> int:
-    """An integer written as ``62832``, ``1_000_000``, ``1e6`` or ``10^6`` (and >= ``low``)."""
-    t = text.strip().replace("_", "")
+    """An integer written as ``62832``, ``1_000_000``, ``1e6``, ``10^6`` or ``10**6`` (and
+    >= ``low``), read exactly (``1e23`` is ten to the 23, not the float64 nearest to it)."""
+    from peproof.guard.positions import exact_number
+
     try:
-        if "^" in t:
-            b, e = t.split("^")
-            value = int(b) ** int(e)
-        elif "e" in t.lower():
-            f = float(t)
-            if f != int(f):
-                raise ValueError
-            value = int(f)
-        else:
-            value = int(t)
-    except (ValueError, OverflowError):
+        value = exact_number(text, name)
+    except UsageError:
+        value = None
+    if value is None or value.denominator != 1:
         raise UsageError(f"{name} must be an integer >= {low} (e.g. 62832, 1e6, 10^6), "
-                         f"got {text!r}") from None
+                         f"got {text!r}")
     if value < low:
-        raise UsageError(f"{name} must be an integer >= {low}, got {value}")
-    return value
+        raise UsageError(f"{name} must be an integer >= {low}, got {int(value)}")
+    return int(value)
 
 
 def parse_ds(values: list[str] | None) -> list[int]:
@@ -74,8 +75,8 @@ def parse_ds(values: list[str] | None) -> list[int]:
                 out += list(D_ALL)
                 continue
             try:
-                out.append(int(part))
-            except ValueError:
+                out.append(parse_count(part, "--d", 2))
+            except UsageError:
                 raise UsageError(
                     f"--d must be an even integer >= 2 or 'all', got {part!r}") from None
     return list(dict.fromkeys(out))
@@ -120,17 +121,45 @@ def table(results: list[dict]) -> str:
     return render(rows)
 
 
-def cmd_separation(args) -> int:
-    from peproof.numeric.confirm import confirm
-    from peproof.numeric.separation import certify
+def estimate(ds: list[int], n_pos: int, chunk: int = 1 << 20, workers: int | None = None,
+             sample: int = 0, what: str = "separation") -> Estimate:
+    """Memory and time of certifying ``N = n_pos`` positions for every ``d`` in ``ds``, from
+    the scan's own structure (:mod:`peproof.numeric.scan`): per chunk of ``n`` offsets, a
+    ``rows x 2h`` and a ``2h x COLS`` float64 phase table and about a dozen float64 arrays of
+    ``n``; ``N h`` cosine terms in BLAS products; ``h`` frequencies in arb; ``mpmath`` terms."""
+    from peproof.numeric.scan import COLS
 
+    mem, secs, parts = 0.0, 0.0, []
+    for d in ds:
+        h = max(d // 2, 1)
+        n = min(chunk, n_pos - 1) + 1
+        cols = min(COLS, n)
+        rows = -(-n // cols)
+        chunks = -(-(n_pos - 1) // chunk)
+        par = 1 if chunks == 1 else min(workers or os.cpu_count() or 1, chunks)
+        per_chunk = 8 * (rows * 2 * h + 2 * h * cols + 12 * n) + 400 * h
+        # plus, in the parent, a job, a future and a result of a few KiB per chunk
+        mem = max(mem, (per_chunk + (WORKER_BASE if par > 1 else 0)) * par + 4096 * chunks)
+        scan_s = (n_pos - 1) * h / RATES["pair_scan"] / par
+        secs += scan_s + 6 * h / RATES["arb_omega"] + (sample + 4) * h / RATES["mp_term"]
+        parts.append(f"d={count(d)}: {count(n_pos - 1)} offsets x {count(h)} pairs")
+    return Estimate(what, mem, secs, ", ".join(parts[:3]) + (" ..." if len(parts) > 3 else ""))
+
+
+def cmd_separation(args) -> int:
     ds = parse_ds(args.d)
     n_pos = parse_count(args.max_pos, "--max-pos", 2)
     chunk = parse_count(args.chunk, "--chunk", 1)
     workers = parse_count(args.workers, "--workers", 1) if args.workers else None
     if args.sample < 0:
         raise UsageError(f"--sample must be >= 0, got {args.sample}")
+    out = out_file(args.out)
+    Limits.from_args(args).enforce(estimate(ds, n_pos, chunk, workers,
+                                            0 if args.no_confirm else args.sample))
     validate(ds, n_pos, args.family, args.base)
+    from peproof.numeric.confirm import confirm
+    from peproof.numeric.separation import certify
+
     t0 = time.perf_counter()
     results, ok = [], True
     for d in ds:
@@ -145,18 +174,19 @@ def cmd_separation(args) -> int:
     params = {"d": ds, "max_pos": n_pos, "family": args.family, "base": args.base,
               "chunk": chunk, "sample": args.sample, "seed": args.seed}
     env = envelope(SCHEMA, params, results, time.perf_counter() - t0)
-    emit(env, args, table(results))
+    emit(env, args, table(results), out)
     if not args.json:
         notes = [f"d={r['separation']['d']}: {u}" for r in results
                  for u in r["separation"]["undecided"]]
-        print("\n".join(notes) if notes else
-              f"all {len(results)} minima certified in arb (reduction: "
-              "distance.sq_eq_two_sum_one_minus_cos, inner_product.depends_only_on_offset)")
+        say("\n".join(notes) if notes else
+            f"all {len(results)} minima certified in arb (reduction: "
+            "distance.sq_eq_two_sum_one_minus_cos, inner_product.depends_only_on_offset)")
     return 0 if ok else 1
 
 
 def validate(ds, n_pos: int, family: str, base: str) -> None:
     """Every (d, N, family, base) is allowed, or one UsageError naming the domain."""
+    from peproof.encoding import ParameterError
     from peproof.numeric.separation import check_params
 
     try:
@@ -166,11 +196,12 @@ def validate(ds, n_pos: int, family: str, base: str) -> None:
         raise UsageError(str(exc)) from None
 
 
-def emit(env: dict, args, text: str) -> None:
-    """The envelope to ``--out`` (atomically) and to stdout as JSON, or the table for people."""
-    if args.out:
-        write_atomic(Path(args.out), json.dumps(env, indent=1))
-    print(json.dumps(env, indent=1) if args.json else text)
+def emit(env: dict, args, text: str, out: Path | None) -> None:
+    """The envelope to ``out`` (atomically; validated by :func:`peproof.guard.paths.out_file`
+    before the work) and to stdout as JSON, or the table for people."""
+    if out:
+        write_atomic(out, json.dumps(env, indent=1))
+    say(json.dumps(env, indent=1) if args.json else text)
 
 
 def add_parser(sub) -> None:
@@ -189,4 +220,5 @@ def add_parser(sub) -> None:
     p.add_argument("--no-confirm", action="store_true", help="skip the mpmath evidence")
     p.add_argument("--sample", type=int, default=8, help="random offsets checked by mpmath")
     p.add_argument("--seed", type=int, default=0, help="seed of the random sample")
+    add_limit_arguments(p)
     p.set_defaults(func=cmd_separation)

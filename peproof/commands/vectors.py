@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
+
+from peproof.guard import UsageError
+from peproof.guard.limits import Estimate, Limits, count, work
+from peproof.guard.limits import add_arguments as add_limit_arguments
+from peproof.guard.paths import emit
 
 HELP = "write golden vectors of the encoding (exact decimal strings) and a checksummed manifest"
 
@@ -11,7 +15,8 @@ HELP = "write golden vectors of the encoding (exact decimal strings) and a check
 def add_parser(sub) -> None:
     p = sub.add_parser("vectors", help=HELP, description=HELP + ".")
     p.add_argument("--d", type=int, required=True, help="width d (even)")
-    p.add_argument("--positions", default="0:2048", help="'start:stop[:step]' (default 0:2048)")
+    p.add_argument("--positions", default="0:2048", help="'start:stop[:step]', exact integers "
+                   "or fractions (default 0:2048; negative starts work: --positions -5:5)")
     p.add_argument("--format", default="json", choices=("json", "npy", "csv"),
                    help="json (default), npy or csv")
     p.add_argument("--digits", type=int, default=40, help="significant digits (default 40)")
@@ -24,44 +29,63 @@ def add_parser(sub) -> None:
                    help="also give the values correctly rounded to this dtype (repeatable; "
                         "float64 always)")
     p.add_argument("--out", default="peproof-vectors", help="output directory "
-                   "(default ./peproof-vectors)")
+                   "(default ./peproof-vectors); locked while it is written")
+    add_limit_arguments(p)
     p.set_defaults(func=run)
 
 
+def estimate(n: int, d: int, digits: int, dtypes: int, fmt: str) -> Estimate:
+    """Every entry is a certified decimal string (arb balls) held as a Python ``str`` (about
+    ``digits + 60`` bytes with its list slot), then written out (``digits + 4`` bytes of text,
+    or ``4 (digits + 8)`` in a ``.npy`` of unicode), plus ``dtypes`` float64 tables."""
+    entries = n * d
+    text = (digits + 4) if fmt != "npy" else 4 * (digits + 8)
+    mem = entries * ((digits + 60) + 2 * text + 16 * dtypes)
+    return work(f"vectors for {count(n)} positions x d={count(d)}", entries * (1 + dtypes / 4),
+                "golden_entry", mem, f"{count(entries)} entries at {digits} digits")
+
+
 def run(args) -> int:
-    from peproof.cli import UsageError
     from peproof.encoding import ParameterError
     from peproof.formats import get_format
-    from peproof.oracle.reference import positions_array
+    from peproof.guard import positions as P
+    from peproof.guard.paths import folder_lock, out_folder
     from peproof.oracle.tables import InputError
     from peproof.oracle.variant import Variant
     from peproof.oracle.vectors import write
 
     if not 1 <= args.digits <= 200:
         raise UsageError(f"--digits must be between 1 and 200, got {args.digits}")
+    if args.d < 2 or args.d % 2:
+        raise UsageError(f"--d must be an even integer >= 2, got {args.d}")
+    pos = P.parse(args.positions)
+    if len(pos) == 0:
+        raise UsageError(f"--positions {args.positions!r} selects no position")
+    try:
+        dtypes = ["float64"] + [get_format(t).name for t in args.dtype]
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if any(not get_format(t).is_binary for t in dtypes):
+        raise UsageError("--dtype must be float16, bfloat16, float32 or float64")
+    dtypes = tuple(dict.fromkeys(dtypes))
+    Limits.from_args(args).enforce(estimate(len(pos), args.d, args.digits, len(dtypes),
+                                            args.format))
     try:
         variant = Variant(args.family, args.base, args.layout, args.offset, args.scale)
         variant.encoding(args.d)
-        pos = positions_array(args.positions)
-        dtypes = ["float64"] + [get_format(t).name for t in args.dtype]
-        if any(not get_format(t).is_binary for t in dtypes):
-            raise UsageError("--dtype must be float16, bfloat16, float32 or float64")
     except (ParameterError, InputError, ValueError) as exc:
         raise UsageError(str(exc)) from None
-    if len(pos) == 0:
-        raise UsageError(f"--positions {args.positions!r} selects no position")
-    if len(pos) * args.d > 20_000_000:
-        raise UsageError(f"{len(pos)} x {args.d} entries is too many for exact vectors "
-                         "(limit 20 million); split the range")
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out} exists and is not a directory")
-    man = write(out, args.format, args.d, pos, variant, args.digits, tuple(dict.fromkeys(dtypes)),
-                progress=_progress)
-    print(f"wrote {len(man['files'])} file(s) and manifest.json to {out} "
-          f"({len(pos)} positions x {args.d} channels, {args.digits} digits)")
+    values = list(pos)
+    if args.format == "npy":
+        P.npy_array(values)  # a position .npy cannot hold is refused before the work
+    out = out_folder(args.out)
+    with folder_lock(out, "peproof vectors"):
+        man = write(out, args.format, args.d, values, variant, args.digits, dtypes,
+                    progress=_progress)
+    emit(f"wrote {len(man['files'])} file(s) and manifest.json to {out} "
+         f"({pos.describe()} x {args.d} channels, {args.digits} digits)")
     for f in man["files"]:
-        print(f"  {f['name']}  {f['bytes']} bytes  sha256 {f['sha256'][:16]}...")
+        emit(f"  {f['name']}  {f['bytes']} bytes  sha256 {f['sha256'][:16]}...")
     return 0
 
 

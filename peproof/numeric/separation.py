@@ -28,13 +28,14 @@ from __future__ import annotations
 import math
 import os
 import time
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
 import flint
 
 from peproof.encoding import Encoding, ParameterError
+from peproof.guard.signals import pool
 from peproof.numeric import scan
 
 REDUCTION_CLAIMS = (
@@ -148,19 +149,25 @@ def run_chunks(jobs: list[dict], executor: Executor | None, workers: int | None,
             if progress:
                 progress(n, total)
         return res
-    own = executor is None
-    ex = executor or ProcessPoolExecutor(max_workers=min(workers or os.cpu_count() or 1, total))
+    if executor is not None:
+        return _collect(executor, jobs, progress)
+    with pool(min(workers or os.cpu_count() or 1, total)) as ex:  # stopped on any signal
+        return _collect(ex, jobs, progress)
+
+
+def _collect(ex: Executor, jobs: list[dict], progress) -> list[dict]:
+    futs = [ex.submit(scan.scan_chunk, j) for j in jobs]
+    res = []
     try:
-        futs = [ex.submit(scan.scan_chunk, j) for j in jobs]
-        res = []
         for n, f in enumerate(futs, 1):
             res.append(f.result())
             if progress:
-                progress(n, total)
-        return res
-    finally:
-        if own:
-            ex.shutdown()
+                progress(n, len(jobs))
+    except BaseException:  # a signal or a failed chunk: queued chunks are not run
+        for f in futs:
+            f.cancel()
+        raise
+    return res
 
 
 def _sign_of_difference(dk: ArbD, k1: int, k2: int) -> int | None:

@@ -1,6 +1,6 @@
 """Reading tables from files and from ``module:function`` names, without ever unpickling.
 
-Formats: ``.npy`` and uncompressed ``.npz`` members are memory-mapped (tables larger than memory
+Formats: ``.npy`` and ``.npz`` (:mod:`.npfiles`) are memory-mapped (tables larger than memory
 are streamed by row chunks); ``.safetensors`` is parsed here (8-byte little-endian header length,
 JSON header, raw little-endian data) with every offset checked against the file size, then
 memory-mapped; ``.pt``/``.pth`` go through ``torch.load(weights_only=True)`` only; ``.csv``,
@@ -11,8 +11,8 @@ one-line message.
 
 from __future__ import annotations
 
-import importlib
 import json
+import os
 import re
 import struct
 import warnings
@@ -21,7 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .tables import InputError, _first_line, call_table
+from peproof.guard.paths import kind_of
+
+from .npfiles import NPY_MAGIC, _npy, _npz, _pick
+from .tables import InputError, _first_line
 
 TEXT = (".csv", ".tsv", ".txt", ".dat")
 PICKLES = (".pkl", ".pickle", ".joblib", ".dill")
@@ -33,17 +36,32 @@ MAX_HEADER = 100 * 1024 * 1024
 
 
 def load(source: str, *, key: str | None = None, d: int | None = None,
-         n: int | None = None) -> tuple[object, dict]:
-    """The table named by ``source`` (a file path or ``module:function``) and a description."""
+         n: int | None = None, limits=None, time_limit: float | None = None,
+         memory_limit: int | None = None) -> tuple[object, dict]:
+    """The table named by ``source`` (a file path or ``module:function``) and a description.
+
+    ``limits`` (a :class:`peproof.guard.limits.Limits`) bounds what is read into memory: a
+    compressed ``.npz`` member, a text table or a called function's result is sized before it
+    is read.  ``module:function`` runs in a child process (:mod:`peproof.guard.child`) with
+    ``time_limit`` seconds and ``memory_limit`` bytes.
+    """
+    from peproof.guard.limits import Limits
+
+    limits = limits or Limits()
     p = Path(source)
-    if not p.exists() and _CALLABLE.match(source):
-        return _load_callable(source, d, n)
-    if not p.exists():
+    if not _exists(p) and _CALLABLE.match(source):
+        return _load_callable(source, d, n, limits, time_limit, memory_limit)
+    if not _exists(p):
         raise InputError(f"no such file: {source} (give a file {', '.join(SUFFIXES)} or "
                          "module:function)")
-    if p.is_dir():
-        raise InputError(f"{source} is a directory, not a table file")
-    size = p.stat().st_size
+    try:
+        st = os.stat(p)
+    except OSError as exc:
+        raise InputError(f"{source}: cannot read it ({exc.strerror})") from None
+    kind = kind_of(st.st_mode)
+    if kind is not None:
+        raise InputError(f"{source} is {kind}, not a table file")
+    size = st.st_size
     if size == 0:
         raise InputError(f"{source} is empty (0 bytes)")
     suf = p.suffix.lower()
@@ -59,9 +77,9 @@ def load(source: str, *, key: str | None = None, d: int | None = None,
                ".pth": _torch}
     try:
         if suf in readers:
-            arr, extra = readers[suf](p, key)
+            arr, extra = readers[suf](p, key, limits)
         elif suf in TEXT:
-            arr, extra = _text(p)
+            arr, extra = _text(p, limits)
         else:
             raise InputError(f"{source}: unknown file type {suf!r}; allowed: "
                              f"{', '.join(SUFFIXES)} or module:function")
@@ -75,8 +93,16 @@ def load(source: str, *, key: str | None = None, d: int | None = None,
     return arr, info
 
 
+def _exists(p: Path) -> bool:
+    try:
+        os.stat(p)
+        return True
+    except OSError:
+        return False
+
+
 def _sniff(head: bytes, source: str) -> str:
-    if head.startswith(b"\x93NUMPY"):
+    if head.startswith(NPY_MAGIC):
         return ".npy"
     if head.startswith(b"PK\x03\x04"):
         return ".npz"
@@ -85,110 +111,25 @@ def _sniff(head: bytes, source: str) -> str:
     raise InputError(f"{source}: no file extension; name it with one of {', '.join(SUFFIXES)}")
 
 
-def _load_callable(source: str, d, n):
-    mod_name, attr = source.split(":", 1)
-    try:
-        obj = importlib.import_module(mod_name)
-    except Exception as exc:  # noqa: BLE001 - importing user code: any failure is bad input
-        raise InputError(f"cannot import {mod_name}: {type(exc).__name__}: "
-                         f"{_first_line(exc)}") from None
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise InputError(f"{mod_name} has no attribute {attr!r}")
-        obj = getattr(obj, part)
-    if not callable(obj):
-        raise InputError(f"{source} is not callable")
+def _load_callable(source: str, d, n, limits, time_limit, memory_limit):
+    from peproof.guard import child
+    from peproof.guard.limits import count, human_bytes
+
+    if d is None:
+        raise InputError("a callable needs --d (it is called as f(n, d))")
     rows = 2048 if n is None else n
-    return call_table(obj, rows, d), {"callable": source, "called_as": f"{attr}({rows}, {d})"}
-
-
-# ----------------------------------------------------------------------------- numpy
-def _npy(p: Path, key):
-    try:
-        arr = np.load(p, mmap_mode="r", allow_pickle=False)
-    except ValueError as exc:
-        if any(m in str(exc) for m in ("allow_pickle", "Object arrays", "Python objects")):
-            raise InputError(f"{p}: the array holds Python objects (a pickle); pickles are "
-                             "refused") from None
-        raise
-    return arr, {"memory_mapped": isinstance(arr, np.memmap)}
-
-
-def _npz(p: Path, key):
-    with zipfile.ZipFile(p) as zf:
-        names = [n[:-4] for n in zf.namelist() if n.endswith(".npy")]
-        if not names:
-            raise InputError(f"{p}: the archive holds no .npy members")
-        name = _pick(names, key, p, lambda nm: _npz_shape(zf, nm))
-        info = zf.getinfo(name + ".npy")
-        if info.compress_type == zipfile.ZIP_STORED:
-            mm = _npz_memmap(p, zf, info)
-            if mm is not None:
-                return mm, {"key": name, "memory_mapped": True}
-    with np.load(p, allow_pickle=False) as z:
-        try:
-            return z[name], {"key": name, "memory_mapped": False}
-        except ValueError as exc:
-            if "allow_pickle" in str(exc) or "Object arrays" in str(exc):
-                raise InputError(f"{p}: member {name!r} holds Python objects (a pickle); "
-                                 "pickles are refused") from None
-            raise
-
-
-def _npz_shape(zf, name):
-    with zf.open(name + ".npy") as fh:
-        version = np.lib.format.read_magic(fh)
-        shape, _, dtype = _read_header(fh, version)
-    return shape, dtype
-
-
-def _read_header(fh, version):
-    if version == (1, 0):
-        return np.lib.format.read_array_header_1_0(fh)
-    return np.lib.format.read_array_header_2_0(fh)
-
-
-def _npz_memmap(p: Path, zf, info):
-    with open(p, "rb") as fh:
-        fh.seek(info.header_offset)
-        local = fh.read(30)
-        if local[:4] != b"PK\x03\x04":
-            return None
-        nlen, xlen = struct.unpack("<HH", local[26:30])
-        start = info.header_offset + 30 + nlen + xlen
-        fh.seek(start)
-        version = np.lib.format.read_magic(fh)
-        shape, fortran, dtype = _read_header(fh, version)
-        if dtype.hasobject:
-            raise InputError(f"{p}: member holds Python objects (a pickle); pickles are refused")
-        data = fh.tell()
-    need = int(np.prod(shape)) * dtype.itemsize
-    if data + need > p.stat().st_size or need != info.file_size - (data - start):
-        raise InputError(f"{p}: member {info.filename!r} is truncated or corrupt")
-    return np.memmap(p, dtype=dtype, mode="r", offset=data, shape=shape,
-                     order="F" if fortran else "C")
-
-
-def _pick(names, key, p, shape_of):
-    if key is not None:
-        if key not in names:
-            raise InputError(f"{p}: no array named {key!r}; it holds {', '.join(names[:10])}")
-        return key
-    if len(names) == 1:
-        return names[0]
-    two_d = []
-    for nm in names:
-        shape, dtype = shape_of(nm)
-        if len([s for s in shape if s != 1]) == 2 and np.dtype(dtype).kind == "f":
-            two_d.append(nm)
-    if len(two_d) == 1:
-        return two_d[0]
-    raise InputError(f"{p} holds several arrays ({', '.join(names[:10])}); choose one with "
-                     "--key")
+    attr = source.split(":", 1)[1]
+    need = rows * d * 8
+    limits.enforce_memory(need, f"{attr}({rows}, {d})",
+                          f"{count(rows)} x {count(d)} float64 = {human_bytes(need)}")
+    arr = child.call(source, rows, d,
+                     time_limit=child.DEFAULT_TIME_LIMIT if time_limit is None else time_limit,
+                     memory_limit=memory_limit)
+    return arr, {"callable": source, "called_as": f"{attr}({rows}, {d})"}
 
 
 # ----------------------------------------------------------------------------- safetensors
-def _safetensors(p: Path, key):
+def _safetensors(p: Path, key, limits):
     size = p.stat().st_size
     with open(p, "rb") as fh:
         raw = fh.read(8)
@@ -247,7 +188,7 @@ def _st_kind(ent):
 
 
 # ----------------------------------------------------------------------------- torch
-def _torch(p: Path, key):
+def _torch(p: Path, key, limits):
     try:
         import torch
     except ImportError:
@@ -261,6 +202,8 @@ def _torch(p: Path, key):
         except RuntimeError as exc:
             if "mmap" not in str(exc) and "zip" not in str(exc):
                 raise
+            size = p.stat().st_size  # not a zip archive: read whole
+            limits.enforce_memory(2 * size, str(p), "a .pt file that cannot be memory-mapped")
             obj = torch.load(p, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as exc:
         raise InputError(f"{p}: refused: the file holds objects other than tensors and "
@@ -283,7 +226,14 @@ def _torch(p: Path, key):
 
 
 # ----------------------------------------------------------------------------- text
-def _text(p: Path):
+def _text(p: Path, limits):
+    from peproof.guard.limits import human_bytes, work
+
+    size = p.stat().st_size
+    # every value takes >= 2 bytes of text and becomes 8 bytes of float64 (x 1.5 while the
+    # parser grows its array)
+    limits.enforce(work(str(p), size, "text_byte", 6 * size,
+                        f"a text table of {human_bytes(size)} parsed into float64"))
     with open(p, encoding="utf-8", errors="strict") as fh:
         lines = []
         for line in fh:

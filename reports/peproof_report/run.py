@@ -21,8 +21,9 @@ import platform
 import subprocess
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+
+from peproof.guard.signals import pool
 
 from . import numerics as N
 
@@ -223,7 +224,7 @@ def collect(build: Path, pattern: str | None = None, numerics: str = "default",
         for var in THREAD_VARS:
             os.environ.setdefault(var, "1")
         ctx = multiprocessing.get_context("forkserver")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as ex:
+        with pool(workers, mp_context=ctx) as ex:  # workers stopped on any signal
             futs = {name: ex.submit(fn, *args) for _, name, fn, args in jobs}
             done = 0
             for name, f in futs.items():

@@ -1,0 +1,221 @@
+"""SIGINT and SIGTERM: one exception, worker pools stopped, no process left behind.
+
+The ``peproof`` entry point calls :func:`install`: both signals then raise :class:`Interrupted`
+(a ``KeyboardInterrupt``) in the main thread, so ``finally`` blocks run, temporary files are
+removed and nothing half-written is renamed into place.  Work that runs on processes goes
+through :func:`pool` (or calls :func:`stop` on its own executor): on any exception, a signal
+included, queued work is cancelled and the worker processes are terminated instead of being
+waited for.  Workers ignore SIGINT (a Ctrl-C reaches the whole process group; the parent
+decides) and ask the kernel to send them SIGTERM when their parent dies, so even a parent killed
+with SIGKILL leaves no worker behind.  :func:`reap_descendants` is the last net: after an
+interrupt the CLI terminates every process still descending from it (a TeX compiler, a user
+function's helpers).
+
+Any :class:`concurrent.futures.Executor` works with :func:`stop` (a process pool has its
+workers terminated, any other executor is shut down without waiting and its queued work
+cancelled), so a Dask or thread executor can take the place of the local pool.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import contextmanager
+
+_PR_SET_PDEATHSIG = 1
+#: helper processes of multiprocessing that end by themselves when their parent does
+_SELF_ENDING = ("multiprocessing.resource_tracker",)
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM was received; ``exit_code`` is ``128 + signum`` (130, 143)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+    @property
+    def name(self) -> str:
+        return signal.Signals(self.signum).name
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum
+
+
+_received: list[int] = []
+
+
+def _handler(signum, _frame):
+    if _received:  # already stopping: a second signal must not break the clean-up
+        return
+    _received.append(signum)
+    raise Interrupted(signum)
+
+
+def install():
+    """Route SIGINT and SIGTERM to :class:`Interrupted`; returns a function restoring the
+    previous handlers (so in-process callers such as tests are left as they were)."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    _received.clear()
+    old = {s: signal.signal(s, _handler) for s in (signal.SIGINT, signal.SIGTERM)}
+
+    def restore():
+        for s, h in old.items():
+            signal.signal(s, h if h is not None else signal.SIG_DFL)
+        _received.clear()
+
+    return restore
+
+
+def die_with_parent(sig: int = signal.SIGTERM) -> None:
+    """Ask Linux to send ``sig`` to this process when its parent exits (no-op elsewhere)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def worker_init() -> None:
+    """Initializer of pool workers: SIGINT ignored, SIGTERM fatal, dies with its parent."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    die_with_parent()
+
+
+def stop(ex: Executor, grace: float = 2.0) -> None:
+    """Stop ``ex`` now: queued work cancelled, worker processes (if any) terminated."""
+    procs = list((getattr(ex, "_processes", None) or {}).values())
+    try:
+        ex.shutdown(wait=False, cancel_futures=True)
+    except TypeError:  # executors without cancel_futures
+        ex.shutdown(wait=False)
+    except Exception:  # noqa: BLE001, S110 - stopping must not raise over the real error
+        pass
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    deadline = time.monotonic() + grace
+    for p in procs:
+        p.join(max(0.0, deadline - time.monotonic()))
+        if p.is_alive():
+            p.kill()
+            p.join(1.0)
+
+
+class _Pool(ProcessPoolExecutor):
+    """Processes are started (at ``submit``) with SIGINT blocked, a mask they inherit through
+    ``fork`` and ``exec``: a Ctrl-C sent to the whole group while a worker, the forkserver or
+    the resource tracker is still importing can no longer make it print a traceback.  The
+    parent's SIGINT stays pending meanwhile and is delivered when ``submit`` returns."""
+
+    def submit(self, *args, **kwargs):
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            return super().submit(*args, **kwargs)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+@contextmanager
+def pool(max_workers: int, mp_context=None):
+    """A :class:`ProcessPoolExecutor` whose workers are stopped on any exception (a signal
+    included) instead of being waited for; on success it is shut down normally."""
+    ex = _Pool(max_workers=max_workers, mp_context=mp_context, initializer=worker_init)
+    try:
+        yield ex
+    except BaseException:
+        stop(ex)
+        raise
+    ex.shutdown(wait=True)
+
+
+def _children_map() -> dict[int, list[int]]:
+    kids: dict[int, list[int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return kids
+    for e in entries:
+        if not e.isdigit():
+            continue
+        try:
+            with open(f"/proc/{e}/stat", "rb") as fh:
+                data = fh.read()
+        except OSError:
+            continue
+        rest = data[data.rfind(b")") + 2:].split()
+        if len(rest) > 1 and rest[0] != b"Z":
+            kids.setdefault(int(rest[1]), []).append(int(e))
+    return kids
+
+
+def descendants(pid: int | None = None) -> list[int]:
+    """Live (non-zombie) processes descending from ``pid`` (default: this one), via /proc."""
+    kids = _children_map()
+    out, todo = [], [os.getpid() if pid is None else pid]
+    while todo:
+        for c in kids.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def _self_ending(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            cmd = fh.read().decode("utf-8", "replace")
+    except OSError:
+        return True
+    return any(m in cmd for m in _SELF_ENDING)
+
+
+def reap_descendants(grace: float = 2.0) -> int:
+    """Terminate (then kill) every process still descending from this one; returns how many
+    were signalled.  multiprocessing's resource tracker is left to end by itself."""
+    pids = [p for p in descendants() if not _self_ending(p)]
+    for p in pids:
+        try:
+            os.kill(p, signal.SIGTERM)
+        except OSError:
+            pass
+    deadline = time.monotonic() + grace
+    alive = set(pids)
+    while alive and time.monotonic() < deadline:
+        _reap_zombies()
+        alive = {p for p in alive if _alive(p)}
+        if alive:
+            time.sleep(0.02)
+    for p in alive:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except OSError:
+            pass
+    _reap_zombies()
+    return len(pids)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return False
+    return data[data.rfind(b")") + 2:][:1] != b"Z"
+
+
+def _reap_zombies() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
