@@ -93,18 +93,19 @@ def _ev(e, env):  # noqa: C901 - a flat dispatch is the clearest form here
         return abs(_ev(e.args[0], env))
     if isinstance(e, sp.Sum):
         return _ev_sum(e, env)
-    if isinstance(e, sp.floor | sp.ceiling | sp.Mod):
+    if isinstance(e, sp.floor | sp.ceiling):
+        return _round(_ev(e.args[0], env), "floor" if isinstance(e, sp.floor) else "ceil", e)
+    if isinstance(e, sp.Mod):  # SymPy's Mod(a, b) = a - b*floor(a/b): the sign of b
+        a, b = _ev(e.args[0], env), _ev(e.args[1], env)
+        if b.is_exact() and b == 0:
+            raise Unsupported("Mod(a, 0) is undefined")
+        return a - b * _round(a / b, "floor", e)
+    if isinstance(e, sp.Max | sp.Min):
         vals = [_ev(a, env) for a in e.args]
-        if not all(v.is_exact() for v in vals):
-            raise Unsupported(f"{type(e).__name__} of an inexact value")
-        q = [sp.Rational(v.mid().str(60, radius=False)) for v in vals]
-        if any(v != flint.arb(str(x)) for v, x in zip(vals, q, strict=True)):
-            raise Unsupported(f"{type(e).__name__}: value not a short decimal")
-        if isinstance(e, sp.floor):
-            return _rat(sp.floor(q[0]))
-        if isinstance(e, sp.ceiling):
-            return _rat(sp.ceiling(q[0]))
-        return _rat(q[0] - q[1] * sp.floor(q[0] / q[1]))
+        acc = vals[0]
+        for v in vals[1:]:
+            acc = acc.max(v) if isinstance(e, sp.Max) else acc.min(v)
+        return acc
     if isinstance(e, sp.Piecewise):
         for val, cond in e.args:
             t = _cond(cond, env)
@@ -116,6 +117,17 @@ def _ev(e, env):  # noqa: C901 - a flat dispatch is the clearest form here
     if e.is_Function and hasattr(e, "_arb_eval"):
         return e._arb_eval(env, _ev)
     raise Unsupported(f"{type(e).__name__}: {e}")
+
+
+def _round(x: flint.arb, how: str, e) -> flint.arb:
+    """``floor``/``ceil`` of a ball, exact when every point of the ball rounds to one integer."""
+    if not x.is_finite():
+        raise Unsupported(f"{type(e).__name__} of a non-finite ball")
+    n = getattr(x, how)().unique_fmpz()
+    if n is None:
+        raise Unsupported(f"{type(e).__name__}: the ball {x.str(10, radius=True)} straddles an "
+                          "integer")
+    return flint.arb(n)
 
 
 def _cond(c, env) -> bool | None:
@@ -155,6 +167,8 @@ def _ev_sum(e: sp.Sum, env):
     lo_v, hi_v = sp.sympify(lo).subs(_sym_env(env)), sp.sympify(hi).subs(_sym_env(env))
     if not (lo_v.is_Integer and hi_v.is_Integer):
         raise Unsupported(f"summation limits not concrete: {lo_v}, {hi_v}")
+    if hi_v < lo_v - 1:  # the one convention: hi = lo - 1 is empty, below that undefined
+        raise Unsupported(f"reversed summation range {lo_v} .. {hi_v}")
     if int(hi_v) - int(lo_v) > 200_000:
         raise Unsupported("sum too long for pointwise evaluation")
     acc = flint.arb(0)
