@@ -284,7 +284,7 @@ def decide(claim: Claim) -> Verdict:
         wf = wellformed.check(st)
     if wf is not None and wf.ok and settled_by_construction(st):
         verdict = construction_verdict(st)
-        verdict.trace = wf.trace() + verdict.trace
+        verdict.trace = wf.trace() + [f"what was built: {claim.title}"] + verdict.trace
     elif claim.proof is not None:
         verdict = claim.proof(st, claim)
         if wf is not None:
