@@ -93,6 +93,10 @@ def _ev(e, env):  # noqa: C901 - a flat dispatch is the clearest form here
         return abs(_ev(e.args[0], env))
     if isinstance(e, sp.Sum):
         return _ev_sum(e, env)
+    if isinstance(e, sp.floor | sp.ceiling | sp.Mod):
+        q = _exact(e, env)  # rational arguments: SymPy's exact value
+        if q is not None:
+            return _rat(q)
     if isinstance(e, sp.floor | sp.ceiling):
         return _round(_ev(e.args[0], env), "floor" if isinstance(e, sp.floor) else "ceil", e)
     if isinstance(e, sp.Mod):  # SymPy's Mod(a, b) = a - b*floor(a/b): the sign of b
@@ -117,6 +121,29 @@ def _ev(e, env):  # noqa: C901 - a flat dispatch is the clearest form here
     if e.is_Function and hasattr(e, "_arb_eval"):
         return e._arb_eval(env, _ev)
     raise Unsupported(f"{type(e).__name__}: {e}")
+
+
+def _exact(e, env) -> sp.Rational | None:
+    """The exact rational value of ``e`` when it is built from rationals (and variables bound to
+    rationals) by + * integer powers, floor, ceiling and Mod; else None."""
+    if e.is_Rational:
+        return e
+    if e.is_Symbol:
+        v = env.get(e, env.get(e.name))
+        return sp.Rational(v) if isinstance(v, int | Fraction | sp.Rational) and not \
+            isinstance(v, bool) else None
+    if e.is_Add or e.is_Mul or isinstance(e, sp.floor | sp.ceiling | sp.Mod) or (
+            e.is_Pow and e.exp.is_Integer):
+        args = [_exact(a, env) for a in e.args]
+        if any(v is None for v in args):
+            return None
+        if e.is_Pow and args[0] == 0 and args[1] < 0:
+            return None
+        if isinstance(e, sp.Mod) and args[1] == 0:
+            return None
+        out = e.func(*args)
+        return out if out.is_Rational else None
+    return None
 
 
 def _round(x: flint.arb, how: str, e) -> flint.arb:

@@ -205,7 +205,7 @@ class _Walker:
         if e.is_Symbol or e.is_Rational or e is sp.pi or e is sp.E:
             return
         if e.is_Float:
-            raise IllFormed(f"Float {e} {_in(rel)}: only exact numbers are allowed "
+            raise IllFormed(f"Float {sp.sstr(e)} {_in(rel)}: only exact numbers are allowed "
                             "(Integer, Rational, pi, E; e.g. sympy.Rational('1e-20'))")
         if e is sp.I:
             if not cview:
