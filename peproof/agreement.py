@@ -18,6 +18,7 @@ it loudly.  ``unknown`` is shown as such.
 
 from __future__ import annotations
 
+import builtins
 import itertools
 from functools import cache
 
@@ -32,6 +33,7 @@ ENGINES = ("primary", "z3", "numeric")
 
 
 _LAMBDAS: dict = {}
+_RESERVED = frozenset(dir(mpmath)) | frozenset(dir(builtins)) | {"I", "E", "pi", "oo", "nan"}
 
 
 def _mp_value(e: sp.Expr, env: dict) -> mpmath.mpf | None:
@@ -41,7 +43,10 @@ def _mp_value(e: sp.Expr, env: dict) -> mpmath.mpf | None:
     try:
         f = _LAMBDAS.get(key)
         if f is None:
-            f = _LAMBDAS[key] = sp.lambdify(syms, e, modules="mpmath", dummify=True)
+            # a variable named like a name of the generated code (pi, E, sin, ...) would
+            # shadow it: rename the arguments then (slower, so only then)
+            clash = any(not s.name.isidentifier() or s.name in _RESERVED for s in syms)
+            f = _LAMBDAS[key] = sp.lambdify(syms, e, modules="mpmath", dummify=clash)
         args = []
         for s in syms:
             val = env[s]

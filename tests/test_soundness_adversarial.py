@@ -185,8 +185,12 @@ def test_undefined_subterms_prove_nothing():
     (lambda: Statement(Eq(x, sp.Symbol("x")), (VX, Var(sp.Symbol("x"), "real"))), "distinct"),
     (lambda: Statement(Eq(sp.Sum(i, (i, -3, 3)), 6)), "nonnegative index"),
     (lambda: Statement(Eq(S(x), S(x)), (VX,), hyps=(Eq(sp.I * x, sp.I),)), "imaginary unit"),
+    (lambda: Statement(Eq(sp.Piecewise((1, x > 0)), sp.Piecewise((1, x > 0))), (VX,)),
+     "otherwise branch"),
+    (lambda: Statement(Eq(sp.Matrix([x]), sp.Matrix([x])), (VX,)), "allowed are"),
 ], ids=["unknown_function", "infinity", "other_constant", "two_index_sum", "assumptions",
-        "duplicate_names", "index_assumption", "I_in_hypothesis"])
+        "duplicate_names", "index_assumption", "I_in_hypothesis", "piecewise_not_exhaustive",
+        "matrix_side"])
 def test_refusals_are_one_line_and_name_the_problem(stmt, match):
     with pytest.raises(IllFormed, match=match) as exc:
         decide_statement(stmt())
@@ -198,6 +202,10 @@ def test_symbol_stronger_than_its_domain_would_prove_a_falsehood():
     xp = sp.Symbol("x", positive=True)
     with pytest.raises(IllFormed):
         decide_statement(Statement(Eq(sp.sqrt(xp ** 2), xp), (Var(xp, "real"),)))
+    # n integer=True declared real: sin(pi n) = 0 would be proved for every real n
+    ni = sp.Symbol("n", integer=True)
+    with pytest.raises(IllFormed, match="beyond its domain"):
+        decide_statement(Statement(Eq(S(sp.pi * ni), 0), (Var(ni, "real"),)))
     # a plain symbol (weaker assumptions) is fine, and gets the honest verdict
     xs = sp.Symbol("x")
     assert decide_statement(Statement(Eq(sp.sqrt(xs ** 2), xs), (Var(xs, "real"),))).status \

@@ -24,6 +24,7 @@ import sympy as sp
 from peproof.claims import Claim, Rel, Statement, Verdict
 from peproof.engines import expoly, wellformed, witness, z3poly
 from peproof.engines.arbeval import Unsupported, ball_str, certified_sign
+from peproof.engines.hygiene import fresh
 
 LIFT_AXIOM = "termwise lifting: (for all i, f_i = g_i) implies sum_i f_i = sum_i g_i"
 
@@ -69,7 +70,7 @@ def lift(diff: sp.Expr, stmt: Statement | None = None) -> tuple[sp.Expr, list[st
     if len(limits) != 1 or any(len(s.limits) != 1 for s in sums):
         return None
     lo, hi = next(iter(limits))
-    i = sp.Dummy("i", integer=True)
+    i = fresh("i", integer=True)
     terms = sp.Add.make_args(sp.expand(diff, deep=False, power_exp=False, log=False))
     summand, rest = sp.Integer(0), sp.Integer(0)
     for t in terms:
@@ -114,7 +115,7 @@ def lift(diff: sp.Expr, stmt: Statement | None = None) -> tuple[sp.Expr, list[st
                 continue
         elif prove_fact("pos", p.base, stmt, bound=((i, "integer"),), hyps=in_range) is None:
             continue  # base not proved positive: not generalised, the lemma keeps the power
-        sym = sp.Dummy(f"omega{len(omegas) if omegas else ''}", positive=True)
+        sym = fresh(f"omega{len(omegas) if omegas else ''}", len(omegas), positive=True)
         units.setdefault(p.base, (p.exp, sym))
         omegas[p] = sym
     lemma = lemma.xreplace(omegas)
@@ -172,14 +173,14 @@ def settled_by_construction(stmt: Statement | None) -> bool:
 
 def construction_verdict(stmt: Statement, shown: int = 8) -> Verdict:
     """The verdict of a statement settled when built, saying what the construction checked."""
-    rels = [str(r) for r in stmt.concl]
-    trace = [f"settled when built: each of the {len(rels)} conclusion(s) has identical sides "
+    n = len(stmt.concl)
+    trace = [f"settled when built: each of the {n} conclusion(s) has identical sides "
              "once SymPy built the statement from the definition; reflexivity is the only step "
              "(no engine decided anything; a change of the definition would change what is "
              "built)"]
-    trace += [f"  as built: {r}" for r in rels[:shown]]
-    if len(rels) > shown:
-        trace.append(f"  ... and {len(rels) - shown} more")
+    trace += [f"  as built: {r}" for r in stmt.concl[:shown]]
+    if n > shown:
+        trace.append(f"  ... and {n - shown} more")
     return Verdict("proved", CONSTRUCTION, f"sympy {sp.__version__}", SETTLED,
                    ("reflexivity: e = e, e <= e",), trace=trace)
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from peproof.engines.hygiene import fresh
+
 
 class _E(sp.Function):
     """``E(u) = exp(i u)``: the procedure's own function class (no user term can be it)."""
@@ -92,7 +94,7 @@ def reduce_to_laurent(expr: sp.Expr) -> tuple[sp.Expr, dict]:
             denom[m] = int(sp.ilcm(denom.get(m, 1), r.q))
     zs: dict[sp.Expr, sp.Symbol] = {}
     for j, m in enumerate(sorted(denom, key=sp.default_sort_key)):
-        zs[m] = sp.Dummy(f"Z{j}", nonzero=True)  # a Dummy: never equal to a user's symbol
+        zs[m] = fresh(f"Z{j}", j, nonzero=True)  # a Dummy: never equal to a user's symbol
     repl = {}
     for c, parts in splits.items():
         val = sp.Integer(1)

@@ -29,6 +29,7 @@ import z3
 
 from peproof.claims import Claim, Rel, Statement, Verdict
 from peproof.engines import z3poly
+from peproof.engines.hygiene import fresh
 
 AXIOMS = (
     "exp(u) > 0 for real u (so every softmax denominator is non-zero)",
@@ -50,7 +51,7 @@ class _Atoms:
                 return self.seen[x]
             key = sp.expand(x.args[0])
             if key not in self.table:
-                self.table[key] = sp.Dummy(f"e{len(self.table)}", positive=True)
+                self.table[key] = fresh(f"e{len(self.table)}", len(self.table), positive=True)
             self.seen[x] = self.table[key]
             return self.table[key]
 

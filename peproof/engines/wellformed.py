@@ -12,7 +12,8 @@ every term is defined.
 2. **Exact numbers** only: integers, rationals, ``pi``, ``E``.  Floats (rounded inside
    ``expand``), infinities, ``nan`` and other constants are refused.
 3. **Known functions** only: ``+ * **``, sin, cos, tan, exp, log, Abs, floor, ceiling, Mod, Max,
-   Min, Piecewise (conditions: relations, And, Or, Not, ITE), Sum (one index), PiIntegral, Delta.
+   Min, Piecewise (conditions: relations, And, Or, Not, ITE; the last branch ``(value, True)``,
+   else it is undefined somewhere), Sum (one index), PiIntegral, Delta.
 4. **Real view, complex view.**  Hypotheses and ``<=``, ``<``, ``!=`` conclusions are about real
    numbers: the imaginary unit may not occur.  An ``==`` conclusion may contain ``I``: it then
    states an identity of complex-valued functions of the real variables, and only the
@@ -239,6 +240,10 @@ class _Walker:
             self.walk(f.xreplace({x: xx}), inner, False, rel)
             return
         if isinstance(e, sp.Piecewise):
+            if e.args[-1][1] is not sp.true:  # undefined where no condition holds
+                raise IllFormed(f"Piecewise without a final (value, True) branch {_in(rel)}: "
+                                "it is undefined where no condition holds; add the otherwise "
+                                "branch")
             for val, c in e.args:
                 self.cond(c, ctx, rel)
                 self.walk(val, ctx.add(hyps=_as_rels(c)), False, rel)

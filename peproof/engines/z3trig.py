@@ -31,6 +31,7 @@ import z3
 
 from peproof.claims import Rel, Statement, Verdict
 from peproof.engines import signs, z3base
+from peproof.engines.hygiene import fresh
 from peproof.engines.z3base import INT_DOMAINS, Names, arith, domain_axioms, rel_term
 
 z3.set_param("model_validate", True)
@@ -296,7 +297,7 @@ def lift_z3(diff: sp.Expr, stmt: Statement | None = None):
     if len(lims) != 1 or any(len(s.limits) != 1 for s in sums):
         return None
     lo, hi = next(iter(lims))
-    idx = sp.Dummy("i", integer=True)
+    idx = fresh("i", integer=True)
     total, rest = sp.Integer(0), sp.Integer(0)
     for t in sp.Add.make_args(diff):
         factors = sp.Mul.make_args(t)
@@ -323,7 +324,7 @@ def lift_z3(diff: sp.Expr, stmt: Statement | None = None):
                 rep[p] = units[p.base][1] ** sp.cancel(p.exp / units[p.base][0])
             elif p.base in units or prove_fact("pos", p.base, stmt, bound=((idx, "integer"),),
                                                hyps=in_range):
-                w = sp.Dummy(f"w{len(rep)}", positive=True)
+                w = fresh(f"w{len(rep)}", len(rep), positive=True)
                 units.setdefault(p.base, (p.exp, w))
                 rep[p] = w
     return term.xreplace(rep), idx, in_range
@@ -485,7 +486,12 @@ def decide_z3(stmt: Statement, timeout_ms: int = 400, cache: bool = True) -> Ver
     if wf.complex_concl:
         return Verdict("unknown", "z3", ver, NOT_APPLICABLE,
                        reason="complex-valued conclusion: the exponential procedure only")
-    if why:
+    if why:  # no proof; a certified point where every term is defined still refutes
+        w = witness.find_counterexample(stmt)
+        if w:
+            w["found_by"] = "grid (side conditions not proved: z3 not asked)"
+            return Verdict("refuted", "arb", ver, "certified counterexample",
+                           seconds=time.perf_counter() - t0, witness=w, trace=[why])
         return Verdict("unknown", "z3", ver, "polynomial abstraction", reason=why)
     used: set[str] = set()
     failures = []
