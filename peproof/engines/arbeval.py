@@ -188,8 +188,8 @@ def _cond(c, env) -> bool | None:
 
 def _ev_sum(e: sp.Sum, env):
     body, *limits = e.args
-    if len(limits) != 1:
-        raise Unsupported("multiple summation limits")
+    if len(limits) > 1:  # the last index is the outermost
+        body, limits = sp.Sum(body, *limits[:-1]), limits[-1:]
     var, lo, hi = limits[0]
     lo_v, hi_v = sp.sympify(lo).subs(_sym_env(env)), sp.sympify(hi).subs(_sym_env(env))
     if not (lo_v.is_Integer and hi_v.is_Integer):

@@ -13,7 +13,7 @@ every term is defined.
    ``expand``), infinities, ``nan`` and other constants are refused.
 3. **Known functions** only: ``+ * **``, sin, cos, tan, exp, log, Abs, floor, ceiling, Mod, Max,
    Min, Piecewise (conditions: relations, And, Or, Not, ITE; the last branch ``(value, True)``,
-   else it is undefined somewhere), Sum (one index), PiIntegral, Delta.
+   else it is undefined somewhere), Sum, PiIntegral, Delta.
 4. **Real view, complex view.**  Hypotheses and ``<=``, ``<``, ``!=`` conclusions are about real
    numbers: the imaginary unit may not occur.  An ``==`` conclusion may contain ``I``: it then
    states an identity of complex-valued functions of the real variables, and only the
@@ -58,7 +58,7 @@ _ASSUME = {
     "even_pos_integer": {"even": True, "positive": True},
 }
 ALLOWED = ("+ * **, sin, cos, tan, exp, log, Abs, floor, ceiling, Mod, Max, Min, Piecewise, "
-           "Sum (one index), PiIntegral, Delta")
+           "Sum, PiIntegral, Delta")
 _COMPLEX_OK = (sp.Add, sp.Mul, sp.Pow, sp.sin, sp.cos, sp.exp)
 
 
@@ -300,32 +300,32 @@ class _Walker:
                             f"{domain} (give it none, or integer=True)")
 
     def _sum(self, e: sp.Sum, ctx: _Ctx, rel: Rel) -> None:
-        if len(e.limits) != 1:
-            raise IllFormed(f"Sum with {len(e.limits)} indices {_in(rel)}: write one Sum "
-                            "per index")
-        j, lo, hi = e.limits[0]
-        self.walk(lo, ctx, False, rel)
-        self.walk(hi, ctx, False, rel)
-        self.need("integer", lo, ctx, ("lower limit of", e))
-        self.need("integer", hi, ctx, ("upper limit of", e))
-        self.need("nonneg", hi - lo + 1, ctx, ("range not reversed (hi >= lo - 1) of", e))
-        # the index's own assumptions must hold on the range
-        if j.is_positive:
-            dom = "pos_integer"
-            self.need("pos", lo, ctx, ("positive index: lower limit of", e))
-        elif j.is_nonnegative:
-            dom = "nonneg_integer"
-            self.need("nonneg", lo, ctx, ("nonnegative index: lower limit of", e))
-        else:
-            dom = "integer"
-        self._bound_ok(j, dom, rel)
+        """``Sum(f, (j1, lo1, hi1), (j2, lo2, hi2), ...)``: the last index is the outermost
+        (SymPy's order; nested sums are merged into one such Sum), inner limits may use the
+        outer indices."""
         body = e.function
-        if j in self.domains or any(j == v.symbol for v in ctx.bound):  # shadowing: rename
-            jj = sp.Dummy(j.name, integer=True)
-            body, j = body.xreplace({j: jj}), jj
-            dom = "integer"
-        inner = ctx.add(hyps=(Rel("<=", lo, j), Rel("<=", j, hi)), bound=(Var(j, dom),))
-        self.walk(body, inner, False, rel)
+        for j, lo, hi in reversed(e.limits):
+            self.walk(lo, ctx, False, rel)
+            self.walk(hi, ctx, False, rel)
+            self.need("integer", lo, ctx, ("lower limit of", e))
+            self.need("integer", hi, ctx, ("upper limit of", e))
+            self.need("nonneg", hi - lo + 1, ctx, ("range not reversed (hi >= lo - 1) of", e))
+            # the index's own assumptions must hold on the range
+            if j.is_positive:
+                dom = "pos_integer"
+                self.need("pos", lo, ctx, ("positive index: lower limit of", e))
+            elif j.is_nonnegative:
+                dom = "nonneg_integer"
+                self.need("nonneg", lo, ctx, ("nonnegative index: lower limit of", e))
+            else:
+                dom = "integer"
+            self._bound_ok(j, dom, rel)
+            if j in self.domains or any(j == v.symbol for v in ctx.bound):  # shadowing
+                jj = sp.Dummy(j.name, integer=True)
+                body, j = body.xreplace({j: jj}), jj
+                dom = "integer"
+            ctx = ctx.add(hyps=(Rel("<=", lo, j), Rel("<=", j, hi)), bound=(Var(j, dom),))
+        self.walk(body, ctx, False, rel)
 
 
 def _prove(fact: str, expr: sp.Expr, ctx: _Ctx, stmt_vars: tuple, hyps: tuple) -> str | None:
