@@ -43,9 +43,11 @@ def _mp_value(e: sp.Expr, env: dict) -> mpmath.mpf | None:
     try:
         f = _LAMBDAS.get(key)
         if f is None:
-            # a variable named like a name of the generated code (pi, E, sin, ...) would
-            # shadow it: rename the arguments then (slower, so only then)
-            clash = any(not s.name.isidentifier() or s.name in _RESERVED for s in syms)
+            # a variable named like a name of the generated code (pi, E, sin, ...), or two
+            # symbols sharing a name, would shadow each other: rename then (slower, so only then)
+            names = [s.name for s in e.atoms(sp.Symbol)]  # bound variables included
+            clash = len(set(names)) != len(names) or any(
+                not s.name.isidentifier() or s.name in _RESERVED for s in syms)
             f = _LAMBDAS[key] = sp.lambdify(syms, e, modules="mpmath", dummify=clash)
         args = []
         for s in syms:

@@ -24,6 +24,7 @@ DOMAINS = (
     "pos_integer",
     "even_pos_integer",
 )
+INT_DOMAINS = frozenset({"integer", "nonneg_integer", "pos_integer", "even_pos_integer"})
 KINDS = ("identity", "inequality", "numeric", "integer", "existential", "informal")
 STATUSES = ("proved", "refuted", "unknown")
 ID_RE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*\.[a-z0-9]+(_[a-z0-9]+)*$")

@@ -39,11 +39,10 @@ import flint
 import sympy as sp
 import z3
 
-from peproof.claims import Rel, Statement, Verdict
+from peproof.claims import INT_DOMAINS, Rel, Statement, Verdict
 from peproof.engines.arbeval import Unsupported, certified_sign
 from peproof.engines.z3base import Names
 
-INT_DOMAINS = {"integer", "nonneg_integer", "pos_integer", "even_pos_integer"}
 LEMMA_INTEGRAL = (
     "(L1) for every integer L: integral over [-pi, pi] of exp(i L x) dx = 2 pi if L = 0 else 0"
 )

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import sympy as sp
 
+from peproof.claims import INT_DOMAINS
+
 POS, NEG, NONNEG, NONPOS, NONZERO = "pos", "neg", "nonneg", "nonpos", "nonzero"
 _DOMAIN_SIGN = {"pos_real": POS, "pos_integer": POS, "even_pos_integer": POS,
                 "nonneg_integer": NONNEG}
-INT_DOMAINS = frozenset({"integer", "nonneg_integer", "pos_integer", "even_pos_integer"})
 
 
 _IMPLIED = {POS: {POS, NONNEG, NONZERO}, NEG: {NEG, NONPOS, NONZERO}, NONNEG: {NONNEG},

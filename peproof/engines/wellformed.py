@@ -47,16 +47,10 @@ from functools import lru_cache
 
 import sympy as sp
 
-from peproof.claims import Rel, Statement, Var
+from peproof.claims import _ASSUME, Rel, Statement, Var
 from peproof.engines import signs
 
 RLIMIT = 2_000_000  # z3 resource units per side condition (deterministic, ~0.5 s here)
-_ASSUME = {
-    "real": {"real": True}, "pos_real": {"positive": True}, "rational": {"rational": True},
-    "integer": {"integer": True}, "nonneg_integer": {"integer": True, "nonnegative": True},
-    "pos_integer": {"integer": True, "positive": True},
-    "even_pos_integer": {"even": True, "positive": True},
-}
 ALLOWED = ("+ * **, sin, cos, tan, exp, log, Abs, floor, ceiling, Mod, Max, Min, Piecewise, "
            "Sum, PiIntegral, Delta")
 _COMPLEX_OK = (sp.Add, sp.Mul, sp.Pow, sp.sin, sp.cos, sp.exp)

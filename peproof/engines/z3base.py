@@ -23,7 +23,7 @@ from functools import reduce
 import sympy as sp
 import z3
 
-INT_DOMAINS = frozenset({"integer", "nonneg_integer", "pos_integer", "even_pos_integer"})
+from peproof.claims import INT_DOMAINS  # noqa: F401 - re-exported to the translators
 
 
 def domain_axioms(zv, domain: str, *, integral_sort: bool, integrality: bool) -> list:
@@ -105,6 +105,13 @@ def mod(a, b):
         return z3.If(z3.Or(b > 0, r == 0), r, r + b)
     a, b = _real(a), _real(b)
     return a - b * z3.ToReal(z3.ToInt(a / b))
+
+
+def sign_axiom(z, fact: str | None):
+    """The z3 constraint saying ``z`` has the sign fact ``fact`` (of
+    :mod:`peproof.engines.signs`), or None."""
+    return {"pos": z > 0, "neg": z < 0, "nonneg": z >= 0, "nonpos": z <= 0,
+            "nonzero": z != 0}.get(fact)
 
 
 def rel_term(op: str, a, b):

@@ -57,8 +57,7 @@ class _Abstraction:
         z = self.names.real(kind)
         self.atoms[e] = z
         fact = signs.sign(e, self.domains)
-        cond = {signs.POS: z > 0, signs.NEG: z < 0, signs.NONNEG: z >= 0,
-                signs.NONPOS: z <= 0, signs.NONZERO: z != 0}.get(fact)
+        cond = z3base.sign_axiom(z, fact)
         if cond is not None:
             self.axioms.append(cond)
             self.axiom_text.append(f"{sp.sstr(e)} is {fact} (structural sign rule)")

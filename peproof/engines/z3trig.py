@@ -208,9 +208,7 @@ class Translation:
         if e not in self.opaque:
             z = self.names.real("t")
             self.opaque[e] = z
-            fact = signs.sign(e, self.domains)
-            cond = {signs.POS: z > 0, signs.NEG: z < 0, signs.NONNEG: z >= 0,
-                    signs.NONPOS: z <= 0, signs.NONZERO: z != 0}.get(fact)
+            cond = z3base.sign_axiom(z, signs.sign(e, self.domains))
             if cond is not None:
                 self.axioms.append(cond)
         return self.opaque[e]
