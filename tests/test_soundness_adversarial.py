@@ -151,6 +151,11 @@ def test_complex_view_is_the_exponential_procedure_only():
                                (VX,))).status == "unknown"
     with pytest.raises(IllFormed, match="division by the complex quantity"):
         decide_statement(Statement(Eq(1 / (sp.exp(sp.I * x) + 1), 0), (VX,)))
+    # the translators refuse I themselves (reading it as a real number proves (x + I)^2 >= 0)
+    assert z3poly.prove(Statement(Le(0, (x + sp.I) ** 2), (VX,)))[0] != "proved"
+    for term in (x + sp.I, sp.exp(sp.I * x)):
+        with pytest.raises(z3trig.NotExpressible):
+            z3trig.Translation(Statement((), (VX,)), use_int=False, strict=False).term(term)
 
 
 def test_no_inconsistent_definedness_axiom():
@@ -455,3 +460,29 @@ def test_wellformed_is_the_gate_of_every_entry_point():
     for engine in (decide_statement, decide_z3, realz3.prove, lambda s: powers.proof(s, None),
                    lambda s: rational.decide(s)):
         assert engine(bad).status != "proved"
+
+
+# --------------------------------------------------------------------------- found beyond
+def test_existential_statements_are_never_proved_as_universal_ones():
+    """realz3, powers and periodic used to prove 'exists' by proving 'forall' (vacuously true
+    under inconsistent hypotheses): an instance is needed."""
+    from peproof.engines import periodic
+
+    empty = (Lt(x, 0), Lt(0, x))
+    for stmt in (Statement(Lt(x, 0), (VX,), hyps=empty, quant="exists"),
+                 Statement(Lt(10 ** x, 0), (VX,), hyps=empty, quant="exists")):
+        for engine in (realz3.prove, lambda s: powers.proof(s, None),
+                       lambda s: periodic.proof(s, None)):
+            assert engine(stmt).status != "proved"
+    assert realz3.prove(Statement(Lt(x, 0), (VX,), quant="exists")).status == "proved"
+
+
+def test_numeric_evidence_never_reads_a_variable_as_a_constant():
+    from peproof.agreement import _mp_value
+
+    pi_u, _ = var("pi", "real")
+    val = _mp_value(pi_u + sp.pi, {pi_u: 1})
+    assert val is None or abs(val - 4.14159265358979) < 1e-9, val
+    i_u, _ = var("i", "real")
+    val = _mp_value(i_u + sp.Sum(i, (i, 0, 3)), {i_u: 10})
+    assert val is None or val == 16, val

@@ -81,8 +81,8 @@ class _Abstraction:
         e = sp.sympify(e)
         if e.is_Symbol and e in self.vars:
             return self.vars[e]
-        if e is sp.I or e.is_Float:
-            raise TypeError(f"{e} is not an exact real number")
+        if e.is_Float:
+            raise TypeError(f"{e} is not an exact number")
         term = arith(e, self.conv, use_int=self.use_int)
         if term is not None:
             return term
