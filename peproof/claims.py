@@ -99,6 +99,10 @@ def mat_eq(a, b) -> tuple[Rel, ...]:
 
 @dataclass(frozen=True)
 class Statement:
+    """``quant vars; hyps: concl`` (conclusions conjoined).  Every engine first passes it through
+    :mod:`peproof.engines.wellformed`: exact numbers, known functions, symbols whose assumptions
+    follow from their domains, distinct names, side conditions proved (else no proof)."""
+
     concl: tuple[Rel, ...]
     vars: tuple[Var, ...] = ()
     hyps: tuple[Rel, ...] = ()

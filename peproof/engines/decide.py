@@ -1,10 +1,15 @@
 """Turn a claim into a verdict: proved (decision procedure), refuted (certified witness), unknown.
 
-Dispatch, per conclusion of a universal statement:
+Every statement first passes :mod:`peproof.engines.wellformed` (refused, or its side conditions
+proved; unproved side conditions mean no proof).  A statement whose conclusions have identical
+sides as built is *settled when built*: engine ``construction``, its own verdict, never counted
+as agreement between engines.  Otherwise, per conclusion of a universal statement:
 
 * equalities go to the exponential decision procedure (:mod:`peproof.engines.expoly`); sums over
   the pairs are first *lifted*: ``sum_i f_i = sum_i g_i`` follows from the one-frequency lemma
-  ``f_i = g_i``, proved with the frequency generalised to a fresh real symbol ``omega``;
+  ``f_i = g_i``, proved with the frequency generalised to a fresh positive ``omega`` (every
+  precondition proved, see :func:`lift`); an equality read in the complex view (it contains
+  ``I``) is decided by this procedure alone;
 * inequalities without free variables are decided in arb (certified signs);
 * other inequalities and integer facts go to z3 (:mod:`peproof.engines.z3poly`).
 

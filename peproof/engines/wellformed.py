@@ -50,7 +50,7 @@ import sympy as sp
 from peproof.claims import _ASSUME, Rel, Statement, Var
 from peproof.engines import signs
 
-RLIMIT = 2_000_000  # z3 resource units per side condition (deterministic, ~0.5 s here)
+RLIMIT = 2_000_000  # z3 resource units per side condition (a budget independent of the load)
 ALLOWED = ("+ * **, sin, cos, tan, exp, log, Abs, floor, ceiling, Mod, Max, Min, Piecewise, "
            "Sum, PiIntegral, Delta")
 _COMPLEX_OK = (sp.Add, sp.Mul, sp.Pow, sp.sin, sp.cos, sp.exp)
