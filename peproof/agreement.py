@@ -8,12 +8,17 @@ Columns:
 ``numeric``  a spot check with mpmath at 50 digits on fixed points (evidence, never proof):
              ``consistent`` or ``inconsistent``
 
+A claim *settled when built* (every conclusion has identical sides once SymPy built it; primary
+engine ``construction``) has nothing for another engine to confirm: its z3 cell is
+``construction``, never ``proved``, and it is never counted as independent agreement.
+
 A claim proved by one engine and refuted by another is a *conflict*; ``pytest proofs`` fails on
 it loudly.  ``unknown`` is shown as such.
 """
 
 from __future__ import annotations
 
+import builtins
 import itertools
 from functools import cache
 
@@ -28,6 +33,7 @@ ENGINES = ("primary", "z3", "numeric")
 
 
 _LAMBDAS: dict = {}
+_RESERVED = frozenset(dir(mpmath)) | frozenset(dir(builtins)) | {"I", "E", "pi", "oo", "nan"}
 
 
 def _mp_value(e: sp.Expr, env: dict) -> mpmath.mpf | None:
@@ -37,7 +43,12 @@ def _mp_value(e: sp.Expr, env: dict) -> mpmath.mpf | None:
     try:
         f = _LAMBDAS.get(key)
         if f is None:
-            f = _LAMBDAS[key] = sp.lambdify(syms, e, modules="mpmath")
+            # a variable named like a name of the generated code (pi, E, sin, ...), or two
+            # symbols sharing a name, would shadow each other: rename then (slower, so only then)
+            names = [s.name for s in e.atoms(sp.Symbol)]  # bound variables included
+            clash = len(set(names)) != len(names) or any(
+                not s.name.isidentifier() or s.name in _RESERVED for s in syms)
+            f = _LAMBDAS[key] = sp.lambdify(syms, e, modules="mpmath", dummify=clash)
         args = []
         for s in syms:
             val = env[s]
@@ -133,16 +144,30 @@ def numeric_cell(claim: Claim, primary: Verdict) -> str:
 
 @cache
 def z3_verdict(claim_id: str) -> Verdict:
+    from peproof.engines.decide import CONSTRUCTION, SETTLED, verdict_of
     from peproof.engines.z3trig import decide_z3
 
     st = registry.get(claim_id).statement
     if st is None:
         return Verdict("unknown", "z3", "-", "not applicable", reason="informal claim")
+    if verdict_of(claim_id).engine == CONSTRUCTION:
+        return Verdict("unknown", "z3", "-", SETTLED,
+                       reason="settled when built: identical sides, nothing for z3 to confirm")
     return decide_z3(st)
 
 
 def z3_cell(v: Verdict) -> str:
+    from peproof.engines.decide import CONSTRUCTION, SETTLED
+
+    if v.method == SETTLED:
+        return CONSTRUCTION
     return "n/a" if v.method == "not applicable" else v.status
+
+
+def independently_confirmed(cells: dict) -> bool:
+    """The primary proof is confirmed by a second engine: z3 proved it too (a claim settled
+    when built never is: its z3 cell is ``construction``)."""
+    return cells["primary"] == "proved" and cells["z3"] == "proved"
 
 
 @cache
@@ -158,7 +183,7 @@ def row(claim_id: str) -> dict:
     if cells["numeric"] == "inconsistent" and primary.status in ("proved", "refuted"):
         conflict = True
     return {"id": claim_id, "cells": cells, "conflict": conflict, "z3": zv,
-            "primary_engine": primary.engine}
+            "primary_engine": primary.engine, "confirmed": independently_confirmed(cells)}
 
 
 def matrix(claims=None) -> list[dict]:

@@ -24,6 +24,7 @@ DOMAINS = (
     "pos_integer",
     "even_pos_integer",
 )
+INT_DOMAINS = frozenset({"integer", "nonneg_integer", "pos_integer", "even_pos_integer"})
 KINDS = ("identity", "inequality", "numeric", "integer", "existential", "informal")
 STATUSES = ("proved", "refuted", "unknown")
 ID_RE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*\.[a-z0-9]+(_[a-z0-9]+)*$")
@@ -98,6 +99,10 @@ def mat_eq(a, b) -> tuple[Rel, ...]:
 
 @dataclass(frozen=True)
 class Statement:
+    """``quant vars; hyps: concl`` (conclusions conjoined).  Every engine first passes it through
+    :mod:`peproof.engines.wellformed`: exact numbers, known functions, symbols whose assumptions
+    follow from their domains, distinct names, side conditions proved (else no proof)."""
+
     concl: tuple[Rel, ...]
     vars: tuple[Var, ...] = ()
     hyps: tuple[Rel, ...] = ()

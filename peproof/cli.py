@@ -77,6 +77,12 @@ def render_table(res: dict) -> str:
         f"{s['unknown']} unknown; falsifiers refuted {s['falsifiers_refuted']}/{s['falsifiers']}; "
         f"{s['seconds']:.1f}s"
     )
+    if "proved_by_construction" in s:
+        lines.append(
+            f"of the proved: {s['proved_by_engine']} decided by an engine, "
+            f"{s['proved_by_construction']} settled when built (engine 'construction': identical "
+            f"sides as built, never counted as agreement); {s['independently_confirmed']} "
+            "confirmed by z3 as well")
     if s.get("conflicts"):
         lines.append("ENGINE CONFLICTS (proved by one engine, refuted by another): "
                      + ", ".join(s["conflicts"]))

@@ -29,7 +29,7 @@ def git_commit(root: Path | None = None) -> str:
 
 def run_claim(claim: Claim, falsifiers: bool = True) -> dict:
     from peproof.agreement import row
-    from peproof.engines.decide import refute
+    from peproof.engines.decide import CONSTRUCTION, refute
     from peproof.engines.decide import verdict_of as verdict
 
     v = verdict(claim.id)
@@ -49,6 +49,8 @@ def run_claim(claim: Claim, falsifiers: bool = True) -> dict:
         "note": claim.note,
         "verdict": v.as_dict(),
         "engines": dict(agree["cells"]),
+        "settled_when_built": v.engine == CONSTRUCTION,
+        "independently_confirmed": agree["confirmed"],
         "z3": agree["z3"].as_dict(),
         "conflict": agree["conflict"],
         "agrees_with_expectation": v.status == claim.expect,
@@ -96,10 +98,18 @@ def run(claims: list[Claim], falsifiers: bool = True, progress=None) -> dict:
 def summarize(rows: list[dict], seconds: float) -> dict:
     """The summary of an envelope's claim rows (counts, falsifiers, disagreements, agreement)."""
     fals = [f for r in rows for f in r["falsifiers"]]
+    built = [r["id"] for r in rows if r.get("settled_when_built")]
+    proved = sum(r["verdict"]["status"] == "proved" for r in rows)
     return {
         "claims": len(rows),
         **{s: sum(r["verdict"]["status"] == s for r in rows)
            for s in ("proved", "refuted", "unknown")},
+        # "proved" counts both; these split it: settled when built (identical sides as built,
+        # engine "construction") vs decided by an engine, and how many a second engine confirmed
+        "proved_by_construction": len(built),
+        "proved_by_engine": proved - len(built),
+        "settled_when_built": built,
+        "independently_confirmed": sum(bool(r.get("independently_confirmed")) for r in rows),
         "falsifiers": len(fals),
         "falsifiers_refuted": sum(f["verdict"]["status"] == "refuted" for f in fals),
         "disagreements": [r["id"] for r in rows if not r["agrees_with_expectation"]],

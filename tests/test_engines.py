@@ -78,12 +78,15 @@ def test_lift_reduces_to_the_one_frequency_lemma():
     i = sp.Symbol("i", integer=True, nonnegative=True)
     w = omega_expr(i, d)
     diff = sp.Sum(S(w * x) ** 2 + C(w * x) ** 2, (i, 0, d / 2 - 1)) - d / 2
-    lemma, trace = lift(diff)
+    stmt = Statement(Eq(diff, 0), (VX, VD))
+    lemma, trace = lift(diff, stmt)
     assert not lemma.has(sp.Sum) and not lemma.has(i)
     assert expoly.expand_is_zero(lemma).zero
+    # spreading d/2 over the terms needs d/2 >= 1, proved from the domain: no statement, no lift
+    assert lift(diff) is None
     # a false sum must not lift into a true lemma
     bad = sp.Sum(S(w * x) ** 2, (i, 0, d / 2 - 1)) - d / 2
-    assert not expoly.expand_is_zero(lift(bad)[0]).zero
+    assert not expoly.expand_is_zero(lift(bad, stmt)[0]).zero
 
 
 def test_simplify_never_decides(monkeypatch):

@@ -48,10 +48,14 @@ def _unknown(reason: str, trace: list[str], t0: float) -> Verdict:
 
 def prove_separation(stmt: Statement, claim: Claim | None = None) -> Verdict:
     """Proof function for the separation statements described in the module docstring."""
+    from peproof.engines import wellformed
     from peproof.engines.decide import versions
 
     t0 = time.perf_counter()
     trace: list[str] = []
+    _, why = wellformed.guard(stmt)
+    if why:
+        return _unknown(why, trace, t0)
     if len(stmt.vars) != 2 or len(stmt.concl) != 1 or stmt.quant != "forall":
         return _unknown("expects forall p, q: one conclusion", trace, t0)
     p, q = (v.symbol for v in stmt.vars)
@@ -78,7 +82,7 @@ def prove_separation(stmt: Statement, claim: Claim | None = None) -> Verdict:
         ab = _Abstraction(stmt, use_int=False)
         solver = z3.Solver()
         solver.set("timeout", 2000)
-        mm = z3.Int("m")
+        mm = ab.names.int("m")
         zp, zq = ab.vars[p], ab.vars[q]
         solver.add(*ab.axioms, *[ab.rel(hh) for hh in stmt.hyps])
         solver.add(z3.Q(int(c.p), int(c.q)) * (zp - zq) == 2 * z3.ToReal(mm))

@@ -94,17 +94,22 @@ def _ev(e, env):  # noqa: C901 - a flat dispatch is the clearest form here
     if isinstance(e, sp.Sum):
         return _ev_sum(e, env)
     if isinstance(e, sp.floor | sp.ceiling | sp.Mod):
+        q = _exact(e, env)  # rational arguments: SymPy's exact value
+        if q is not None:
+            return _rat(q)
+    if isinstance(e, sp.floor | sp.ceiling):
+        return _round(_ev(e.args[0], env), "floor" if isinstance(e, sp.floor) else "ceil", e)
+    if isinstance(e, sp.Mod):  # SymPy's Mod(a, b) = a - b*floor(a/b): the sign of b
+        a, b = _ev(e.args[0], env), _ev(e.args[1], env)
+        if b.is_exact() and b == 0:
+            raise Unsupported("Mod(a, 0) is undefined")
+        return a - b * _round(a / b, "floor", e)
+    if isinstance(e, sp.Max | sp.Min):
         vals = [_ev(a, env) for a in e.args]
-        if not all(v.is_exact() for v in vals):
-            raise Unsupported(f"{type(e).__name__} of an inexact value")
-        q = [sp.Rational(v.mid().str(60, radius=False)) for v in vals]
-        if any(v != flint.arb(str(x)) for v, x in zip(vals, q, strict=True)):
-            raise Unsupported(f"{type(e).__name__}: value not a short decimal")
-        if isinstance(e, sp.floor):
-            return _rat(sp.floor(q[0]))
-        if isinstance(e, sp.ceiling):
-            return _rat(sp.ceiling(q[0]))
-        return _rat(q[0] - q[1] * sp.floor(q[0] / q[1]))
+        acc = vals[0]
+        for v in vals[1:]:
+            acc = acc.max(v) if isinstance(e, sp.Max) else acc.min(v)
+        return acc
     if isinstance(e, sp.Piecewise):
         for val, cond in e.args:
             t = _cond(cond, env)
@@ -116,6 +121,40 @@ def _ev(e, env):  # noqa: C901 - a flat dispatch is the clearest form here
     if e.is_Function and hasattr(e, "_arb_eval"):
         return e._arb_eval(env, _ev)
     raise Unsupported(f"{type(e).__name__}: {e}")
+
+
+def _exact(e, env) -> sp.Rational | None:
+    """The exact rational value of ``e`` when it is built from rationals (and variables bound to
+    rationals) by + * integer powers, floor, ceiling and Mod; else None."""
+    if e.is_Rational:
+        return e
+    if e.is_Symbol:
+        v = env.get(e, env.get(e.name))
+        return sp.Rational(v) if isinstance(v, int | Fraction | sp.Rational) and not \
+            isinstance(v, bool) else None
+    if e.is_Add or e.is_Mul or isinstance(e, sp.floor | sp.ceiling | sp.Mod) or (
+            e.is_Pow and e.exp.is_Integer):
+        args = [_exact(a, env) for a in e.args]
+        if any(v is None for v in args):
+            return None
+        if e.is_Pow and args[0] == 0 and args[1] < 0:
+            return None
+        if isinstance(e, sp.Mod) and args[1] == 0:
+            return None
+        out = e.func(*args)
+        return out if out.is_Rational else None
+    return None
+
+
+def _round(x: flint.arb, how: str, e) -> flint.arb:
+    """``floor``/``ceil`` of a ball, exact when every point of the ball rounds to one integer."""
+    if not x.is_finite():
+        raise Unsupported(f"{type(e).__name__} of a non-finite ball")
+    n = getattr(x, how)().unique_fmpz()
+    if n is None:
+        raise Unsupported(f"{type(e).__name__}: the ball {x.str(10, radius=True)} straddles an "
+                          "integer")
+    return flint.arb(n)
 
 
 def _cond(c, env) -> bool | None:
@@ -149,12 +188,14 @@ def _cond(c, env) -> bool | None:
 
 def _ev_sum(e: sp.Sum, env):
     body, *limits = e.args
-    if len(limits) != 1:
-        raise Unsupported("multiple summation limits")
+    if len(limits) > 1:  # the last index is the outermost
+        body, limits = sp.Sum(body, *limits[:-1]), limits[-1:]
     var, lo, hi = limits[0]
     lo_v, hi_v = sp.sympify(lo).subs(_sym_env(env)), sp.sympify(hi).subs(_sym_env(env))
     if not (lo_v.is_Integer and hi_v.is_Integer):
         raise Unsupported(f"summation limits not concrete: {lo_v}, {hi_v}")
+    if hi_v < lo_v - 1:  # the one convention: hi = lo - 1 is empty, below that undefined
+        raise Unsupported(f"reversed summation range {lo_v} .. {hi_v}")
     if int(hi_v) - int(lo_v) > 200_000:
         raise Unsupported("sum too long for pointwise evaluation")
     acc = flint.arb(0)

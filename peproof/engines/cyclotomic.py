@@ -94,6 +94,8 @@ class Field:
             lo, hi = (sp.sympify(x).xreplace(env) for x in (lo, hi))
             if not (lo.is_Integer and hi.is_Integer):
                 raise Unsupported("summation limits not concrete")
+            if hi < lo - 1:  # one convention for every engine: reversed ranges are undefined
+                raise Unsupported(f"reversed summation range {lo} .. {hi}")
             acc = self.const(0)
             for t in range(int(lo), int(hi) + 1):
                 acc += self.ev(e.function, {**env, var: t})
@@ -103,10 +105,14 @@ class Field:
 
 def proof(stmt: Statement, claim) -> Verdict:
     """Decide closed equalities / disequalities exactly in ``Q(zeta_M)``."""
+    from peproof.engines import wellformed
     from peproof.engines.decide import versions
 
     t0 = time.perf_counter()
     ver = f"python-flint {versions()['python-flint']}"
+    _, why = wellformed.guard(stmt)
+    if why:
+        return Verdict("unknown", "cyclotomic", ver, "exact cyclotomic arithmetic", reason=why)
     if stmt.vars:
         return Verdict("unknown", "cyclotomic", ver, "exact cyclotomic arithmetic",
                        reason="only closed statements are in this fragment")

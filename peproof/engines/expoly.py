@@ -20,7 +20,13 @@ from __future__ import annotations
 
 import sympy as sp
 
-_E = sp.Function("E_")
+from peproof.engines.hygiene import fresh
+
+
+class _E(sp.Function):
+    """``E(u) = exp(i u)``: the procedure's own function class (no user term can be it)."""
+
+    nargs = 1
 
 
 class _Result:
@@ -30,8 +36,21 @@ class _Result:
         self.zero, self.trace, self.terms, self.atoms = zero, trace, terms, atoms
 
 
+def _exp_to_E(e: sp.exp) -> sp.Expr:
+    """``exp(a + i b) = exp(a) E(b)`` (the complex view of an identity; a real ``exp`` stays)."""
+    real, imag = [], []
+    for t in sp.Add.make_args(sp.expand(e.args[0])):
+        b = t.as_coefficient(sp.I)
+        (imag if b is not None and not b.has(sp.I) else real).append(b if b is not None else t)
+    if not imag:
+        return e
+    return sp.exp(sp.Add(*real)) * _E(sp.Add(*imag))
+
+
 def _to_E(expr: sp.Expr) -> sp.Expr:
     I = sp.I
+    if expr.has(I):
+        expr = expr.replace(lambda e: isinstance(e, sp.exp) and e.args[0].has(I), _exp_to_E)
     return expr.replace(
         lambda e: isinstance(e, sp.sin | sp.cos | sp.tan),
         lambda e: (
@@ -64,7 +83,8 @@ def _integer_valued(m: sp.Expr) -> bool:
 
 
 def reduce_to_laurent(expr: sp.Expr) -> tuple[sp.Expr, dict]:
-    """Rewrite trigonometric functions into a Laurent polynomial in fresh variables ``Z``."""
+    """Rewrite trigonometric functions into a Laurent polynomial in fresh variables ``Z``
+    (``Dummy`` symbols; returned with their meaning ``{Z: (monomial m, L)}``, Z = exp(i m/L))."""
     e = _to_E(sp.sympify(expr))
     calls = list(e.atoms(_E))
     splits = {c: _split(c.args[0]) for c in calls}
@@ -74,7 +94,7 @@ def reduce_to_laurent(expr: sp.Expr) -> tuple[sp.Expr, dict]:
             denom[m] = int(sp.ilcm(denom.get(m, 1), r.q))
     zs: dict[sp.Expr, sp.Symbol] = {}
     for j, m in enumerate(sorted(denom, key=sp.default_sort_key)):
-        zs[m] = sp.Symbol(f"Z{j}", nonzero=True)
+        zs[m] = fresh(f"Z{j}", j, nonzero=True)  # a Dummy: never equal to a user's symbol
     repl = {}
     for c, parts in splits.items():
         val = sp.Integer(1)
@@ -87,7 +107,7 @@ def reduce_to_laurent(expr: sp.Expr) -> tuple[sp.Expr, dict]:
                 expo %= 2 * denom[m]
             val *= zs[m] ** expo
         repl[c] = val
-    return e.xreplace(repl), {str(z): (m, denom[m]) for m, z in zs.items()}
+    return e.xreplace(repl), {z: (m, denom[m]) for m, z in zs.items()}
 
 
 def expand_is_zero(expr: sp.Expr) -> _Result:

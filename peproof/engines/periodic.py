@@ -39,10 +39,10 @@ import flint
 import sympy as sp
 import z3
 
-from peproof.claims import Rel, Statement, Verdict
+from peproof.claims import INT_DOMAINS, Rel, Statement, Verdict
 from peproof.engines.arbeval import Unsupported, certified_sign
+from peproof.engines.z3base import Names
 
-INT_DOMAINS = {"integer", "nonneg_integer", "pos_integer", "even_pos_integer"}
 LEMMA_INTEGRAL = (
     "(L1) for every integer L: integral over [-pi, pi] of exp(i L x) dx = 2 pi if L = 0 else 0"
 )
@@ -205,7 +205,9 @@ class _LIA:
     """Linear integer forms over the statement's integer variables, decided by z3."""
 
     def __init__(self, stmt: Statement):
-        self.ints = {v.symbol: z3.Int(v.symbol.name) for v in stmt.vars if v.domain in INT_DOMAINS}
+        names = Names()
+        self.ints = {v.symbol: names.int(v.symbol.name) for v in stmt.vars
+                     if v.domain in INT_DOMAINS}
         self.base: list = []
         for v in stmt.vars:
             if v.domain not in INT_DOMAINS:
@@ -400,12 +402,15 @@ def _holds(op: str, e: sp.Expr) -> bool | None:
 
 def decide(stmt: Statement) -> Verdict:
     """Decide a universal statement about period integrals and N-sample sums (module doc)."""
-    from peproof.engines import witness
-    from peproof.engines.decide import versions
+    from peproof.engines import wellformed, witness
+    from peproof.engines.decide import decide_statement, versions
 
     t0 = time.perf_counter()
     v = versions()
     ver = f"sympy {v['sympy']}, z3 {v['z3']}, python-flint {v['python-flint']}"
+    _, why = wellformed.guard(stmt)
+    if why or stmt.quant != "forall":
+        return decide_statement(stmt)
     trace: list[str] = []
     axioms: set = set()
     try:

@@ -38,7 +38,7 @@ from peproof.claims import Claim, Rel, Statement, Verdict
 from peproof.engines import expoly
 from peproof.engines.arbeval import Unsupported, arb_eval, ball_str, certified_sign
 from peproof.engines.decide import decide_statement, versions
-from peproof.engines.z3base import arith, domain_axioms, rel_term
+from peproof.engines.z3base import Names, arith, domain_axioms, rel_term
 
 AX_MONO = "x -> c**x is strictly increasing for a real base c > 1"
 AX_RECIP = "c**x * c**(-x) = 1 and c**0 = 1"
@@ -116,8 +116,10 @@ class _Z3:
     """sympy -> z3 over the reals with the exponential abstraction."""
 
     def __init__(self, stmt: Statement, integrality: bool):
-        self.vars = {v.symbol: z3.Real(str(v.symbol)) for v in stmt.vars}
+        self.names = Names()
+        self.vars = {v.symbol: self.names.real(str(v.symbol)) for v in stmt.vars}
         self.axioms: list = []
+        self.obligations: list = []  # definedness of the translated terms (proved, not assumed)
         self.text: list[str] = []
         self.atoms: dict[tuple[int, sp.Expr], tuple] = {}
         self.pi = None
@@ -128,7 +130,7 @@ class _Z3:
     def _pi(self):
         if self.pi is None:
             lo, hi, s = enclosure(sp.pi)
-            self.pi = z3.Real("pi")
+            self.pi = self.names.real("pi")
             self.axioms += [self.pi >= z3.Q(lo.numerator, lo.denominator),
                             self.pi <= z3.Q(hi.numerator, hi.denominator)]
             self.text.append(f"pi in {s} (arb enclosure)")
@@ -137,7 +139,7 @@ class _Z3:
     def _power(self, c: int, x: sp.Expr):
         key = (c, sp.expand(x))
         if key not in self.atoms:
-            self.atoms[key] = (z3.Real(f"p{len(self.atoms)}"), self.conv(key[1]))
+            self.atoms[key] = (self.names.real("p"), self.conv(key[1]))
         return self.atoms[key][0]
 
     def conv(self, e):  # noqa: C901 - flat dispatch
@@ -148,6 +150,8 @@ class _Z3:
             if e in self.vars:
                 return self.vars[e]
             raise NotApplicable(f"free symbol {e}")
+        if e is sp.I or e.is_Float:
+            raise NotApplicable(f"{e} is not an exact real number")
         if not (e.is_Pow and not e.exp.is_Integer):
             t = arith(e, self.conv)
             if t is not None:
@@ -168,8 +172,7 @@ class _Z3:
                     out = out * zb
                 if n >= 0:
                     return out
-                self.axioms.append(zb != 0)
-                self.text.append(f"{sp.sstr(b)} != 0 (the expression is defined)")
+                self.obligations.append(zb != 0)  # proved with the goal, never assumed
                 return 1 / out
         raise NotApplicable(f"{type(e).__name__}: {e}")
 
@@ -199,7 +202,8 @@ def _z3_valid(stmt: Statement, goal_of, timeout_ms: int = 2000) -> tuple[bool, l
         try:
             zz = _Z3(stmt, integrality)
             hyps = [zz.rel(h) for h in stmt.hyps]
-            goal = goal_of(zz)
+            zz.obligations = []  # the hypotheses' terms are defined (well-formedness layer)
+            goal = z3.And(goal_of(zz), *zz.obligations)
             zz.finish()
         except NotApplicable as exc:
             return False, [], f"not expressible: {exc}"
@@ -226,7 +230,10 @@ def _log_linear(rel: Rel, stmt: Statement) -> tuple[bool, list[str], list[str]] 
         return None
     c = cl or cr
     for kk in (kl, kr):
-        s, _ = certified_sign(kk, {})
+        try:
+            s, _ = certified_sign(kk, {})
+        except (Unsupported, ZeroDivisionError):
+            return None
         if s != 1:
             return None
     ratio = kr / kl
@@ -262,18 +269,26 @@ def _log_linear(rel: Rel, stmt: Statement) -> tuple[bool, list[str], list[str]] 
 
 def prove_statement(stmt: Statement) -> Verdict:
     """Decide a universal statement about powers; unproved conclusions go to the default engines."""
+    from peproof.engines import wellformed
+
     t0 = time.perf_counter()
     ver = ", ".join(f"{k} {v}" for k, v in versions().items())
+    wf, why = wellformed.guard(stmt)
+    if why or stmt.quant != "forall":
+        return decide_statement(stmt)
     trace: list[str] = []
     axioms: list[str] = []
     unproved: list[Rel] = []
-    for rel in stmt.concl:
+    for n, rel in enumerate(stmt.concl):
         closed = not (rel.lhs.free_symbols or rel.rhs.free_symbols)
         if rel.op == "==":
             res = expoly.expand_is_zero(rel.lhs - rel.rhs)
             if res.zero:
                 trace.append(f"{rel}: exponential rewrite, difference expands to 0")
                 continue
+        if n in wf.complex_concl:  # complex view: the exponential procedure only
+            unproved.append(rel)
+            continue
         if closed:
             try:
                 s, ball = certified_sign(rel.lhs - rel.rhs, {})

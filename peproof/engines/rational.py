@@ -29,6 +29,7 @@ import z3
 
 from peproof.claims import Claim, Rel, Statement, Verdict
 from peproof.engines import z3poly
+from peproof.engines.hygiene import fresh
 
 AXIOMS = (
     "exp(u) > 0 for real u (so every softmax denominator is non-zero)",
@@ -50,7 +51,7 @@ class _Atoms:
                 return self.seen[x]
             key = sp.expand(x.args[0])
             if key not in self.table:
-                self.table[key] = sp.Symbol(f"e{len(self.table)}", positive=True)
+                self.table[key] = fresh(f"e{len(self.table)}", len(self.table), positive=True)
             self.seen[x] = self.table[key]
             return self.table[key]
 
@@ -67,7 +68,7 @@ def _denominators(e: sp.Expr) -> list[sp.Expr]:
 
 def _positive_by_z3(base: sp.Expr, atoms: list[sp.Symbol]) -> bool:
     """``base > 0`` for every positive value of the atoms (and any real value of other symbols)."""
-    zs = {s: z3.Real(str(s)) for s in base.free_symbols}
+    zs = {s: z3.Real(f"{s}!{j}") for j, s in enumerate(base.free_symbols)}  # distinct names
     solver = z3.Solver()
     solver.set("timeout", 2000)
     for s in atoms:
@@ -103,6 +104,8 @@ def _positive_by_z3(base: sp.Expr, atoms: list[sp.Symbol]) -> bool:
 
 
 def prove_eq(rel: Rel, atoms: _Atoms) -> tuple[bool, str]:
+    if rel.lhs.has(sp.I) or rel.rhs.has(sp.I):  # exp(u) > 0 only for real u
+        return False, "complex terms: exp atoms are positive only for real arguments"
     lhs, rhs = atoms(rel.lhs), atoms(rel.rhs)
     dens = _denominators(lhs) + _denominators(rhs)
     syms = list(atoms.table.values())
@@ -135,9 +138,13 @@ def _fallback(stmt: Statement, trace: list[str], reason: str) -> Verdict:
 
 def decide(stmt: Statement, claim: Claim | None = None) -> Verdict:
     """Proof function for statements of rational identities in ``exp`` atoms (see module)."""
+    from peproof.engines import wellformed
     from peproof.engines.decide import versions
 
     t0 = time.perf_counter()
+    _, why = wellformed.guard(stmt)
+    if why:
+        return _fallback(stmt, [], why)
     atoms = _Atoms()
     trace: list[str] = []
     axioms: list[str] = list(AXIOMS)

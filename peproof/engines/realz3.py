@@ -16,15 +16,16 @@ import sympy as sp
 import z3
 
 from peproof.claims import Rel, Statement, Verdict
-from peproof.engines.z3base import arith, domain_axioms, rel_term
+from peproof.engines.z3base import Names, arith, domain_axioms, rel_term
 
 PI_AXIOM = "3 < pi < 4"
 
 
 class _Conv:
     def __init__(self, stmt: Statement):
-        self.vars = {v.symbol: z3.Real(v.symbol.name) for v in stmt.vars}
-        self.pi = z3.Real("pi")
+        names = Names()
+        self.vars = {v.symbol: names.real(v.symbol.name) for v in stmt.vars}
+        self.pi = names.real("pi")
         self.base = [self.pi > 3, self.pi < 4]
         for v in stmt.vars:
             self.base += domain_axioms(self.vars[v.symbol], v.domain, integral_sort=False,
@@ -37,6 +38,8 @@ class _Conv:
             return self.pi
         if e.is_Symbol:
             return self.vars[e]
+        if e is sp.I or e.is_Float:
+            raise ValueError(f"{e} is not an exact real number")
         t = arith(e, self.conv)
         if t is not None:
             return t
@@ -64,10 +67,14 @@ def _valid(base: list, goal) -> bool:
 
 def prove(stmt: Statement, claim=None) -> Verdict:
     """Proof function: z3 nonlinear real arithmetic (see module docstring)."""
+    from peproof.engines import wellformed
     from peproof.engines.decide import decide_statement, versions
 
     t0 = time.perf_counter()
     ver = f"z3 {versions()['z3']}"
+    _, why = wellformed.guard(stmt)
+    if why or stmt.quant != "forall":
+        return decide_statement(stmt)
     try:
         c = _Conv(stmt)
         hyps = [c.rel(h) for h in stmt.hyps]

@@ -1,8 +1,19 @@
 """Pieces shared by the z3 translators (z3poly, z3trig, realz3, powers).
 
 Each translator decides what a non-arithmetic node means (a trig atom, ``pi``, a power of a
-base); the arithmetic core and the axioms that a variable's domain contributes are the same for
+base); the arithmetic core, the axioms that a variable's domain contributes, the names of z3
+constants and the exact meaning of SymPy's ``floor``, ``ceiling`` and ``Mod`` are the same for
 all of them, and live here once.
+
+Names.  z3 identifies constants by name and sort, so a name derived from a user's symbol (``w0``,
+``s0``, ``pi``) could be the same constant as an engine's internal one.  Every constant of a
+query is named by one :class:`Names` counter (``label!n``, ``n`` unique in the query): two
+constants never share a name, whatever the user called their symbols.
+
+``floor``, ``ceiling`` and ``Mod`` follow SymPy: ``Mod(a, b) = a - b*floor(a/b)`` takes the sign
+of ``b`` (z3's integer ``%`` is the Euclidean remainder, always ``>= 0``); ``floor`` is z3's
+``ToInt``.  ``Mod(a, 0)`` is undefined (SymPy: nan); translators add ``b != 0`` to what they must
+prove, never as an axiom.
 """
 
 from __future__ import annotations
@@ -12,7 +23,7 @@ from functools import reduce
 import sympy as sp
 import z3
 
-INT_DOMAINS = frozenset({"integer", "nonneg_integer", "pos_integer", "even_pos_integer"})
+from peproof.claims import INT_DOMAINS  # noqa: F401 - re-exported to the translators
 
 
 def domain_axioms(zv, domain: str, *, integral_sort: bool, integrality: bool) -> list:
@@ -54,6 +65,53 @@ def arith(e: sp.Expr, rec, *, use_int: bool = False):
         one = z3.IntVal(1) if use_int else z3.RealVal(1)
         return reduce(lambda x, y: x * y, [b] * n, one) if n else one
     return None
+
+
+class Names:
+    """Fresh z3 constant names for one query: ``label!n`` with ``n`` counting up, so no two
+    constants of the query can coincide (user symbols and engine atoms alike)."""
+
+    def __init__(self):
+        self.n = 0
+
+    def __call__(self, label: str) -> str:
+        self.n += 1
+        return f"{label}!{self.n}"
+
+    def real(self, label: str):
+        return z3.Real(self(label))
+
+    def int(self, label: str):
+        return z3.Int(self(label))
+
+
+def _real(x):
+    return z3.ToReal(x) if x.is_int() else x
+
+
+def floor(x):
+    """SymPy's ``floor`` (z3's ``ToInt`` rounds towards minus infinity)."""
+    return x if x.is_int() else z3.ToInt(x)
+
+
+def ceiling(x):
+    return x if x.is_int() else -z3.ToInt(-x)
+
+
+def mod(a, b):
+    """SymPy's ``Mod(a, b) = a - b*floor(a/b)``: zero or of the sign of ``b`` (for ``b != 0``)."""
+    if a.is_int() and b.is_int():
+        r = a % b  # SMT-LIB: 0 <= r < |b|, and a - r divisible by b
+        return z3.If(z3.Or(b > 0, r == 0), r, r + b)
+    a, b = _real(a), _real(b)
+    return a - b * z3.ToReal(z3.ToInt(a / b))
+
+
+def sign_axiom(z, fact: str | None):
+    """The z3 constraint saying ``z`` has the sign fact ``fact`` (of
+    :mod:`peproof.engines.signs`), or None."""
+    return {"pos": z > 0, "neg": z < 0, "nonneg": z >= 0, "nonpos": z <= 0,
+            "nonzero": z != 0}.get(fact)
 
 
 def rel_term(op: str, a, b):

@@ -30,7 +30,9 @@ import sympy as sp
 import z3
 
 from peproof.claims import Rel, Statement, Verdict
-from peproof.engines.z3base import INT_DOMAINS, arith, domain_axioms, rel_term
+from peproof.engines import signs, z3base
+from peproof.engines.hygiene import fresh
+from peproof.engines.z3base import INT_DOMAINS, Names, arith, domain_axioms, rel_term
 
 z3.set_param("model_validate", True)
 
@@ -59,7 +61,10 @@ class Translation:
 
     def __init__(self, stmt: Statement, use_int: bool, strict: bool = True):
         self.stmt, self.use_int, self.strict = stmt, use_int, strict
+        self.names = Names()
+        self.domains = {v.symbol: v.domain for v in stmt.vars}
         self.axioms: list = []
+        self.obligations: list = []  # definedness of the conclusions' terms (proved, not assumed)
         self.used: set[str] = set()
         self.vars: dict[sp.Symbol, z3.ArithRef] = {}
         self.opaque: dict[sp.Expr, z3.ArithRef] = {}
@@ -68,7 +73,7 @@ class Translation:
         self.denom: dict[sp.Expr, int] = {}
         for v in stmt.vars:
             mk = z3.Int if (use_int and v.domain in INT_DOMAINS) else z3.Real
-            zv = mk(v.symbol.name)
+            zv = mk(self.names(v.symbol.name))
             self.vars[v.symbol] = zv
             self.axioms += domain_axioms(zv, v.domain, integral_sort=zv.is_int(),
                                          integrality=True)
@@ -82,8 +87,7 @@ class Translation:
     def _base(self, m: sp.Expr):
         if m in self.base:
             return self.base[m]
-        j = len(self.base)
-        s, c = z3.Real(f"s{j}"), z3.Real(f"c{j}")
+        s, c = self.names.real("s"), self.names.real("c")
         self.axioms.append(s * s + c * c == 1)
         self.used.add(PYTH)
         L = self.denom.get(m, 1)
@@ -126,8 +130,7 @@ class Translation:
     def _add(self, a, b):
         sa, ca = a
         sb, cb = b
-        j = len(self.mult) + len(self.base) + len(self.axioms)
-        s, c = z3.Real(f"sa{j}"), z3.Real(f"ca{j}")
+        s, c = self.names.real("sa"), self.names.real("ca")
         self.axioms += [s == sa * cb + ca * sb, c == ca * cb - sa * sb]
         self.used.add(ADD)
         return s, c
@@ -152,12 +155,14 @@ class Translation:
     def term(self, e: sp.Expr):  # noqa: C901
         if e.is_Symbol and e in self.vars:
             return self.vars[e]
+        if e is sp.I or e.is_Float:
+            raise NotExpressible(f"{e} is not an exact real number")
         t = arith(e, self.term, use_int=self.use_int)
         if t is not None:
             return t
-        if e.is_Pow and e.exp.is_Integer:  # negative exponent: real division, base nonzero
+        if e.is_Pow and e.exp.is_Integer:  # negative exponent: real division, base proved != 0
             b, n = self.term(e.base), -int(e.exp)
-            self.axioms.append(b != 0)
+            self.obligations.append(b != 0)
             return z3.RealVal(1) / reduce(lambda x, y: x * y, [b] * n)
         if isinstance(e, sp.sin | sp.cos):
             s, c = self.angle(e.args[0])
@@ -167,8 +172,11 @@ class Translation:
             return z3.If(x >= 0, x, -x)
         if isinstance(e, sp.floor) and self.use_int:
             num, den = e.args[0].as_numer_denom()
-            if den.is_Integer and den > 0:
+            if den.is_Integer and den > 0:  # z3's integer division by a positive den is floor
                 return self.term(num) / int(den)
+        if isinstance(e, sp.floor | sp.ceiling) and not self.use_int:
+            x = self.term(e.args[0])
+            return z3.ToReal((z3base.floor if isinstance(e, sp.floor) else z3base.ceiling)(x))
         if isinstance(e, sp.Piecewise):
             out = None
             for val, cond in reversed(e.args):
@@ -177,12 +185,16 @@ class Translation:
             if out is None:
                 raise NotExpressible("empty Piecewise")
             return out
-        if isinstance(e, sp.Mod) and self.use_int:
-            return self.term(e.args[0]) % self.term(e.args[1])
+        if isinstance(e, sp.Mod):  # SymPy's Mod: the sign of the divisor (z3's % is Euclidean)
+            a, b = self.term(e.args[0]), self.term(e.args[1])
+            self.obligations.append(b != 0)
+            m = z3base.mod(a, b)
+            return m if self.use_int or not m.is_int() else z3.ToReal(m)
         if e.is_Pow and e.exp == sp.Rational(1, 2):
             r = self._opaque(e)
             x = self.term(e.base)
-            self.axioms += [r >= 0, r * r == x]
+            self.axioms.append(z3.Implies(x >= 0, z3.And(r >= 0, r * r == x)))
+            self.obligations.append(x >= 0)
             return r
         if isinstance(e, sp.Sum | sp.Integral | sp.Derivative):
             raise NotExpressible(f"{type(e).__name__} in a block query")
@@ -191,13 +203,14 @@ class Translation:
     def _opaque(self, e):
         if self.strict:
             raise NotApplicable(f"non-polynomial term {sp.sstr(e)[:60]}")
+        if e.has(sp.I):
+            raise NotExpressible(f"complex term {sp.sstr(e)[:60]}")
         if e not in self.opaque:
-            z = z3.Real(f"t{len(self.opaque)}")
+            z = self.names.real("t")
             self.opaque[e] = z
-            if e.is_positive:
-                self.axioms.append(z > 0)
-            elif e.is_nonnegative:
-                self.axioms.append(z >= 0)
+            cond = z3base.sign_axiom(z, signs.sign(e, self.domains))
+            if cond is not None:
+                self.axioms.append(cond)
         return self.opaque[e]
 
     def cond(self, c):
@@ -262,18 +275,27 @@ def _has_trig(stmt: Statement) -> bool:
                for r in stmt.concl + stmt.hyps)
 
 
-def lift_z3(diff: sp.Expr):
-    """Termwise lifting of sums with one shared range (this engine's own, minimal version)."""
+def lift_z3(diff: sp.Expr, stmt: Statement | None = None):
+    """Termwise lifting of sums with one shared range (this engine's own, minimal version).
+
+    Returns ``(term, index, range hypotheses)`` (``diff`` itself, ``None``, ``()`` without
+    sums), or ``None`` when a precondition is not proved: one index and the same limits for
+    every sum, ``hi - lo + 1 >= 1`` before the remainder is divided by it, a positive base
+    before ``base**e_i`` becomes a positive symbol (all proved by
+    :func:`peproof.engines.wellformed.prove_fact`).  The index keeps its range as hypotheses
+    ``lo <= i <= hi`` in the query; every introduced symbol is a ``Dummy``."""
+    from peproof.engines.wellformed import prove_fact
+
     sums = [a for a in sp.preorder_traversal(diff) if isinstance(a, sp.Sum)]
     if not sums:
-        return diff
+        return diff, None, ()
     if any(s.limits[0][0].name != PAIR_INDEX for s in sums):
         return None  # only sums over the frequency pairs are lifted termwise
     lims = {(s.limits[0][1], s.limits[0][2]) for s in sums}
     if len(lims) != 1 or any(len(s.limits) != 1 for s in sums):
         return None
     lo, hi = next(iter(lims))
-    idx = sp.Dummy("i", integer=True, nonnegative=True)
+    idx = fresh("i", integer=True)
     total, rest = sp.Integer(0), sp.Integer(0)
     for t in sp.Add.make_args(diff):
         factors = sp.Mul.make_args(t)
@@ -288,30 +310,38 @@ def lift_z3(diff: sp.Expr):
         s = found[0]
         coeff = sp.Mul(*[f for f in factors if f is not s])
         total += coeff * s.function.xreplace({s.limits[0][0]: idx})
-    term = total + rest / (hi - lo + 1)
-    # generalise base**(e * i) to powers of one positive symbol per base
+    if rest != 0 and prove_fact("pos", hi - lo + 1, stmt) is None:
+        return None  # the range may be empty: the remainder cannot be spread over it
+    term = total + rest / (hi - lo + 1) if rest != 0 else total
+    in_range = (Rel("<=", lo, idx), Rel("<=", idx, hi))
+    # generalise base**(e * i) to powers of one positive symbol per (proved positive) base
     rep, units = {}, {}
     for p in sp.preorder_traversal(term):
         if isinstance(p, sp.Pow) and p.exp.has(idx) and p not in rep:
             if p.base in units and sp.cancel(p.exp / units[p.base][0]).is_Rational:
                 rep[p] = units[p.base][1] ** sp.cancel(p.exp / units[p.base][0])
-            else:
-                w = sp.Symbol(f"w{len(units)}", positive=True)
+            elif p.base in units or prove_fact("pos", p.base, stmt, bound=((idx, "integer"),),
+                                               hyps=in_range):
+                w = fresh(f"w{len(rep)}", len(rep), positive=True)
                 units.setdefault(p.base, (p.exp, w))
                 rep[p] = w
-    return term.xreplace(rep)
+    return term.xreplace(rep), idx, in_range
 
 
-def _canonical(rel: Rel, stmt: Statement):
-    """Cache key: the relation and ALL hypotheses under ONE renaming of their symbols
-    (``_v0, _v1, ...`` in name order, each carrying its domain).  Keys are equal only for
-    alpha-equivalent queries, which have the same truth value."""
-    rels = (rel,) + tuple(stmt.hyps)
+def _canonical(rels: tuple, stmt: Statement, extra_hyps: tuple = ()):
+    """Cache key: the relations and ALL hypotheses under ONE renaming of their symbols
+    (``_v0, _v1, ...``, each carrying its domain and assumptions).  Keys are equal only for
+    alpha-equivalent queries, which have the same truth value.  ``None`` (no caching) when a
+    relation binds a variable (a bound name could capture a renamed one)."""
+    rels = tuple(rels) + tuple(stmt.hyps) + tuple(extra_hyps)
+    if any(r.lhs.has(sp.Sum, sp.Integral, sp.Lambda) or r.rhs.has(sp.Sum, sp.Integral, sp.Lambda)
+           for r in rels):
+        return None
     syms = set()
     for r in rels:
         syms |= r.lhs.free_symbols | r.rhs.free_symbols
     ren = {}
-    for j, s in enumerate(sorted(syms, key=lambda x: x.name)):
+    for j, s in enumerate(sorted(syms, key=lambda x: (x.name, sp.default_sort_key(x)))):
         try:
             dom = stmt.domain(s)
         except KeyError:
@@ -331,21 +361,25 @@ def check_relation(rel, stmt: Statement, timeout_ms: int = 400, cache: bool = Tr
     """``('unsat'|'sat'|'unknown'|'n/a', axioms_used, detail)`` for one block of conclusions
     (a relation or a tuple of relations sharing their angles) under ``stmt``: ONE query."""
     rels = rel if isinstance(rel, tuple) else (rel,)
-    lifted = []
+    lifted, ranges = [], {}
     for r in rels:
         if r.lhs.has(sp.Sum) or r.rhs.has(sp.Sum):
-            lemma = lift_z3(r.lhs - r.rhs)
-            if lemma is None:
+            out = lift_z3(r.lhs - r.rhs, stmt)
+            if out is None:
                 return "n/a", set(), "sums not liftable to one frequency"
+            lemma, idx, in_range = out
+            ranges[idx] = in_range
             r = Rel(r.op, lemma, 0)
         lifted.append(r)
-    if len(lifted) == 1:
-        return _check_block(lifted[0], (), stmt, timeout_ms, cache)
-    return _check_block(lifted[0], tuple(lifted[1:]), stmt, timeout_ms, cache)
+    extra_hyps = tuple(h for rng in ranges.values() for h in rng)
+    return _check_block(lifted[0], tuple(lifted[1:]), stmt, timeout_ms, cache, extra_hyps)
 
 
-def _check_block(diff_rel: Rel, more: tuple, stmt: Statement, timeout_ms: int, cache: bool):
-    key = _canonical(diff_rel, stmt) + tuple(x for r in more for x in _canonical(r, stmt))
+def _check_block(diff_rel: Rel, more: tuple, stmt: Statement, timeout_ms: int, cache: bool,
+                 extra_hyps: tuple = ()):
+    hyps_all = tuple(stmt.hyps) + extra_hyps
+    key = _canonical((diff_rel,) + more, stmt, extra_hyps)
+    cache = cache and key is not None
     if cache and key in _CACHE:
         return _CACHE[key]
     from peproof.claims import Var
@@ -353,17 +387,17 @@ def _check_block(diff_rel: Rel, more: tuple, stmt: Statement, timeout_ms: int, c
     declared = {v.symbol for v in stmt.vars}
     extra = []
     new_syms = set()
-    for r in (diff_rel,) + more:
-        new_syms |= r.lhs.free_symbols - declared
+    for r in (diff_rel,) + more + extra_hyps:
+        new_syms |= (r.lhs.free_symbols | r.rhs.free_symbols) - declared
     for sym in sorted(new_syms, key=str):
-        dom = "pos_real" if sym.is_positive else "nonneg_integer" if sym.is_integer else "real"
+        dom = "pos_real" if sym.is_positive else "integer" if sym.is_integer else "real"
         extra.append(Var(sym, dom))
     used = {v.symbol for v in extra}  # only the variables this block mentions
-    for r in (diff_rel,) + more + tuple(stmt.hyps):
+    for r in (diff_rel,) + more + hyps_all:
         used |= r.lhs.free_symbols | r.rhs.free_symbols
     sub = Statement(concl=(diff_rel,) + more,
                     vars=tuple(v for v in stmt.vars if v.symbol in used) + tuple(extra),
-                    hyps=stmt.hyps)
+                    hyps=hyps_all)
     for r in sub.concl:
         if not (r.lhs.free_symbols | r.rhs.free_symbols) and (
             r.lhs.has(sp.sin, sp.cos, sp.pi, sp.exp) or r.rhs.has(sp.sin, sp.cos, sp.pi)
@@ -375,7 +409,8 @@ def _check_block(diff_rel: Rel, more: tuple, stmt: Statement, timeout_ms: int, c
         tr = Translation(sub, use_int)
         stmt = sub
         hyps = [tr.rel(h) for h in stmt.hyps]
-        goal = z3.And([tr.rel(r) for r in sub.concl])
+        tr.obligations = []  # the hypotheses' terms are defined (well-formedness layer)
+        goal = z3.And([tr.rel(r) for r in sub.concl] + tr.obligations)
     except NotApplicable as exc:
         return "n/a", set(), f"outside the abstraction: {exc}"
     except (NotExpressible, z3.Z3Exception, TypeError, RecursionError) as exc:
@@ -438,13 +473,24 @@ def decide_z3(stmt: Statement, timeout_ms: int = 400, cache: bool = True) -> Ver
     or unknown."""
     from fractions import Fraction
 
-    from peproof.engines import witness
+    from peproof.engines import wellformed, witness
 
     t0 = time.perf_counter()
     ver = z3.get_version_string()
     if stmt.quant == "exists":
         return Verdict("unknown", "z3", ver, NOT_APPLICABLE,
                        reason="existential statement: needs a certified instance, not z3")
+    wf, why = wellformed.guard(stmt)  # raises IllFormed for a refused statement
+    if wf.complex_concl:
+        return Verdict("unknown", "z3", ver, NOT_APPLICABLE,
+                       reason="complex-valued conclusion: the exponential procedure only")
+    if why:  # no proof; a certified point where every term is defined still refutes
+        w = witness.find_counterexample(stmt)
+        if w:
+            w["found_by"] = "grid (side conditions not proved: z3 not asked)"
+            return Verdict("refuted", "arb", ver, "certified counterexample",
+                           seconds=time.perf_counter() - t0, witness=w, trace=[why])
+        return Verdict("unknown", "z3", ver, "polynomial abstraction", reason=why)
     used: set[str] = set()
     failures = []
     queries = 0

@@ -218,10 +218,9 @@ def _exp_proof(stmt: Statement, claim) -> Verdict:
         return decide_statement(stmt)  # this procedure decides equalities only
     for rel in stmt.concl:
         lp, atoms = expoly.reduce_to_laurent(rel.lhs - rel.rhs)
-        consts = {sp.Symbol(z, nonzero=True): sp.exp(sp.I * pi / den)
-                  for z, (mono, den) in atoms.items() if mono == pi}
+        consts = {z: sp.exp(sp.I * pi / den) for z, (mono, den) in atoms.items() if mono == pi}
         zero = sp.expand(lp.xreplace(consts)) == 0
-        trace.append(f"{rel}: atoms {sorted(atoms)}, pi-constants {sorted(map(str, consts))}; "
+        trace.append(f"{rel}: atoms {sorted(map(str, atoms))}, pi-constants {sorted(map(str, consts))}; "
                      f"expanded difference zero: {zero}")
         if not zero:
             return decide_statement(stmt)

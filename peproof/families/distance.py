@@ -96,7 +96,7 @@ def _lipschitz_proof(stmt: Statement, claim: Claim) -> Verdict:
     from peproof.engines.decide import lift, verdict_of, versions
 
     rel = stmt.concl[0]
-    lifted = lift(rel.rhs - rel.lhs)
+    lifted = lift(rel.rhs - rel.lhs, stmt)
     half = verdict_of("distance.half_angle_form")
     if lifted is None or half.status != "proved":
         return Verdict("unknown", "sympy-exp+z3", versions()["z3"], "chain",

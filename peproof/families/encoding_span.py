@@ -93,7 +93,7 @@ INV_FREQ = Statement(
     (V_D, V_I), hyps=(I_IN_RANGE,),
 )
 SEED_WAVES = Statement(
-    (Le(WAVE_MAX, 2 * 10000), Le(10000 / 2, WAVE_MAX), Le(PI2 / OMEGA_0, 2),
+    (Le(WAVE_MAX, 2 * 10000), Le(sp.Integer(10000) / 2, WAVE_MAX), Le(PI2 / OMEGA_0, 2),
      Le(sp.Rational(1, 2), PI2 / OMEGA_0)),
     (V_D,),
 )
