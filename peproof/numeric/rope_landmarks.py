@@ -18,14 +18,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from peproof.numeric.rope_decay import (
-    TRUSTED_BASE,
-    ArbB,
-    Ball,
-    Curve,
-    certify_curve,
-    sign,
-)
+from peproof.numeric.rope_decay import TRUSTED_BASE, ArbB, Curve, certify_curve, sign
+from peproof.numeric.separation import Ball
 from peproof.rope import decay_bound_at_zero
 
 CAP = 5000  # candidates resolved in arb per landmark before giving up (reported)
