@@ -110,10 +110,13 @@ def evaluate(d: int, base: str, a: int, n: int, cols: int = COLS) -> tuple[np.nd
 
     Per block of ``cols`` offsets, in place: the phases ``seed * table`` (each component
     ``fl(fl(x y) -+ fl(x' y'))``, as :class:`expo.Phases` multiplies), the running sums over the
-    pairs row by row, ``x*x + y*y``, its square root and the sum over the pairs."""
+    pairs row by row, ``x*x + y*y``, its square root and the sum over the pairs.  Blocks sit on
+    the multiples of ``cols`` (offset ``k`` always uses ``seed(cols floor(k / cols))``), so the
+    floats do not depend on how the offsets are cut into chunks."""
     if a < 0 or n < 1:
         raise ValueError("offsets must be >= 0 and the count >= 1")
-    cols = max(1, min(cols, n))
+    if cols < 1:
+        raise ValueError("cols must be >= 1")
     h = d // 2
     om = list(_thetas(d, base))
     table = _columns(d, base, cols)
@@ -121,12 +124,14 @@ def evaluate(d: int, base: str, a: int, n: int, cols: int = COLS) -> tuple[np.nd
     out = np.empty(n)
     err = Fraction(0)
     scale = 2.0 / d
-    for q in range(a, a + n, cols):
-        m = min(cols, a + n - q)
-        s = expo.seed(om, q)
+    q = a
+    while q < a + n:
+        q0 = q - q % cols  # the block's aligned start
+        m = min(q0 + cols, a + n) - q
+        s = expo.seed(om, q0)
         err = max(err, expo.mul_err(s.err, table.err))
         c, e = s.re[:, None], s.im[:, None]
-        tr, ti = table.re[:, :m], table.im[:, :m]
+        tr, ti = table.re[:, q - q0: q - q0 + m], table.im[:, q - q0: q - q0 + m]
         r, i, w = re[:, :m], im[:, :m], tmp[:, :m]
         np.multiply(tr, c, out=r)
         np.multiply(ti, e, out=w)
@@ -142,6 +147,7 @@ def evaluate(d: int, base: str, a: int, n: int, cols: int = COLS) -> tuple[np.nd
         r += i
         np.sqrt(r, out=r)
         out[q - a: q - a + m] = r.sum(axis=0) * scale
+        q += m
     return out, error_bound(d, err)
 
 
@@ -154,7 +160,7 @@ def decay_chunk(job: dict) -> dict:
 
 
 def decay_jobs(d: int, base: str, k0: int, n_end: int, chunk: int = CHUNK) -> list[dict]:
-    return [{"d": d, "base": base, "a": a, "b": min(a + chunk, n_end + 1)}
+    return [{"d": d, "base": base, "a": a, "b": min(a + chunk, n_end + 1), "cols": COLS}
             for a in range(k0, n_end + 1, chunk)]
 
 
