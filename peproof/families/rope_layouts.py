@@ -33,7 +33,7 @@ from peproof.families._common import pair_symbols
 from peproof.families.index import SIGMA, z3_integer_proof
 from peproof.families.index import h as IH
 from peproof.families.index import j as IJ
-from peproof.families.rope_rotation import HF, V_M, _head, _vars, _vec, m
+from peproof.families.rope import HF, V_M, _head, _vars, _vec, m
 from peproof.rope import channel_of, half_from_interleaved, rotate, slot_of
 from peproof.seeds import APPENDIX, FOURIER, cite, src
 

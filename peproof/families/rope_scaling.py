@@ -35,7 +35,7 @@ from peproof import falsify as F
 from peproof.claims import Claim, Eq, Falsifier, Le, Lt, Ne, Statement, var
 from peproof.families._common import I_IN_RANGE, OMEGA_I, V_D, V_I, d, i
 from peproof.families._rope_proofs import by_cases, power_products
-from peproof.families.rope_rotation import U2, V2, V_M, V_N, _vars, dot, m, n
+from peproof.families.rope import U2, V2, V_M, V_N, _vars, dot, m, n
 from peproof.rope import rotate, theta_expr
 from peproof.rope_scaling import (
     DynamicNTK,

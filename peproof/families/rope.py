@@ -1,4 +1,4 @@
-"""RoPE rotation: the score depends only on the offset, norms are kept, the complex view.
+"""RoPE, the rotary embedding: relative scores, kept norms, the complex view, real formulas.
 
 Main statements
   ``rope.score_block_depends_only_on_offset`` (every even d, every pair),
