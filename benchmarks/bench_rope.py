@@ -16,21 +16,12 @@ Ratios, not absolute times, are the figures to compare across machines.  Run:
 from __future__ import annotations
 
 import random
-import statistics
 import time
 
 import numpy as np
+from bench_numeric import timed  # run as ``python benchmarks/bench_rope.py``
 
 D, N = 128, 62832
-
-
-def timed(f, repeat: int = 3):
-    times, out = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = f()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
 
 
 def float64_curve(d: int, n: int, block: int = 4096) -> np.ndarray:
