@@ -266,12 +266,6 @@ class DecayBound(sp.Function):
         d, k, base = self.args
         return decay_bound_arb(int(d), ev(k, env), base)
 
-    def _latex(self, printer, exp=None):
-        d, k, base = self.args
-        b = "" if base == 10000 else rf",\,{printer._print(base)}"
-        s = rf"B_{{{printer._print(d)}{b}}}\left({printer._print(k)}\right)"
-        return s if exp is None else rf"{s}^{{{exp}}}"
-
     def _sympystr(self, printer):
         d, k, base = self.args
         b = "" if base == 10000 else f", base={printer._print(base)}"

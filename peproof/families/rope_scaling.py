@@ -60,7 +60,7 @@ r_hi, V_RHI = var("r_hi", "pos_real")
 a_, V_A = var("a", "pos_real")
 b_, V_B = var("b", "pos_real")
 SCALED = src(APPENDIX, "5. Sinusoidal PE versus RoPE: side by side",
-             "Defined at all positions; can be scaled (NTK / YaRN, 6.13 §4)")
+             "Defined at all positions; can be scaled (NTK / YaRN")
 HF_ROPE = "github:huggingface/transformers"
 YARN = "arXiv:2309.00071"
 

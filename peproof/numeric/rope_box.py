@@ -180,10 +180,11 @@ def _interval(side, spans: list, curves: dict, count: int) -> tuple:
         blo, bhi = _values(curves[(d, base)], span)
         if c == 1:
             tlo, thi = blo, bhi
-        else:
+        else:  # [blo, bhi] * [c_lo, c_hi], every sign case, then one ulp outward
             c_lo, c_hi = _frac_iv(c)
-            tlo, thi = (blo * c_lo, bhi * c_hi) if c >= 0 else (bhi * c_lo, blo * c_hi)
-            tlo, thi = np.nextafter(tlo, -np.inf), np.nextafter(thi, np.inf)
+            prods = [blo * c_lo, blo * c_hi, bhi * c_lo, bhi * c_hi]
+            tlo = np.nextafter(np.minimum.reduce(prods), -np.inf)
+            thi = np.nextafter(np.maximum.reduce(prods), np.inf)
         if lo is None:
             lo, hi = tlo, thi
         else:
