@@ -221,9 +221,19 @@ def decay_bound_arb(d: int, k, base=10000):
 
 @lru_cache(maxsize=64)
 def _thetas_arb(d: int, base: sp.Rational, prec: int) -> tuple:
+    """``theta_j = r**j`` with ``r = base**(-2/d)`` from :func:`theta_expr` (one power in arb,
+    then exact-rule ball products: rigorous, and far cheaper than ``d/2`` powers)."""
+    import flint
+
     from peproof.engines.arbeval import arb_eval
 
-    return tuple(arb_eval(theta_expr(j, d, base), {}, prec) for j in range(d // 2))
+    with flint.ctx.workprec(prec + 16):
+        r = arb_eval(theta_expr(1, d, base), {}, prec + 16)
+        out, w = [], flint.arb(1)
+        for _ in range(d // 2):
+            out.append(+w)
+            w = w * r
+    return tuple(out)
 
 
 def decay_bound_mp(d, k, base=10000):
