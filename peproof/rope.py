@@ -33,7 +33,8 @@ import numpy as np
 import sympy as sp
 
 from peproof.encoding import ParameterError, _as_rational, omega_expr
-from peproof.rope_scaling import SCALINGS, Default, Scaling, arb_backend, numpy_backend, sym_backend
+from peproof.rope_backends import arb_backend, numpy_backend, sym_backend
+from peproof.rope_scaling import SCALINGS, Default, Scaling
 
 ROPE_LAYOUTS = ("interleaved", "half")
 
