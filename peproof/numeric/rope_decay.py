@@ -152,10 +152,11 @@ def evaluate(d: int, base: str, a: int, n: int, cols: int = COLS) -> tuple[np.nd
 
 
 def decay_chunk(job: dict) -> dict:
-    """Worker task: ``B~(k)`` for ``a <= k < b`` and the bound (plain data in and out)."""
+    """Worker task: ``B~(k)`` for ``a <= k < b`` and the bound (plain data in and out: the
+    values as little-endian float64 bytes)."""
     vals, bound = evaluate(job["d"], job["base"], job["a"], job["b"] - job["a"],
                            job.get("cols", COLS))
-    return {"a": job["a"], "b": job["b"], "values": vals.tolist(),
+    return {"a": job["a"], "b": job["b"], "values": vals.astype("<f8").tobytes(),
             "bound": expo.fraction_up(bound)}
 
 
@@ -222,7 +223,7 @@ def certify_curve(d, n_end: int, base="10000", k0: int = 0, *, chunk: int = CHUN
         raise ParameterError(f"chunk must be a positive integer, got {chunk!r}")
     jobs = decay_jobs(d, base, k0, n_end, chunk)
     res = run_jobs(decay_chunk, jobs, executor, workers, progress)
-    mid = np.concatenate([np.asarray(r["values"], dtype=np.float64) for r in res])
+    mid = np.concatenate([np.frombuffer(r["values"], dtype="<f8") for r in res]).astype(np.float64)
     bound = max(r["bound"] for r in res)
     lo = np.nextafter(mid - bound, -np.inf)
     hi = np.nextafter(mid + bound, np.inf)
