@@ -14,9 +14,40 @@ APPENDIX = "002_e0c851e9540b53ea.txt"  # "6.A Sinusoidal positional encoding (or
 EXAM = "004_9f8143a50fa50625.txt"  # "Positional encoding: derivation and role in Transformers"
 SEEDS = (FOURIER, INTRO, APPENDIX, EXAM)
 
+#: Literature cited where the seeds are silent (the RoPE scaling methods, RoFormer's decay bound,
+#: the layouts of real implementations): key -> full reference.  A :class:`Source` whose ``seed``
+#: is one of these keys cites that work at ``section``; its ``quote`` then *paraphrases* what the
+#: work states (the text is not stored here, so no test can check its words; the seeds' quotes
+#: are verbatim and checked).  Build such sources with :func:`cite`.
+LITERATURE = {
+    "arXiv:2104.09864": "J. Su, Y. Lu, S. Pan, A. Murtadha, B. Wen, Y. Liu. RoFormer: Enhanced "
+                        "Transformer with Rotary Position Embedding. 2021.",
+    "arXiv:2306.15595": "S. Chen, S. Wong, L. Chen, Y. Tian. Extending Context Window of Large "
+                        "Language Models via Positional Interpolation. 2023.",
+    "arXiv:2309.00071": "B. Peng, J. Quesnelle, H. Fan, E. Shippole. YaRN: Efficient Context "
+                        "Window Extension of Large Language Models. 2023.",
+    "arXiv:2402.13753": "Y. Ding, L. L. Zhang, C. Zhang, Y. Xu, N. Shang, J. Xu, F. Yang, M. Yang. "
+                        "LongRoPE: Extending LLM Context Window Beyond 2 Million Tokens. 2024.",
+    "github:meta-llama/llama-models": "Meta. Llama 3.1 reference implementation: the rotary "
+                                      "frequency scaling (apply_scaling). 2024.",
+    "github:huggingface/transformers": "Hugging Face transformers: modeling_rope_utils "
+                                       "(ROPE_INIT_FUNCTIONS) and rotate_half (version 5).",
+}
+
 
 def src(seed: str, section: str, quote: str) -> Source:
     return Source(seed, section, quote)
+
+
+def cite(key: str, section: str, paraphrase: str) -> Source:
+    """A literature source (a key of :data:`LITERATURE`); ``paraphrase`` says what it states."""
+    if key not in LITERATURE:
+        raise KeyError(f"unknown literature key {key!r}; add it to peproof.seeds.LITERATURE")
+    return Source(key, section, paraphrase)
+
+
+def is_literature(source: Source) -> bool:
+    return source.seed in LITERATURE
 
 
 def seeds_dir() -> Path | None:

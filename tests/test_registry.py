@@ -5,7 +5,7 @@ import pytest
 from peproof import registry
 from peproof.claims import ID_RE, KINDS, assumptions_match
 from peproof.engines.decide import refute
-from peproof.seeds import SEEDS, normalise, seeds_dir
+from peproof.seeds import LITERATURE, SEEDS, cite, normalise, seeds_dir
 
 CLAIMS = registry.all_claims()
 IDS = [c.id for c in CLAIMS]
@@ -21,7 +21,7 @@ def test_ids_unique_and_well_formed():
 def test_families_cover_the_issue():
     fams = {c.family for c in CLAIMS}
     want = {"encoding", "rotation", "inner_product", "norm", "distance", "products", "fourier",
-            "dft", "nerf", "attention", "uniqueness"}
+            "dft", "nerf", "attention", "uniqueness", "rope"}
     assert want <= fams, f"missing families: {sorted(want - fams)}"
 
 
@@ -72,9 +72,31 @@ def test_sources_quote_the_seeds(claim):
     if root is None:
         pytest.skip("seed documents not present (set PEPROOF_SEEDS)")
     for s in claim.sources:
+        if s.seed in LITERATURE:  # a paraphrase of a cited work: test_literature_sources
+            continue
         assert s.seed in SEEDS, f"{claim.id}: unknown seed {s.seed}"
         text = normalise((root / s.seed).read_text(encoding="utf-8"))
         assert normalise(s.quote) in text, f"{claim.id}: quote not found in {s.seed}: {s.quote!r}"
+
+
+LITERATURE_CITED = [(c, s) for c in CLAIMS for s in c.sources if s.seed in LITERATURE]
+
+
+@pytest.mark.parametrize("claim,source", LITERATURE_CITED,
+                         ids=[f"{c.id}:{s.seed}" for c, s in LITERATURE_CITED])
+def test_literature_sources_name_the_place_and_the_statement(claim, source):
+    """A literature source names where (a section, an equation, a function) and paraphrases what
+    the work states; its words are ours, so it must not pose as a seed quote."""
+    assert source.section.strip(), f"{claim.id}: {source.seed} cited without a section"
+    assert len(source.quote.split()) >= 4, f"{claim.id}: {source.seed}: say what it states"
+    assert source.seed not in SEEDS
+
+
+def test_literature_keys_are_cited_and_unknown_keys_refused():
+    cited = {s.seed for _, s in LITERATURE_CITED}
+    assert cited == set(LITERATURE), f"entries nobody cites: {sorted(set(LITERATURE) - cited)}"
+    with pytest.raises(KeyError):
+        cite("arXiv:0000.00000", "section 1", "a work that is not in the bibliography")
 
 
 FALSIFIERS = [(c, f) for c in FORMAL for f in c.falsifiers]
