@@ -273,6 +273,10 @@ class DecayBound(sp.Function):
     def _eval_rewrite_as_Sum(self, d, k, base, **kwargs):
         return decay_bound_expr(d, k, base)
 
+    def peproof_definition(self):
+        """The defining sums, checked by the well-formedness layer in place of the call."""
+        return decay_bound_expr(*self.args)
+
     def _arb_eval(self, env, ev):
         d, k, base = self.args
         return decay_bound_arb(int(d), ev(k, env), base)

@@ -13,7 +13,12 @@ every term is defined.
    ``expand``), infinities, ``nan`` and other constants are refused.
 3. **Known functions** only: ``+ * **``, sin, cos, tan, exp, log, Abs, floor, ceiling, Mod, Max,
    Min, Piecewise (conditions: relations, And, Or, Not, ITE; the last branch ``(value, True)``,
-   else it is undefined somewhere), Sum, PiIntegral, Delta.
+   else it is undefined somewhere), Sum, PiIntegral, Delta.  A function of one's own (a
+   ``sympy.Function`` subclass) is accepted when it states its definition in these terms: a
+   method ``peproof_definition(self)`` returning the defining expression of the call, which is
+   checked in its place (rules 2-5 and the side conditions apply to the definition).  Engines
+   that do not know the function treat the call as an opaque real number (z3 reports ``n/a``);
+   one that evaluates it (``_arb_eval``) must evaluate that definition.
 4. **Real view, complex view.**  Hypotheses and ``<=``, ``<``, ``!=`` conclusions are about real
    numbers: the imaginary unit may not occur.  An ``==`` conclusion may contain ``I``: it then
    states an identity of complex-valued functions of the real variables, and only the
@@ -52,7 +57,7 @@ from peproof.engines import signs
 
 RLIMIT = 2_000_000  # z3 resource units per side condition (a budget independent of the load)
 ALLOWED = ("+ * **, sin, cos, tan, exp, log, Abs, floor, ceiling, Mod, Max, Min, Piecewise, "
-           "Sum, PiIntegral, Delta")
+           "Sum, PiIntegral, Delta, or a function with a peproof_definition")
 _COMPLEX_OK = (sp.Add, sp.Mul, sp.Pow, sp.sin, sp.cos, sp.exp)
 
 
@@ -238,9 +243,17 @@ class _Walker:
                 raise IllFormed(f"Piecewise without a final (value, True) branch {_in(rel)}: "
                                 "it is undefined where no condition holds; add the otherwise "
                                 "branch")
+            earlier: list[Rel] = []  # negations of the earlier single-relation conditions
             for val, c in e.args:
                 self.cond(c, ctx, rel)
-                self.walk(val, ctx.add(hyps=_as_rels(c)), False, rel)
+                self.walk(val, ctx.add(hyps=tuple(_as_rels(c)) + tuple(earlier)), False, rel)
+                rels = _as_rels(c)
+                if c is not sp.true and len(rels) == 1 and not isinstance(c, sp.And):
+                    earlier.append(_NEGATE[rels[0].op](rels[0]))
+            return
+        definition = getattr(e, "peproof_definition", None)
+        if isinstance(e, sp.Function) and callable(definition):
+            self.walk(sp.sympify(definition()), ctx, False, rel)  # defined where its definition is
             return
         if not isinstance(e, sp.Add | sp.Mul | sp.Pow | sp.sin | sp.cos | sp.tan | sp.exp
                           | sp.log | sp.Abs | sp.floor | sp.ceiling | sp.Mod | sp.Max | sp.Min
@@ -330,7 +343,55 @@ def _prove(fact: str, expr: sp.Expr, ctx: _Ctx, stmt_vars: tuple, hyps: tuple) -
             return "structure"
     elif signs.implies(signs.sign(expr, domains), fact):
         return "sign rules"
+    if fact != "integer" and _splits(expr):
+        how = _decompose(fact, expr, ctx, stmt_vars, hyps)
+        if how:
+            return how
     return _prove_solver(fact, expr, stmt_vars + ctx.bound, hyps + ctx.hyps)
+
+
+def _splits(e: sp.Expr) -> bool:
+    return e.has(sp.Piecewise) or e.is_Mul or (e.is_Pow and not e.exp.is_Integer)
+
+
+_NEGATE = {"<": lambda r: Rel("<=", r.rhs, r.lhs), "<=": lambda r: Rel("<", r.rhs, r.lhs),
+           "==": lambda r: Rel("!=", r.lhs, r.rhs), "!=": lambda r: Rel("==", r.lhs, r.rhs)}
+
+
+def _decompose(fact: str, e: sp.Expr, ctx: _Ctx, stmt_vars: tuple, hyps: tuple) -> str | None:
+    """Reduce a sign fact to facts about parts, each a true implication of real analysis:
+    a Piecewise by its branches (each under its condition and the negations of the earlier
+    single-relation conditions: dropping a negation only weakens the hypotheses); ``b**x`` with
+    ``x`` not an integer is positive (and nonzero) when ``b > 0``, nonnegative when ``b >= 0``;
+    a product is positive / nonnegative / nonzero when every factor is.  The sub-terms' own
+    definedness is checked separately by the walker."""
+    def sub(f, x, c=ctx):
+        return _prove(f, x, c, stmt_vars, hyps)
+
+    if e.has(sp.Piecewise):
+        pw = next(a for a in sp.preorder_traversal(e) if isinstance(a, sp.Piecewise))
+        earlier: list[Rel] = []
+        for val, cond in pw.args:
+            branch = ctx.add(hyps=tuple(_as_rels(cond)) + tuple(earlier))
+            if not sub(fact, e.xreplace({pw: val}), branch):
+                return None
+            rels = _as_rels(cond)
+            if cond is sp.true:
+                break
+            if len(rels) == 1 and not isinstance(cond, sp.And):
+                earlier.append(_NEGATE[rels[0].op](rels[0]))
+        return "cases"
+    if e.is_Pow:
+        b, x = e.args
+        if fact in ("pos", "nonzero"):
+            return "power of a positive base" if sub("pos", b) else None
+        if x.is_Rational and x > 0 and sub("nonneg", b):
+            return "power of a nonnegative base"
+        return "power of a positive base" if sub("pos", b) else None
+    if e.is_Mul:
+        if all(sub(fact, a) for a in e.args):
+            return "factors"
+    return None
 
 
 @lru_cache(maxsize=4096)
