@@ -44,7 +44,7 @@ def client_for(scheduler: str | None = None, workers: int | None = None):
         return
     n = workers or cores()
     cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR)
+                           dashboard_address=":0", silence_logs=logging.ERROR)
     try:
         client = Client(cluster)
         try:

@@ -236,7 +236,7 @@ def _first_decrease(dk: ArbD, res: list[dict], n_pos: int, undecided: list[str])
 def seconds_per_offset(d: int) -> float:
     """A rough one-core cost of the float pre-scan per offset (for the engine's choice and
     the progress estimate; ``benchmarks/bench_longctx.py`` measures the real one)."""
-    return 2.0e-8 + 1.5e-10 * d
+    return 5.0e-8 + 2.1e-10 * d
 
 
 def certify(enc_or_d, n_pos: int, family: str = "paper", base="10000", *,
