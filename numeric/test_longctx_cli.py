@@ -3,13 +3,16 @@ quiet under --json or without one), --scheduler, and bad engine flags."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import pty
 import select
 import signal
+import struct
 import subprocess
 import sys
+import termios
 import time
 
 import pytest
@@ -19,8 +22,8 @@ from peproof.numeric.engine import RunConfig
 from peproof.numeric.separation import certify
 
 CODE = "import sys; from peproof.cli import main; sys.exit(main(sys.argv[1:]))"
-# 120 chunks of 2^14 offsets at d = 1024: a few seconds inline
-D, CHUNK, N = 1024, 1 << 14, 120 * (1 << 14) + 1
+# 100 chunks of 2^13 offsets at d = 512: about a second inline
+D, CHUNK, N = 512, 1 << 13, 100 * (1 << 13) + 1
 SCAN = ["separation", "--d", str(D), "--max-pos", str(N), "--chunk", str(CHUNK),
         "--engine", "inline", "--no-confirm", "--json"]
 
@@ -38,7 +41,7 @@ def test_sigint_leaves_a_resumable_checkpoint(tmp_path):
     assert len(err.strip().splitlines()) == 1 and "resume" in err and "Traceback" not in err
     assert out == ""  # no half result
     files = list(ck.glob("*/chunk-*.json"))
-    assert 0 < len(files) < 120
+    assert 0 < len(files) < 100
     for f in files:  # every saved chunk is whole
         assert json.loads(f.read_text())["result"]["b"] > 0
     assert not list(ck.glob("*/.*.tmp"))
@@ -46,7 +49,7 @@ def test_sigint_leaves_a_resumable_checkpoint(tmp_path):
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     got = json.loads(r.stdout)["results"][0]["separation"]
-    assert got["run"]["resumed"] == len(files) and got["run"]["computed"] == 120 - len(files)
+    assert got["run"]["resumed"] == len(files) and got["run"]["computed"] == 100 - len(files)
     want = certify(D, N, chunk=CHUNK, run=RunConfig(engine="inline")).as_dict()
     for key in want:
         if key not in ("seconds", "run"):
@@ -57,6 +60,7 @@ def test_sigint_leaves_a_resumable_checkpoint(tmp_path):
 def _run_on_a_terminal(args: list[str]) -> tuple[int, str, str]:
     """Run the CLI with stderr on a pseudo-terminal; returns (code, stdout, terminal text)."""
     master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))  # 24 x 120
     proc = subprocess.Popen([sys.executable, "-c", CODE, *args], stdout=subprocess.PIPE,
                             stderr=slave, text=True)
     os.close(slave)

@@ -21,6 +21,11 @@ import logging
 import os
 from contextlib import contextmanager
 
+#: a local cluster shares its machine with other work: a scheduler or worker starved of CPU for
+#: a while (arb holds the GIL, other jobs hold the cores) must not be taken for a dead one
+PATIENT = {"distributed.comm.timeouts.connect": "120s", "distributed.comm.timeouts.tcp": "600s",
+           "distributed.scheduler.worker-ttl": "15 minutes"}
+
 
 def cores() -> int:
     """The cores this process may run on (the default number of local workers)."""
@@ -42,17 +47,20 @@ def client_for(scheduler: str | None = None, workers: int | None = None):
         finally:
             client.close()
         return
+    import dask
+
     n = workers or cores()
-    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                           dashboard_address=":0", silence_logs=logging.ERROR)
-    try:
-        client = Client(cluster)
+    with dask.config.set(PATIENT):
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                               dashboard_address=":0", silence_logs=logging.ERROR)
         try:
-            yield client, f"dask LocalCluster of {n} worker processes"
+            client = Client(cluster)
+            try:
+                yield client, f"dask LocalCluster of {n} worker processes"
+            finally:
+                client.close()
         finally:
-            client.close()
-    finally:
-        cluster.close()
+            cluster.close()
 
 
 def run(call, fn, jobs: list, pending: list[int], on_result, scheduler: str | None = None,

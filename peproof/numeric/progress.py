@@ -24,15 +24,23 @@ class Bar:
 
     def __init__(self, label: str, chunks: int, units: int, unit: str = "offsets",
                  stream=None, done_chunks: int = 0, done_units: int = 0):
+        import os
+
         from tqdm import tqdm
 
+        stream = sys.stderr if stream is None else stream
+        try:  # a terminal that reports no width (0 columns) gets 100
+            wide = os.get_terminal_size(stream.fileno()).columns > 0
+        except (OSError, AttributeError, ValueError):
+            wide = False
         self.chunks, self.done = chunks, done_chunks
         self._bar = tqdm(total=units, initial=done_units, desc=label, unit=f" {unit}",
-                         unit_scale=True, file=sys.stderr if stream is None else stream,
-                         dynamic_ncols=True, leave=False, smoothing=0.1,
+                         unit_scale=True, file=stream, dynamic_ncols=wide,
+                         ncols=None if wide else 100, nrows=None if wide else 24,
+                         leave=False, smoothing=0.1,
+                         postfix=f"{done_chunks}/{chunks} chunks",
                          bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix} "
                                     "[{rate_fmt}, {remaining} left]")
-        self._post()
 
     def _post(self) -> None:
         self._bar.set_postfix_str(f"{self.done}/{self.chunks} chunks", refresh=False)
