@@ -7,7 +7,8 @@
 skipping those whose estimated time exceeds ``--budget`` seconds; each finished entry is saved at
 once, and each scan checkpoints its chunks (``reports/build/longctx-checkpoints``), so an
 interrupted sweep resumes where it stopped.  ``readme`` regenerates the table between the
-``longctx-table`` markers of ``numeric/README.md`` from the results file (``run`` does too).
+``longctx-table`` markers of ``numeric/README.md`` from the results file (``run`` does too) and
+the table of the pre-scan's bound B between the ``longctx-bound`` markers.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ DATA = HERE / "data" / "longctx.json"
 README = HERE / "README.md"
 CHECKPOINTS = HERE.parent / "reports" / "build" / "longctx-checkpoints"
 BEGIN, END = "<!-- longctx-table:begin -->", "<!-- longctx-table:end -->"
+BOUND = "<!-- longctx-bound:begin -->", "<!-- longctx-bound:end -->"
 
 
 def counts(text: str) -> list[int]:
@@ -31,12 +33,15 @@ def counts(text: str) -> list[int]:
     return out
 
 
-def readme() -> None:
+def readme(bound: bool = False) -> None:
+    """The results table (and, with ``bound``, the table of B) into the README."""
     from peproof.numeric import longctx
 
     text = README.read_text(encoding="utf-8")
-    new = longctx.replace_section(text, longctx.markdown(longctx.load(DATA)), BEGIN, END)
-    README.write_text(new, encoding="utf-8")
+    text = longctx.replace_section(text, longctx.markdown(longctx.load(DATA)), BEGIN, END)
+    if bound:
+        text = longctx.replace_section(text, longctx.bound_markdown(longctx.bound_rows()), *BOUND)
+    README.write_text(text, encoding="utf-8")
 
 
 def run(args) -> None:
@@ -79,7 +84,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.cmd == "run":
         run(args)
-    readme()
+    readme(bound=args.cmd == "readme")
     return 0
 
 

@@ -182,3 +182,17 @@ def test_sigterm_interrupts_and_leaves_a_resumable_checkpoint(tmp_path, referenc
     assert rest.run["resumed"] == 3 and rest.run["computed"] == 4, time.perf_counter() - t0
     assert _same_run(reference, rest) == {}
     assert list(tmp_path.iterdir()) == []  # the checkpoint is removed after success
+
+
+def test_horizon_recipes_run_as_chunk_jobs():
+    """The horizon scans are engine jobs too: a process pool gives the rows of the inline run
+    (a job that lost a parameter on the way, e.g. the certified delta/2, would differ)."""
+    from peproof.numeric.horizon import horizons
+
+    kw = dict(dtypes=("bfloat16", "float16"), recipes=("exp-float", "pow-int"), n_pos=3000)
+    one = horizons(16, run=RunConfig(engine="inline"), **kw)
+    two = horizons(16, run=RunConfig(engine="pool", workers=2), **kw)
+    strip = [{k: v for k, v in h.as_dict().items() if k != "seconds"} for h in one]
+    assert strip == [{k: v for k, v in h.as_dict().items() if k != "seconds"} for h in two]
+    assert [h.collision for h in one] == [257, None, 2049, None]
+    assert all(isinstance(h.half_separation, tuple) for h in two)

@@ -92,7 +92,7 @@ def add(path: Path, new: dict) -> dict:
 
 def _pow10(n: int) -> str:
     e = len(str(n)) - 1
-    return f"10^{e}" if n == 10**e else str(n)
+    return f"10^{e}" if n == 10**e and e > 1 else str(n)
 
 
 def markdown(data: dict) -> str:
@@ -120,3 +120,34 @@ def replace_section(text: str, table: str, begin: str, end: str) -> str:
     a = text.index(begin) + len(begin)
     b = text.index(end)
     return text[:a] + "\n" + table + text[b:]
+
+
+def bound_rows(ds=(64, 512, 1024, 4096, 8192), offsets=(1, 10**9)) -> list[dict]:
+    """The pre-scan's bound ``B`` for a full chunk (the scan's table shapes) starting near each
+    offset, with its two leading terms: tables ``2h(e_R + e_J)`` and product ``2 gamma_2h h``."""
+    from peproof.numeric import expo, scan
+    from peproof.numeric.separation import CHUNK
+
+    out = []
+    for d in ds:
+        h = d // 2
+        om = list(scan._omegas(d, "paper", "10000", scan.TABLE_PREC))
+        _, e_j = scan._column_table(d, "paper", "10000", scan.COLS)
+        rows = -(-(CHUNK + 1) // scan.COLS)  # a chunk evaluates its b - a + 1 offsets
+        for a in offsets:
+            e_r = expo.shifted(om, a, scan.COLS, rows, scan.TABLE_PREC).err
+            gamma = 2 * h * expo.U / (1 - 2 * h * expo.U)
+            out.append({"d": d, "offset": a, "e_R": float(e_r), "e_J": float(e_j),
+                        "tables": float(2 * h * (e_r + e_j)),
+                        "product": float(2 * gamma * h),
+                        "B": float(scan.chunk_bound(h, e_r, e_j))})
+    return out
+
+
+def bound_markdown(rows: list[dict]) -> str:
+    lines = ["| d | chunk starting at | e_R | e_J | tables 2h(e_R+e_J) | product 2γ₂ₕh | B |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['d']} | {_pow10(r['offset'])} | {r['e_R']:.4e} | {r['e_J']:.4e} | "
+                     f"{r['tables']:.2e} | {r['product']:.2e} | {r['B']:.12e} |")
+    return "\n".join(lines) + "\n"
