@@ -25,17 +25,19 @@ CODE = "import sys; from peproof.cli import main; sys.exit(main(sys.argv[1:]))"
 # 100 chunks of 2^13 offsets at d = 512: about a second inline
 D, CHUNK, N = 512, 1 << 13, 100 * (1 << 13) + 1
 SCAN = ["separation", "--d", str(D), "--max-pos", str(N), "--chunk", str(CHUNK),
-        "--engine", "inline", "--no-confirm", "--json"]
+        "--engine", "pool", "--workers", "2", "--no-confirm", "--json"]
 
 
 def test_sigint_leaves_a_resumable_checkpoint(tmp_path):
+    """Ctrl-C as a terminal sends it: SIGINT to the whole process group, pool workers too."""
     ck = tmp_path / "ck"
     proc = subprocess.Popen([sys.executable, "-c", CODE, *SCAN, "--checkpoint", str(ck)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
     deadline = time.monotonic() + 120
     while not list(ck.glob("*/chunk-*.json")) and time.monotonic() < deadline:
         time.sleep(0.01)
-    proc.send_signal(signal.SIGINT)
+    os.killpg(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, (proc.returncode, err[-2000:])
     assert len(err.strip().splitlines()) == 1 and "resume" in err and "Traceback" not in err
@@ -50,7 +52,7 @@ def test_sigint_leaves_a_resumable_checkpoint(tmp_path):
     assert r.returncode == 0, r.stderr
     got = json.loads(r.stdout)["results"][0]["separation"]
     assert got["run"]["resumed"] == len(files) and got["run"]["computed"] == 100 - len(files)
-    want = certify(D, N, chunk=CHUNK, run=RunConfig(engine="inline")).as_dict()
+    want = certify(D, N, chunk=CHUNK, run=RunConfig(engine="inline")).as_dict()  # uninterrupted
     for key in want:
         if key not in ("seconds", "run"):
             assert json.loads(json.dumps(want[key])) == got[key], key

@@ -128,6 +128,11 @@ def _sigterm_interrupts():
         signal.signal(signal.SIGTERM, old)
 
 
+def _ignore_sigint() -> None:
+    """Pool workers leave Ctrl-C to the parent, which stops them (no half-broken pool)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _pool(fn, jobs, pending, on_result, ex: Executor, own: bool) -> None:
     futs = {ex.submit(call, fn, jobs[i]): i for i in pending}
     try:
@@ -137,8 +142,9 @@ def _pool(fn, jobs, pending, on_result, ex: Executor, own: bool) -> None:
         for f in futs:
             f.cancel()
         if own:
+            procs = list((getattr(ex, "_processes", None) or {}).values())
             ex.shutdown(wait=False, cancel_futures=True)
-            for p in list(getattr(ex, "_processes", {}).values()):  # the chunk in flight is lost
+            for p in procs:  # the chunks in flight are lost; the saved ones stay
                 p.terminate()
         raise
 
@@ -187,7 +193,7 @@ def run_chunks(job_fn, jobs: list, merge: Callable | None = None, *,
                     on_result(i, call(job_fn, jobs[i]))
             elif engine == "pool":
                 n = min(workers, len(pending))
-                ex = ProcessPoolExecutor(max_workers=n)
+                ex = ProcessPoolExecutor(max_workers=n, initializer=_ignore_sigint)
                 _pool(job_fn, jobs, pending, on_result, ex, own=True)
                 ex.shutdown()
                 where = f"local process pool of {n} workers"
