@@ -85,7 +85,7 @@ def _run_on_a_terminal(args: list[str]) -> tuple[int, str, str]:
     return proc.returncode, out, b"".join(chunks).decode(errors="replace")
 
 
-BAR = ["separation", "--d", "256", "--max-pos", "2e6", "--chunk", "65536", "--engine", "inline",
+BAR = ["separation", "--d", "256", "--max-pos", "1e6", "--chunk", "65536", "--engine", "inline",
        "--no-confirm"]
 
 
@@ -93,7 +93,7 @@ def test_progress_bar_on_a_terminal():
     code, out, tty = _run_on_a_terminal(BAR)
     assert code == 0, tty
     assert "chunks" in tty and "offsets/s" in tty and "left" in tty, tty
-    assert "/31 chunks" in tty  # 2e6 - 1 offsets in chunks of 65536
+    assert "/16 chunks" in tty  # 1e6 - 1 offsets in chunks of 65536
 
 
 def test_progress_is_quiet_under_json_or_without_a_terminal():

@@ -196,3 +196,11 @@ def test_horizon_recipes_run_as_chunk_jobs():
     assert strip == [{k: v for k, v in h.as_dict().items() if k != "seconds"} for h in two]
     assert [h.collision for h in one] == [257, None, 2049, None]
     assert all(isinstance(h.half_separation, tuple) for h in two)
+
+
+def test_default_checkpoint_folder_is_cleaned_but_a_given_one_is_kept(tmp_path):
+    made = tmp_path / "made-by-the-scan"
+    certify(8, 5000, chunk=1000, run=RunConfig(engine="inline", checkpoint=made))
+    assert not made.exists()
+    certify(8, 5000, chunk=1000, run=RunConfig(engine="inline", checkpoint=tmp_path))
+    assert tmp_path.is_dir() and list(tmp_path.iterdir()) == []

@@ -62,12 +62,12 @@ def fingerprint(fn, jobs: list) -> str:
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()
 
 
-def write_json_atomic(path: Path, value) -> None:
+def write_json_atomic(path: Path, value, indent: int | None = None) -> None:
     """Write ``value`` as JSON to ``path``: temporary file, fsync, rename."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(value, fh, allow_nan=True)
+            json.dump(value, fh, allow_nan=True, indent=indent)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -86,12 +86,14 @@ class Checkpoint:
         self.jobs = plain(jobs)
         self.fn = fn_name(fn)
         self.ignored = 0  # files found but not usable (corrupt or not this scan's)
+        self._made_root = False
 
     def _path(self, i: int) -> Path:
         return self.dir / f"chunk-{i:06d}.json"
 
     def open(self) -> dict[int, object]:
         """Create the folder (and manifest) if needed; return the finished results by index."""
+        self._made_root = not self.dir.parent.exists()
         self.dir.mkdir(parents=True, exist_ok=True)
         for stray in self.dir.glob(".*.tmp"):
             stray.unlink(missing_ok=True)
@@ -119,4 +121,11 @@ class Checkpoint:
                                           "job": self.jobs[i], "result": result})
 
     def remove(self) -> None:
+        """Delete this scan's folder (and the checkpoint root if :meth:`open` created it and
+        nothing else is in it)."""
         shutil.rmtree(self.dir, ignore_errors=True)
+        if self._made_root:
+            try:
+                self.dir.parent.rmdir()
+            except OSError:  # not empty: other scans' checkpoints
+                pass

@@ -86,7 +86,7 @@ def add(path: Path, new: dict) -> dict:
     rows.sort(key=lambda e: (e["family"], e["base"], e["d"], e["n_pos"]))
     data["entries"] = rows
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(path, data)
+    write_json_atomic(path, data, indent=1)
     return data
 
 
