@@ -3,7 +3,8 @@
 1. Dask vs the plain process pool on the same scan (d = 512, N = 10^7, chunks of 2^20, as many
    workers as cores): wall time of each, with the Dask LocalCluster's start-up counted and on an
    already running cluster; target: Dask within 1.3x of the pool.
-   Pool and Dask runs are interleaved and the medians of three compared.
+   Pool and Dask runs are interleaved and the medians of three compared; every process uses
+   one BLAS thread (as Dask's workers do).
 2. Per-offset cost at N = 10^6, 10^7, 10^8 (d = 512, one core, inline, start-up included):
    target flat (the work per offset does not depend on N: each chunk's tables are fresh from
    arb seeds).
@@ -137,6 +138,13 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="per-offset series to 10^7 only")
     ap.add_argument("--measure", type=float, help="also run d = 4096 at this N and compare")
     args = ap.parse_args()
+    # one BLAS thread per process everywhere, as Dask's nanny sets for its workers: the pool's
+    # forked workers would otherwise run several each and the comparison would not be like for
+    # like (set before NumPy is first imported)
+    import os
+
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = "1"
     from peproof.numeric.distributed import cores
 
     workers = cores()
