@@ -1,5 +1,5 @@
 """The engine from the command line: Ctrl-C and resume, the progress bar (shown on a terminal,
-quiet under --json or without one), --scheduler, and bad engine flags."""
+quiet under --json or without one), and bad engine flags (--scheduler: test_longctx_engine)."""
 
 from __future__ import annotations
 
@@ -104,18 +104,6 @@ def test_progress_is_quiet_under_json_or_without_a_terminal():
                        timeout=300)
     assert r.returncode == 0 and r.stderr == "", r.stderr
     assert "engine: inline" in r.stdout
-
-
-def test_scheduler_address_runs_on_that_cluster(capsys):
-    distributed = pytest.importorskip("distributed")
-    import logging
-
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0", silence_logs=logging.ERROR) as lc:
-        assert main(["separation", "--d", "64", "--max-pos", "3e5", "--chunk", "65536",
-                     "--scheduler", lc.scheduler_address, "--json", "--no-confirm"]) == 0
-    run = json.loads(capsys.readouterr().out)["results"][0]["separation"]["run"]
-    assert run["engine"] == "dask" and lc.scheduler_address in run["where"], run
 
 
 @pytest.mark.parametrize("args,match", [

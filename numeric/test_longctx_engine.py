@@ -3,6 +3,7 @@ worker; checkpoints (stale ones never reused); refused foreign code."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import threading
@@ -69,6 +70,16 @@ def test_pool_dask_and_reversed_order_agree_bit_for_bit(reference, cluster):
     # another chunking: the float bound and candidate count change, the mathematics does not
     other = certify(D, N, chunk=99_991, run=RunConfig(client=client))
     assert other.chunks != reference.chunks and other.certified() == reference.certified()
+
+
+def test_scheduler_address_from_the_command_line(cluster, capsys):
+    from peproof.cli import main
+
+    lc, _ = cluster
+    assert main(["separation", "--d", "64", "--max-pos", "3e5", "--chunk", "65536",
+                 "--scheduler", lc.scheduler_address, "--json", "--no-confirm"]) == 0
+    run = json.loads(capsys.readouterr().out)["results"][0]["separation"]["run"]
+    assert run["engine"] == "dask" and lc.scheduler_address in run["where"], run
 
 
 def test_merge_in_completion_order_would_differ(reference, monkeypatch):
