@@ -96,22 +96,43 @@ def _pow10(n: int) -> str:
 
 
 def markdown(data: dict) -> str:
-    """The README table: one row per entry, with the run's date, engine and machine."""
-    head = ("| d | N | min ‖PE(a)−PE(b)‖² in | at offset k | unique | D(1) | float bound B "
-            "| engine | time | date, machine |")
-    lines = [head, "|" + "---|" * 10]
+    """The README table: one row per entry, with the run's date, engine and machine, and a
+    summary sentence computed from the entries."""
+    head = ("| d | N | min ‖PE(a)−PE(b)‖² in | at offset k | unique | #k closer than k=1 "
+            "| first decrease | float bound B | engine | time | date, machine |")
+    lines = [head, "|" + "---|" * 11]
     for e in data["entries"]:
         s, m = e["separation"], e["machine"]
         run = s.get("run", {})
+        closer = "?" if s["closer_than_adjacent"] is None else str(s["closer_than_adjacent"])
         lines.append(
             f"| {e['d']} | {_pow10(e['n_pos'])} | [{s['min_sq']['lo']:.10g}, "
             f"{s['min_sq']['hi']:.10g}] | {', '.join(map(str, s['argmin']))} | "
-            f"{'yes' if s['certified_unique'] else 'TIE'} | {s['adjacent_sq']['lo']:.6g} | "
+            f"{'yes' if s['certified_unique'] else 'TIE'} | {closer} | "
+            f"{s['first_decrease'] if s['first_decrease'] is not None else '-'} | "
             f"{s['float_bound']:.1e} | {run.get('where', '?')} | {s['seconds']:.0f} s | "
             f"{e['date'][:10]}, {m['cores']} cores {m['cpu']} |")
     fams = sorted({(e["family"], e["base"]) for e in data["entries"]})
     note = ", ".join(f"family {f}, base {b}" for f, b in fams) or "no entries yet"
-    return "\n".join(lines) + f"\n\n({note}; generated from `numeric/data/longctx.json`.)\n"
+    return "\n".join(lines) + f"\n\n{summary(data)} ({note}; generated from " \
+        "`numeric/data/longctx.json`.)\n"
+
+
+def summary(data: dict) -> str:
+    """One sentence on what the entries show (computed, so it cannot go stale)."""
+    rows = data["entries"]
+    if not rows:
+        return "No entries."
+    adjacent = [e for e in rows if e["separation"]["argmin"] == [1]
+                and e["separation"]["certified_unique"]
+                and e["separation"]["closer_than_adjacent"] == 0]
+    largest = max(e["n_pos"] for e in rows)
+    if len(adjacent) == len(rows):
+        return (f"In all {len(rows)} entries (N up to {_pow10(largest)}) the minimum is at "
+                "offset 1, certified unique: no two positions are closer than adjacent ones.")
+    other = [f"d={e['d']} N={_pow10(e['n_pos'])}" for e in rows if e not in adjacent]
+    return (f"{len(adjacent)} of {len(rows)} entries have their unique minimum at offset 1; "
+            f"not: {', '.join(other)}.")
 
 
 def replace_section(text: str, table: str, begin: str, end: str) -> str:
