@@ -38,19 +38,18 @@ def timed(f):
 
 def dask_vs_pool(d: int, n: int, workers: int, repeat: int = 3) -> float:
     """Returns the LocalCluster's start-up cost (cold minus warm run), for the model of [3]."""
-    import logging
     import statistics
 
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
+    from peproof.numeric.distributed import local_cluster
     from peproof.numeric.engine import RunConfig
     from peproof.numeric.separation import certify
 
     certify(d, 3 * 2**20, run=RunConfig(engine="pool", workers=workers))  # warm the page cache
     t_cold, cold = timed(lambda: certify(d, n, run=RunConfig(engine="dask", workers=workers)))
     pools, warms = [], []
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                      dashboard_address=":0", silence_logs=logging.ERROR) as lc, Client(lc) as cl:
+    with local_cluster(workers) as lc, Client(lc) as cl:  # the engine's own LocalCluster
         certify(d, 3 * 2**20, run=RunConfig(client=cl))  # workers import and warm up
         for _ in range(repeat):  # interleaved, so a change of load hits both
             t, pool = timed(lambda: certify(d, n, run=RunConfig(engine="pool", workers=workers)))
@@ -72,7 +71,7 @@ def per_offset(d: int, ns: list[int]) -> None:
     from peproof.numeric.engine import RunConfig
     from peproof.numeric.separation import certify
 
-    certify(d, 1000, run=RunConfig(engine="inline"))  # frequencies and column table cached
+    certify(d, 5000, run=RunConfig(engine="inline"))  # frequencies and 1024-column table cached
     costs = []
     for n in ns:
         t, sep = timed(lambda n=n: certify(d, n, run=RunConfig(engine="inline")))

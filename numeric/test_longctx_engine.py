@@ -28,12 +28,10 @@ def reference():
 def cluster():
     """One local Dask cluster of 2 worker processes for the tests of this module."""
     distributed = pytest.importorskip("distributed")
-    import logging
+    from peproof.numeric.distributed import local_cluster
 
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0", silence_logs=logging.ERROR) as lc:
-        with distributed.Client(lc) as client:
-            yield lc, client
+    with local_cluster(2) as lc, distributed.Client(lc) as client:
+        yield lc, client
 
 
 def _same_run(a, b):

@@ -21,10 +21,14 @@ import logging
 import os
 from contextlib import contextmanager
 
-#: a local cluster shares its machine with other work: a scheduler or worker starved of CPU for
-#: a while (arb holds the GIL, other jobs hold the cores) must not be taken for a dead one
-PATIENT = {"distributed.comm.timeouts.connect": "120s", "distributed.comm.timeouts.tcp": "600s",
-           "distributed.scheduler.worker-ttl": "15 minutes"}
+#: the local cluster's settings: it shares its machine with other work, so a scheduler or worker
+#: starved of CPU for a while (arb holds the GIL, other jobs hold the cores) must not be taken
+#: for a dead one; and the chunks are uniform, so every task goes to a worker at once instead
+#: of one round trip to the scheduler per finished task (work stealing still balances)
+LOCAL_CONFIG = {"distributed.comm.timeouts.connect": "120s",
+                "distributed.comm.timeouts.tcp": "600s",
+                "distributed.scheduler.worker-ttl": "15 minutes",
+                "distributed.scheduler.worker-saturation": float("inf")}
 
 
 def cores() -> int:
@@ -38,7 +42,7 @@ def cores() -> int:
 @contextmanager
 def client_for(scheduler: str | None = None, workers: int | None = None):
     """A connected :class:`distributed.Client` and a description of where it runs."""
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     if scheduler:
         client = Client(scheduler, timeout="30s")
@@ -47,18 +51,27 @@ def client_for(scheduler: str | None = None, workers: int | None = None):
         finally:
             client.close()
         return
-    import dask
-
     n = workers or cores()
-    with dask.config.set(PATIENT):
+    with local_cluster(n) as cluster:
+        client = Client(cluster)
+        try:
+            yield client, f"dask LocalCluster of {n} worker processes"
+        finally:
+            client.close()
+
+
+@contextmanager
+def local_cluster(n: int):
+    """A :class:`distributed.LocalCluster` of ``n`` single-threaded worker processes with
+    :data:`LOCAL_CONFIG` (also used by the tests and the benchmark)."""
+    import dask
+    from distributed import LocalCluster
+
+    with dask.config.set(LOCAL_CONFIG):
         cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                dashboard_address=":0", silence_logs=logging.ERROR)
         try:
-            client = Client(cluster)
-            try:
-                yield client, f"dask LocalCluster of {n} worker processes"
-            finally:
-                client.close()
+            yield cluster
         finally:
             cluster.close()
 
