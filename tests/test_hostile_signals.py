@@ -91,10 +91,19 @@ def test_signal_stops_everything(tmp_path, what, sig, to_group):
     assert not left, f"{what}: processes {left} survived {sig.name}"
     assert proc.returncode == 128 + sig, (proc.returncode, err[-2000:])
     lines = err.strip().splitlines()  # the report says what it starts: then one line
-    assert lines[-1] == f"peproof: interrupted by {sig.name}; stopped", err[-2000:]
+    # a scan on the engine says where its finished chunks are kept for a resume
+    assert lines[-1].startswith(f"peproof: interrupted by {sig.name}; stopped"), err[-2000:]
     assert "Traceback" not in err and len(lines) <= 2, err[-2000:]
     assert not list((tmp_path / "tmp").iterdir()), "temporary files left behind"
-    leftovers = [p for p in work.rglob("*") if p.name != LOCK_NAME]
+    # a scan keeps its finished chunks for a resume (issue 13), each whole: nothing else stays
+    chunks = list(work.glob("checkpoints/*/chunk-*.json"))
+    for p in chunks:
+        assert json.loads(p.read_text())["result"], p
+    kept = chunks + [p for p in work.glob("checkpoints/*/manifest.json")
+                     if json.loads(p.read_text())]
+    if chunks:
+        assert "run the same command again to resume" in lines[-1], lines[-1]
+    leftovers = [p for p in work.rglob("*") if p.name != LOCK_NAME and p not in kept]
     assert not [p for p in leftovers if p.is_file()], leftovers
 
 

@@ -16,13 +16,16 @@ from decimal import Decimal
 
 from peproof.commands.separation import (
     DEFAULT_N,
+    add_engine_flags,
     emit,
+    engine_line,
     envelope,
     estimate,
+    interrupted,
     parse_count,
     parse_ds,
-    progress_bar,
     render,
+    run_config,
     validate,
 )
 from peproof.guard import UsageError
@@ -96,7 +99,11 @@ def horizon_estimate(ds: list[int], n_pos: int, jobs: int) -> Estimate:
 
 
 def cmd_horizon(args) -> int:
+    from dataclasses import replace
+
     from peproof.numeric import recipes as R
+    from peproof.numeric.engine import Interrupted, run_chunks
+    from peproof.numeric.horizon import half_separation, jobs_for, scan_job
 
     ds = parse_ds(args.d)
     dtypes = _choices(args.dtype, tuple(R.DTYPES), "--dtype")
@@ -105,23 +112,24 @@ def cmd_horizon(args) -> int:
     out_path = out_file(args.out)
     Limits.from_args(args).enforce(horizon_estimate(ds, n_pos, len(dtypes) * len(recipes)))
     validate(ds, n_pos, args.family, args.base)
-    from peproof.encoding import Encoding
-    from peproof.numeric.horizon import half_separation, scan
-
+    cfg = run_config(args, "horizon")
     t0 = time.perf_counter()
     out, texts = [], []
-    for d in ds:
-        sep, half = half_separation(d, n_pos, args.family, args.base)
-        enc = Encoding(d, family=args.family, base=args.base)
-        jobs = [(dt, r) for dt in dtypes for r in recipes]
-        bar = progress_bar(f"horizon d={d}")
-        rows = []
-        for n, (dt, r) in enumerate(jobs, 1):
-            rows.append(scan(enc, dt, r, n_pos, half).as_dict())
-            bar(n, len(jobs))
-        out.append({"d": d, "n_pos": n_pos, "half_separation": list(half),
-                    "separation": sep.as_dict(), "horizons": rows})
-        texts.append(table(d, n_pos, half, rows))
+    try:
+        for d in ds:
+            sep, half = half_separation(d, n_pos, args.family, args.base,
+                                        run=replace(cfg, label=f"separation d={d} N={n_pos}"))
+            jobs = jobs_for(d, dtypes, recipes, n_pos, half, args.family, args.base)
+            rows, info = run_chunks(scan_job, jobs, config=replace(cfg, label=f"horizon d={d}"),
+                                    sizes=[n_pos] * len(jobs), unit="positions",
+                                    estimate=len(jobs) * n_pos * d * 2e-9)
+            out.append({"d": d, "n_pos": n_pos, "half_separation": list(half),
+                        "separation": sep.as_dict(), "horizons": rows, "run": info.as_dict()})
+            texts.append(table(d, n_pos, half, rows) + "\n" + engine_line(info.as_dict()))
+    except Interrupted as exc:
+        return interrupted(exc)
+    except OSError as exc:  # an unreachable --scheduler
+        raise UsageError(f"cannot run on {cfg.scheduler or 'the engine'}: {exc}") from None
     params = {"d": ds, "dtypes": dtypes, "recipes": recipes, "max_pos": n_pos,
               "family": args.family, "base": args.base}
     emit(envelope(SCHEMA, params, out, time.perf_counter() - t0), args, "\n\n".join(texts),
@@ -144,5 +152,6 @@ def add_parser(sub) -> None:
     p.add_argument("--base", default="10000", help="frequency base, an exact number > 1")
     p.add_argument("--json", action="store_true", help="machine-readable envelope on stdout")
     p.add_argument("--out", help="also write the JSON envelope to this file")
+    add_engine_flags(p)
     add_limit_arguments(p)
     p.set_defaults(func=cmd_horizon)

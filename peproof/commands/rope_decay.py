@@ -18,7 +18,15 @@ import time
 from pathlib import Path
 
 from peproof.cli import UsageError, write_atomic
-from peproof.commands.separation import envelope, parse_count, progress_bar, render
+from peproof.commands.separation import (
+    add_engine_flags,
+    engine_line,
+    envelope,
+    interrupted,
+    parse_count,
+    render,
+    run_config,
+)
 from peproof.encoding import ParameterError
 from peproof.numeric import N_TURN
 
@@ -90,6 +98,7 @@ def write_curve(path: Path, curve, params: dict) -> None:
 
 
 def cmd_rope_decay(args) -> int:
+    from peproof.numeric.engine import Interrupted
     from peproof.numeric.rope_decay import certify_curve, check_params
     from peproof.numeric.rope_landmarks import landmarks
 
@@ -101,7 +110,6 @@ def cmd_rope_decay(args) -> int:
         raise UsageError(f"--d must be an even integer >= 2, got {args.d!r}") from None
     n_end = parse_count(args.max_offset, "--max-offset", 1)
     k_from = parse_count(args.k_from, "--from", 0)
-    workers = parse_count(args.workers, "--workers", 1) if args.workers else None
     out = Path(args.out) if args.out else None
     if out is not None and out.suffix not in OUT_SUFFIXES:
         raise UsageError(f"--out must end in {', '.join(OUT_SUFFIXES)}, got {args.out!r}")
@@ -111,15 +119,22 @@ def cmd_rope_decay(args) -> int:
             raise ParameterError(f"--from must be at most --max-offset ({n_end}), got {k_from}")
     except ParameterError as exc:
         raise UsageError(str(exc)) from None
+    cfg = run_config(args, f"rope-decay d={d} N={n_end}")
     t0 = time.perf_counter()
-    curve = certify_curve(d, n_end, args.base, workers=workers,
-                          progress=progress_bar(f"rope-decay d={d} N={n_end}"))
+    try:
+        curve = certify_curve(d, n_end, args.base, run=cfg)
+    except Interrupted as exc:
+        return interrupted(exc)
+    except OSError as exc:  # an unreachable --scheduler
+        raise UsageError(f"cannot run on {cfg.scheduler or 'the engine'}: {exc}") from None
     lm = landmarks(d, n_end, args.base, max(k_from, 0), curve=curve).as_dict()
     params = {"d": d, "max_offset": n_end, "base": args.base, "from": k_from}
     env = envelope(SCHEMA, params, [lm], time.perf_counter() - t0)
     if out is not None:
         write_curve(out, curve, params)
     print(json.dumps(env, indent=1) if args.json else table(lm))
+    if not args.json and curve.run:
+        print(engine_line(curve.run))
     if not args.json and lm["undecided"]:
         print("\n".join(f"undecided: {u}" for u in lm["undecided"]))
     return 1 if lm["undecided"] else 0
@@ -136,5 +151,5 @@ def add_parser(sub) -> None:
                    help="minimum and maximum are taken on K..N (default 1)")
     p.add_argument("--json", action="store_true", help="machine-readable envelope on stdout")
     p.add_argument("--out", help="also write the certified curve (.json, .csv or .npz)")
-    p.add_argument("--workers", help="processes for the float64 chunks (default: inline)")
+    add_engine_flags(p)
     p.set_defaults(func=cmd_rope_decay)

@@ -2,6 +2,12 @@
 
     peproof separation --d 512 --max-pos 62832 [--family paper|h-1] [--base 10000] [--json]
     peproof separation --d all --max-pos 1e6 --out reports/build/separation.json
+    peproof separation --d 4096 --max-pos 1e9 --scheduler tcp://10.0.0.5:8786 --checkpoint DIR
+
+Long scans run on Dask (a LocalCluster started for the scan, or ``--scheduler ADDRESS``), small
+ones inline or on a process pool (``--engine`` forces one; the JSON says which ran).  Finished
+chunks are saved to ``--checkpoint DIR`` (default: ``checkpoints/`` beside ``--out``); after
+Ctrl-C or SIGTERM (exit code 130) the same command resumes from them.
 
 Exit code 0 when every requested ``d`` is certified (positions pairwise distinct, the minimum
 separated from every other offset, mpmath agreeing), 1 otherwise, 2 on bad input.
@@ -12,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import sys
 import time
 from pathlib import Path
@@ -27,22 +34,6 @@ from peproof.numeric import N_TURN as DEFAULT_N  # ceil(2 pi 10000)
 SCHEMA = "peproof.separation/1"
 #: memory of one pool worker before its chunk (an interpreter with NumPy and python-flint)
 WORKER_BASE = 150 * 2**20
-
-
-def progress_bar(label: str):
-    """A one-line progress bar on stderr (only when stderr is a terminal)."""
-
-    def show(n: int, total: int) -> None:
-        if not sys.stderr.isatty():
-            return
-        width = 30
-        fill = width * n // max(total, 1)
-        sys.stderr.write(f"\r{label[:40]:40s} [{'#' * fill}{'.' * (width - fill)}] {n}/{total}")
-        if n >= total:
-            sys.stderr.write("\r" + " " * (width + 60) + "\r")
-        sys.stderr.flush()
-
-    return show
 
 
 def parse_count(text: str, name: str, low: int) -> int:
@@ -121,6 +112,51 @@ def table(results: list[dict]) -> str:
     return render(rows)
 
 
+def add_engine_flags(p) -> None:
+    """``--engine``, ``--scheduler``, ``--workers``, ``--checkpoint`` (separation, horizon)."""
+    p.add_argument("--engine", choices=("auto", "inline", "pool", "dask"), default="auto",
+                   help="where the chunks run: auto (Dask for long scans, a process pool or "
+                   "this process for short ones), inline, pool, dask")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="address of a running Dask scheduler (e.g. tcp://host:8786)")
+    p.add_argument("--workers", help="local worker processes (default: all cores)")
+    p.add_argument("--checkpoint", metavar="DIR", help="save finished chunks here and resume "
+                   "from them (default: checkpoints/ beside --out)")
+
+
+_ADDRESS = re.compile(r"^([a-z0-9+]+://)?[\w.\-\[\]:]+:\d+$", re.IGNORECASE)
+
+
+def run_config(args, label: str):
+    """The engine configuration of ``args`` (validated: UsageError on bad input)."""
+    from peproof.numeric.engine import RunConfig
+
+    workers = parse_count(args.workers, "--workers", 1) if args.workers else None
+    if args.scheduler and not _ADDRESS.match(args.scheduler):
+        raise UsageError("--scheduler must be a Dask scheduler address such as "
+                         f"tcp://127.0.0.1:8786, got {args.scheduler!r}")
+    if args.scheduler and args.engine not in ("auto", "dask"):
+        raise UsageError(f"--scheduler runs on Dask; it cannot be combined with --engine "
+                         f"{args.engine}")
+    ck = args.checkpoint or (str(Path(args.out).parent / "checkpoints") if args.out else None)
+    if ck and Path(ck).exists() and not Path(ck).is_dir():
+        raise UsageError(f"--checkpoint must be a folder, {ck!r} is a file")
+    return RunConfig(engine=args.engine, scheduler=args.scheduler, workers=workers,
+                     checkpoint=ck, progress=not args.json, label=label)
+
+
+def engine_line(run: dict) -> str:
+    resumed = f", {run['resumed']} resumed from the checkpoint" if run.get("resumed") else ""
+    return (f"engine: {run['engine']} ({run['where']}), {run['chunks']} chunks{resumed}, "
+            f"{run['seconds']:.2f}s")
+
+
+def interrupted(exc) -> int:
+    """One line on stderr for an interrupted scan; exit code 128 + the signal (130, 143)."""
+    print(f"peproof: {exc}", file=sys.stderr)
+    return 128 + int(getattr(exc, "signum", 2))
+
+
 def estimate(ds: list[int], n_pos: int, chunk: int = 1 << 20, workers: int | None = None,
              sample: int = 0, what: str = "separation") -> Estimate:
     """Memory and time of certifying ``N = n_pos`` positions for every ``d`` in ``ds``, from
@@ -147,24 +183,32 @@ def estimate(ds: list[int], n_pos: int, chunk: int = 1 << 20, workers: int | Non
 
 
 def cmd_separation(args) -> int:
+    from dataclasses import replace
+
+    from peproof.numeric.confirm import confirm
+    from peproof.numeric.engine import Interrupted
+    from peproof.numeric.separation import certify
+
     ds = parse_ds(args.d)
     n_pos = parse_count(args.max_pos, "--max-pos", 2)
     chunk = parse_count(args.chunk, "--chunk", 1)
-    workers = parse_count(args.workers, "--workers", 1) if args.workers else None
     if args.sample < 0:
         raise UsageError(f"--sample must be >= 0, got {args.sample}")
     out = out_file(args.out)
-    Limits.from_args(args).enforce(estimate(ds, n_pos, chunk, workers,
+    cfg = run_config(args, "separation")
+    Limits.from_args(args).enforce(estimate(ds, n_pos, chunk, cfg.workers,
                                             0 if args.no_confirm else args.sample))
     validate(ds, n_pos, args.family, args.base)
-    from peproof.numeric.confirm import confirm
-    from peproof.numeric.separation import certify
-
     t0 = time.perf_counter()
     results, ok = [], True
     for d in ds:
-        sep = certify(d, n_pos, args.family, args.base, workers=workers, chunk=chunk,
-                      progress=progress_bar(f"separation d={d} N={n_pos}"))
+        try:
+            sep = certify(d, n_pos, args.family, args.base, chunk=chunk,
+                          run=replace(cfg, label=f"separation d={d} N={n_pos}"))
+        except Interrupted as exc:
+            return interrupted(exc)
+        except OSError as exc:  # an unreachable --scheduler
+            raise UsageError(f"cannot run on {cfg.scheduler or 'the engine'}: {exc}") from None
         row = {"separation": sep.as_dict()}
         if not args.no_confirm:
             row["mpmath"] = confirm(sep, sample=args.sample, seed=args.seed)
@@ -176,6 +220,8 @@ def cmd_separation(args) -> int:
     env = envelope(SCHEMA, params, results, time.perf_counter() - t0)
     emit(env, args, table(results), out)
     if not args.json:
+        for r in results:
+            say(f"d={r['separation']['d']}: {engine_line(r['separation']['run'])}")
         notes = [f"d={r['separation']['d']}: {u}" for r in results
                  for u in r["separation"]["undecided"]]
         say("\n".join(notes) if notes else
@@ -215,7 +261,7 @@ def add_parser(sub) -> None:
     p.add_argument("--base", default="10000", help="frequency base, an exact number > 1")
     p.add_argument("--json", action="store_true", help="machine-readable envelope on stdout")
     p.add_argument("--out", help="also write the JSON envelope to this file")
-    p.add_argument("--workers", help="processes for multi-chunk runs (default: all cores)")
+    add_engine_flags(p)
     p.add_argument("--chunk", default=str(1 << 20), help="offsets per chunk (bounds memory)")
     p.add_argument("--no-confirm", action="store_true", help="skip the mpmath evidence")
     p.add_argument("--sample", type=int, default=8, help="random offsets checked by mpmath")

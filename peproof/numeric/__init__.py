@@ -9,6 +9,12 @@
                 float64, float32, float16 and bfloat16 (ml_dtypes)
 ``horizon``     precision horizons: first collision, first error past half the certified
                 separation, first overflow
+``engine``      ``run_chunks``: any chunked scan inline, on a process pool or on Dask, with
+                checkpoints, progress and Ctrl-C/SIGTERM leaving a resumable state
+``distributed`` the Dask side: a cluster by address or a LocalCluster of worker processes
+``checkpoint``  finished chunks on disk, atomically, keyed by scan parameters and code version
+``progress``    the tqdm progress bar (terminals only)
+``longctx``     the long-context results file (schema ``peproof.longctx/1``) and its tables
 
 The core never imports the CLI; ``peproof separation`` and ``peproof horizon`` read from here.
 """

@@ -155,24 +155,43 @@ def scan(enc: Encoding, dtype: str, recipe: str, n_pos: int, half_sep: tuple[flo
     )
 
 
-def half_separation(d: int, n_pos: int, family: str = "paper", base="10000"):
+def scan_job(job: dict) -> dict:
+    """One (dtype, recipe) horizon as a plain-data chunk job (for the engine)."""
+    from peproof.numeric.scan import encoding
+
+    enc = encoding(job["d"], job["family"], job["base"])
+    half = (job["half"][0], job["half"][1])
+    return scan(enc, job["dtype"], job["recipe"], job["n_pos"], half).as_dict()
+
+
+def jobs_for(d: int, dtypes, recipes, n_pos: int, half, family: str = "paper",
+             base="10000") -> list[dict]:
+    return [{"d": d, "family": family, "base": str(base), "dtype": dt, "recipe": r,
+             "n_pos": n_pos, "half": list(half)} for dt in dtypes for r in recipes]
+
+
+def half_separation(d: int, n_pos: int, family: str = "paper", base="10000", run=None):
     """The certified separation of ``n_pos`` positions and ``[lo, hi]`` of ``delta / 2``."""
     from peproof.numeric.separation import certify
 
-    sep = certify(d, n_pos, family, base)
+    sep = certify(d, n_pos, family, base, run=run)
     half = (math.nextafter(sep.min_dist.lo / 2, 0.0), math.nextafter(sep.min_dist.hi / 2, math.inf))
     return sep, half
 
 
 def horizons(d: int, dtypes=tuple(R.DTYPES), recipes=R.RECIPES, n_pos: int = DEFAULT_N,
-             family: str = "paper", base="10000", progress=None) -> list[Horizon]:
-    """Every (dtype, recipe) horizon for one ``d``, with ``delta`` certified once."""
-    _, half = half_separation(d, n_pos, family, base)
-    enc = Encoding(d, family=family, base=base)
-    jobs = [(dt, r) for dt in dtypes for r in recipes]
-    out = []
-    for n, (dt, r) in enumerate(jobs, 1):
-        out.append(scan(enc, dt, r, n_pos, half))
-        if progress:
-            progress(n, len(jobs))
-    return out
+             family: str = "paper", base="10000", progress=None, run=None) -> list[Horizon]:
+    """Every (dtype, recipe) horizon for one ``d``, with ``delta`` certified once; the recipes
+    run as chunk jobs of :func:`peproof.numeric.engine.run_chunks` (``run`` configures it)."""
+    from dataclasses import replace
+
+    from peproof.numeric.engine import RunConfig, run_chunks
+
+    _, half = half_separation(d, n_pos, family, base, run=run)
+    jobs = jobs_for(d, dtypes, recipes, n_pos, half, family, base)
+    cfg = run or RunConfig(label=f"horizon d={d}")
+    if progress is not None:
+        cfg = replace(cfg, callback=progress)
+    rows, _ = run_chunks(scan_job, jobs, config=cfg, sizes=[n_pos] * len(jobs), unit="positions",
+                         estimate=len(jobs) * n_pos * d * 2e-9)
+    return [Horizon(**{**r, "half_separation": tuple(r["half_separation"])}) for r in rows]

@@ -33,9 +33,8 @@ Numerical Algorithms*, 2nd ed., section 3.1: a sum of ``n`` terms in ANY order i
 
 from __future__ import annotations
 
-import os
 import time
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -46,6 +45,7 @@ import sympy as sp
 
 from peproof.encoding import ParameterError, _as_rational
 from peproof.numeric import expo
+from peproof.numeric.engine import RunConfig, run_chunks
 from peproof.rope import _thetas_arb, check_rotary_d, decay_bound_arb
 
 COLS = 1 << 11  # offsets per float block (the columns of the phase table; cache-sized)
@@ -152,44 +152,17 @@ def evaluate(d: int, base: str, a: int, n: int, cols: int = COLS) -> tuple[np.nd
 
 
 def decay_chunk(job: dict) -> dict:
-    """Worker task: ``B~(k)`` for ``a <= k < b`` and the bound (plain data in and out: the
-    values as little-endian float64 bytes)."""
+    """Worker task: ``B~(k)`` for ``a <= k < b`` and the bound (plain data in and out: JSON
+    numbers, which round-trip every float64 exactly)."""
     vals, bound = evaluate(job["d"], job["base"], job["a"], job["b"] - job["a"],
                            job.get("cols", COLS))
-    return {"a": job["a"], "b": job["b"], "values": vals.astype("<f8").tobytes(),
+    return {"a": job["a"], "b": job["b"], "values": vals.astype(np.float64).tolist(),
             "bound": expo.fraction_up(bound)}
 
 
 def decay_jobs(d: int, base: str, k0: int, n_end: int, chunk: int = CHUNK) -> list[dict]:
     return [{"d": d, "base": base, "a": a, "b": min(a + chunk, n_end + 1), "cols": COLS}
             for a in range(k0, n_end + 1, chunk)]
-
-
-def run_jobs(fn, jobs: list[dict], executor: Executor | None = None, workers: int | None = None,
-             progress=None) -> list[dict]:
-    """Run plain-data jobs inline, on ``executor`` (anything with ``submit``), or on a local
-    process pool; results in job order."""
-    total = len(jobs)
-    if executor is None and (total == 1 or workers in (None, 1)):
-        out = []
-        for n, j in enumerate(jobs, 1):
-            out.append(fn(j))
-            if progress:
-                progress(n, total)
-        return out
-    own = executor is None
-    ex = executor or ProcessPoolExecutor(max_workers=min(workers or os.cpu_count() or 1, total))
-    try:
-        futs = [ex.submit(fn, j) for j in jobs]
-        out = []
-        for n, f in enumerate(futs, 1):
-            out.append(f.result())
-            if progress:
-                progress(n, total)
-        return out
-    finally:
-        if own:
-            ex.shutdown()
 
 
 @dataclass
@@ -206,6 +179,7 @@ class Curve:
     bound: float
     chunks: int
     seconds: float
+    run: dict | None = None  # how the chunks ran (engine.RunInfo.as_dict())
 
     def index(self, k: int) -> int:
         if not self.k0 <= k <= self.n_end:
@@ -215,19 +189,26 @@ class Curve:
 
 def certify_curve(d, n_end: int, base="10000", k0: int = 0, *, chunk: int = CHUNK,
                   executor: Executor | None = None, workers: int | None = None,
-                  progress=None) -> Curve:
-    """The certified curve on ``k0 <= k <= N`` (module docstring, steps 1-3)."""
+                  run: RunConfig | None = None) -> Curve:
+    """The certified curve on ``k0 <= k <= N`` (module docstring, steps 1-3).  The chunks run
+    on the scan engine (:func:`peproof.numeric.engine.run_chunks`: inline, a process pool, Dask,
+    ``executor``; checkpoints and progress from ``run``); results are merged in offset order."""
     t0 = time.perf_counter()
     d, base, n_end, k0 = check_params(d, n_end, base, k0)
     if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
         raise ParameterError(f"chunk must be a positive integer, got {chunk!r}")
     jobs = decay_jobs(d, base, k0, n_end, chunk)
-    res = run_jobs(decay_chunk, jobs, executor, workers, progress)
-    mid = np.concatenate([np.frombuffer(r["values"], dtype="<f8") for r in res]).astype(np.float64)
+    if run is None:
+        run = RunConfig(engine="auto" if (workers or 1) > 1 else "inline", workers=workers,
+                        executor=executor)
+    res, info = run_chunks(decay_chunk, jobs, config=run, sizes=[j["b"] - j["a"] for j in jobs],
+                           estimate=(n_end + 1 - k0) * d * 4e-9)
+    mid = np.concatenate([np.asarray(r["values"], dtype=np.float64) for r in res])
     bound = max(r["bound"] for r in res)
     lo = np.nextafter(mid - bound, -np.inf)
     hi = np.nextafter(mid + bound, np.inf)
-    return Curve(d, base, k0, n_end, mid, lo, hi, bound, len(jobs), time.perf_counter() - t0)
+    return Curve(d, base, k0, n_end, mid, lo, hi, bound, len(jobs), time.perf_counter() - t0,
+                 info.as_dict())
 
 
 @lru_cache(maxsize=8)

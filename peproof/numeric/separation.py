@@ -26,17 +26,16 @@ Method
 from __future__ import annotations
 
 import math
-import os
 import time
 from concurrent.futures import Executor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from fractions import Fraction
 
 import flint
 
 from peproof.encoding import Encoding, ParameterError
-from peproof.guard.signals import pool
 from peproof.numeric import scan
+from peproof.numeric.engine import RunConfig, run_chunks
 
 REDUCTION_CLAIMS = (
     "inner_product.depends_only_on_offset",
@@ -99,11 +98,21 @@ class Separation:
     chunks: int
     seconds: float
     undecided: list[str] = field(default_factory=list)
+    run: dict = field(default_factory=dict)  # engine, workers, chunks resumed (RunInfo)
     reduction: tuple[str, ...] = REDUCTION_CLAIMS
     trusted_base: tuple[str, ...] = TRUSTED_BASE
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+    def certified(self) -> dict:
+        """The mathematical result: every field but how the scan was run (time, engine,
+        chunking, the float bound and candidate count of that chunking)."""
+        return {k: v for k, v in self.as_dict().items() if k not in RUN_FIELDS}
+
+
+#: fields of :class:`Separation` that depend on how the scan ran, not on the mathematics
+RUN_FIELDS = ("seconds", "run", "chunks", "float_bound", "candidates")
 
 
 class ArbD:
@@ -135,39 +144,6 @@ def _jobs(enc: Encoding, n_pos: int, chunk: int, adj: tuple[float, float], **ext
         out.append({"d": enc.d, "family": enc.family, "base": base, "a": a, "b": b,
                     "adj": adj, **extra})
     return out
-
-
-def run_chunks(jobs: list[dict], executor: Executor | None, workers: int | None,
-               progress=None) -> list[dict]:
-    """Run the chunk jobs inline (one chunk, no executor), on ``executor``, or on a local
-    process pool; results come back in offset order."""
-    total = len(jobs)
-    if executor is None and (total == 1 or workers == 1):
-        res = []
-        for n, j in enumerate(jobs, 1):
-            res.append(scan.scan_chunk(j))
-            if progress:
-                progress(n, total)
-        return res
-    if executor is not None:
-        return _collect(executor, jobs, progress)
-    with pool(min(workers or os.cpu_count() or 1, total)) as ex:  # stopped on any signal
-        return _collect(ex, jobs, progress)
-
-
-def _collect(ex: Executor, jobs: list[dict], progress) -> list[dict]:
-    futs = [ex.submit(scan.scan_chunk, j) for j in jobs]
-    res = []
-    try:
-        for n, f in enumerate(futs, 1):
-            res.append(f.result())
-            if progress:
-                progress(n, len(jobs))
-    except BaseException:  # a signal or a failed chunk: queued chunks are not run
-        for f in futs:
-            f.cancel()
-        raise
-    return res
 
 
 def _sign_of_difference(dk: ArbD, k1: int, k2: int) -> int | None:
@@ -257,15 +233,24 @@ def _first_decrease(dk: ArbD, res: list[dict], n_pos: int, undecided: list[str])
     return None
 
 
+def seconds_per_offset(d: int) -> float:
+    """A rough one-core cost of the float pre-scan per offset (for the engine's choice and
+    the progress estimate; ``benchmarks/bench_longctx.py`` measures the real one)."""
+    return 5.0e-8 + 2.1e-10 * d
+
+
 def certify(enc_or_d, n_pos: int, family: str = "paper", base="10000", *,
             executor: Executor | None = None, workers: int | None = None, chunk: int = CHUNK,
-            shrink: float = 1.0, progress=None) -> Separation:
+            shrink: float = 1.0, progress=None, run: RunConfig | None = None) -> Separation:
     """Certified minimum separation over positions ``0 .. n_pos - 1`` (see module docstring).
 
     ``enc_or_d`` is an :class:`Encoding` (scale 1; layout and offset do not change distances)
-    or the dimension ``d``.  ``executor`` receives the chunk jobs (``submit``); by default one
-    chunk runs inline and several run on a local :class:`ProcessPoolExecutor`.  ``shrink`` < 1
-    sabotages the float bound (tests only).
+    or the dimension ``d``.  The chunk jobs run on :func:`peproof.numeric.engine.run_chunks`:
+    ``run`` chooses the engine (inline, process pool, Dask), checkpoint and progress bar;
+    ``executor`` (any ``concurrent.futures.Executor``), ``workers`` and ``progress`` (a
+    callable ``(done, total)``) override it.  The merge below reads the chunk results in offset
+    order, so the result does not depend on the engine or on the order chunks finish in.
+    ``shrink`` < 1 sabotages the float bound (tests only).
     """
     t0 = time.perf_counter()
     if isinstance(enc_or_d, Encoding):
@@ -281,7 +266,13 @@ def certify(enc_or_d, n_pos: int, family: str = "paper", base="10000", *,
     undecided: list[str] = []
     adj = Ball.of(dk(1))
     jobs = _jobs(enc, n_pos, chunk, (adj.lo, adj.hi), shrink=shrink, slack=2.0**-40)
-    res = run_chunks(jobs, executor, workers, progress)
+    cfg = run or RunConfig(label=f"separation d={enc.d} N={n_pos}")
+    if executor is not None or workers is not None or progress is not None:
+        cfg = replace(cfg, executor=executor or cfg.executor, workers=workers or cfg.workers,
+                      callback=progress or cfg.callback)
+    res, info = run_chunks(scan.scan_chunk, jobs, config=cfg,
+                           sizes=[j["b"] - j["a"] for j in jobs],
+                           estimate=(n_pos - 1) * seconds_per_offset(enc.d))
     if any(r["overflow"] for r in res):
         raise RuntimeError("too many near-minimal offsets for a certified comparison")
     k_low, ties, min_ball, n_cands = _minimum(dk, res, undecided)
@@ -300,6 +291,7 @@ def certify(enc_or_d, n_pos: int, family: str = "paper", base="10000", *,
         closer_than_adjacent=closer, first_decrease=first, wrap=Ball.of(wrap),
         wrap_position=wrap_pos, float_bound=max(r["bound"] for r in res), candidates=n_cands,
         chunks=len(jobs), seconds=time.perf_counter() - t0, undecided=undecided,
+        run=info.as_dict(),
     )
 
 
