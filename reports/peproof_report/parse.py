@@ -58,6 +58,8 @@ class _Parser:
         self.i = 0
         self.symbols = symbols
         self.sym_keys = sorted(symbols, key=len, reverse=True)
+        # named sub-terms print as a brace group ("{\\|PE(p) - PE(q)\\|^{2}}"): read first
+        self.named_keys = [k for k in self.sym_keys if k.startswith("{")]
         self.functions = functions or {}
         self._in_integral = 0
 
@@ -206,6 +208,10 @@ class _Parser:
         s, i = self.s, self.i
         if i >= len(s):
             raise ParseError("unexpected end of formula")
+        for key in self.named_keys:
+            if s.startswith(key, i):
+                self.i = i + len(key)
+                return self.symbols[key]
         m = _NUMBER.match(s, i)
         if m:
             self.i = m.end()
