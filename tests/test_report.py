@@ -102,7 +102,7 @@ def test_every_statement_of_the_registry_reads_back():
 @pytest.mark.parametrize("edit", [
     lambda t: t.replace(r"\sin", r"\COS").replace(r"\cos", r"\sin").replace(r"\COS", r"\cos"),
     lambda t: t.replace("+", "-", 1),
-    lambda t: t.replace(r"k \omega", r"2 k \omega", 1),
+    lambda t: t.replace(r"k\,\omega", r"2\,k\,\omega", 1),
 ])
 def test_a_wrong_printed_formula_is_caught(edit):
     st = registry.get("rotation.pair_shift_is_rotation").statement
@@ -144,7 +144,7 @@ def test_many_variables_are_listed_with_an_ellipsis():
 
     st = Statement((Eq(sum(w), sum(w)),), tuple(Var(s, "real") for s in w))
     p = formulas.render_statement(st)
-    assert r"\dots" in p.rows[0] and "20 variables in real" in p.notes
+    assert r"\dots" in p.rows[0] and "20 reals" in p.notes
 
 
 # ---------------------------------------------------------------------------- templates
@@ -325,3 +325,43 @@ def test_core_never_imports_the_report():
     importers = sorted(str(p.relative_to(ROOT)) for p in files if _imports_report(p))
     assert importers == ["peproof/commands/report.py"], importers
     assert _imports_report(ROOT / "tests" / "test_report.py")  # the detector sees an import
+
+
+# ---------------------------------------------------------------------------- sources as data
+def test_the_documents_do_not_depend_on_the_seed_texts(tmp_path, monkeypatch):
+    """Built from one run, with the seed texts present and with PEPROOF_SEEDS pointing to an
+    empty folder: byte-identical .tex files (sources are named by the project's data); the
+    quotes are checked only when the texts are there."""
+    from peproof.seeds import seeds_dir
+
+    texts = seeds_dir()
+    if texts is None:
+        pytest.skip("the seed texts are not present on this machine")
+    data = run.collect(tmp_path / "run", pattern="worked.*", numerics="none", peers=False,
+                       workers=1, quiet=True)
+    outs = []
+    (tmp_path / "empty").mkdir()
+    for name, folder in (("with", texts), ("without", tmp_path / "empty")):
+        monkeypatch.setenv("PEPROOF_SEEDS", str(folder))
+        res = B.build(build_dir=tmp_path / name, run=data, compile_pdf=False, quiet=True,
+                      full=True)
+        outs.append((res, res.tex_path.read_bytes(), res.more_tex[0].read_bytes()))
+    (with_, a, ra), (without, b, rb) = outs
+    assert a == b and ra == rb
+    assert with_.quotes["checked"] > 0 and not with_.quotes["missing"]
+    assert without.quotes["checked"] == 0 and without.quotes["absent"] > 0
+    assert b"Sinusoidal Positional Encoding" in ra  # the titles come from the project's data
+
+
+def test_a_quote_missing_from_its_seed_is_reported(tmp_path, monkeypatch):
+    """The quote check can fail: a seed text that lacks a quoted sentence is reported."""
+    from peproof.seeds import SEEDS, seeds_dir
+
+    if seeds_dir() is None:
+        pytest.skip("the seed texts are not present on this machine")
+    for f in SEEDS:
+        (tmp_path / f).write_text("nothing quoted here\n")
+    monkeypatch.setenv("PEPROOF_SEEDS", str(tmp_path))
+    rows = [{"id": "worked.x_y", "sources": [{"seed": SEEDS[0], "quote": "a sentence"}]}]
+    q = B.verify_quotes(rows)
+    assert q["checked"] == 0 and q["missing"] == ["worked.x_y: a sentence"]

@@ -214,7 +214,8 @@ def test_a_named_statement_reads_back_and_an_edited_one_does_not():
     text = p.checks[-1].text
     names: dict = {}
     rhs = named.abbreviate(st_.concl[0].rhs, names)
-    table = {**formulas.symbol_table(st_.concl[0].rhs)}
+    table = {**formulas.symbol_table(st_.concl[0].rhs),
+             **{"{" + n.tex + "}": ph for ph, n in names.items()}}
     domains = {v.symbol: v.domain for v in st_.vars}
     assert formulas.check_text(text, rhs, table, domains, {}).ok
     wrong = text.replace(r"\cos", r"\sin", 1)

@@ -83,10 +83,17 @@ def run(args) -> int:
           f"; {sum(checks.values())} printed formulas read back"
           + (f", {bad} NOT confirmed" if bad else ", all confirmed")
           + f"; errata: {len(res.errata)}; {res.seconds:.1f} s")
+    q = res.quotes
+    if q.get("folder") and q["checked"] + len(q["missing"]):
+        print(f"quotes: {q['checked']} found in the seed texts ({q['folder']})"
+              + (f"; {len(q['missing'])} NOT found: {'; '.join(q['missing'][:3])}"
+                 if q["missing"] else ""))
+    else:
+        print("seed texts not found: quotes not checked (the documents do not depend on them)")
     if res.unknown_chars:
         print("characters without a LaTeX form: " + " ".join(sorted(res.unknown_chars)),
               file=sys.stderr)
     summary = res.summary
     failed = bool(summary.get("disagreements") or summary.get("conflicts")
                   or summary.get("falsifiers", 0) != summary.get("falsifiers_refuted", 0))
-    return 1 if failed or not res.ok or bad else 0
+    return 1 if failed or not res.ok or bad or q.get("missing") else 0

@@ -148,7 +148,7 @@ def witness_view(w: dict | None, render: dict | None, refs: Refs) -> dict | None
         out["argument"] = [Markup(tex_breakable(a)) for a in items]
     neg = w.get("negation")
     if neg:
-        out["negation"] = Markup(refs.ref(neg) if neg in refs.number else tex_breakable(neg))
+        out["negation"] = Markup(refs.ref(neg)) if neg in refs.number else refs.prose(neg)
     for k in ("axioms", "note", "found_by", "kind"):
         if w.get(k):
             val = w[k]

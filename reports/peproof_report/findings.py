@@ -55,7 +55,10 @@ def headline(num: dict, nv: dict) -> dict:
     span of the frequencies, the closest pairs at small d, and the float16/bfloat16 horizons."""
     from peproof.numeric import N_TURN
 
-    out: dict = {"n_turn": fmt.integer(N_TURN), "wrap": nv.get("wrap") or [], "horizon": None}
+    wrap = nv.get("wrap") or []
+    half = (len(wrap) + 1) // 2
+    out: dict = {"n_turn": fmt.integer(N_TURN), "wrap": wrap, "horizon": None,
+                 "wrap_halves": [h for h in (wrap[:half], wrap[half:]) if h]}
     seps = nv.get("separation") or []
     out["close"] = [s for s in seps if s["argmin_raw"] and s["argmin_raw"][0] != 1]
     out["adjacent_closest"] = [s["d"] for s in seps if s["argmin_raw"][:1] == [1]]

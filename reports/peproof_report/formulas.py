@@ -37,6 +37,12 @@ DOMAIN_SET = {
 OP_TEX = {"==": "=", "<=": r"\le", "<": "<", "!=": r"\ne"}
 OP_FROM_TEX = {"=": "==", r"\le": "<=", "<": "<", r"\ne": "!="}
 BUDGET = 58.0  # estimated width of a display row (in "characters" of math)
+#: between the factors of a product: a thin space, so ``pos w_0`` does not read ``posw0``
+MUL = r"\,"
+#: the domains in words (for the note on long lists of variables)
+DOMAIN_WORDS = {"real": "reals", "pos_real": "positive reals", "rational": "rationals",
+                "integer": "integers", "nonneg_integer": "non-negative integers",
+                "pos_integer": "positive integers", "even_pos_integer": "even positive integers"}
 GROUP_MAX = 6  # variables of one domain listed before "x_1, ..., x_n"
 
 
@@ -46,8 +52,9 @@ def latex(e, names: dict | None = None) -> str:
     if names:
         from .named import display_names
 
-        return sp.latex(e, imaginary_unit="ri", symbol_names=display_names(names))
-    return sp.latex(e, imaginary_unit="ri")
+        return sp.latex(e, imaginary_unit="ri", mul_symbol=MUL,
+                        symbol_names=display_names(names))
+    return sp.latex(e, imaginary_unit="ri", mul_symbol=MUL)
 
 
 # ---------------------------------------------------------------------------- width estimate
@@ -304,7 +311,7 @@ def _vars_rows(stmt) -> tuple[list[str], list[str]]:
     for dom, syms in groups:
         if len(syms) > GROUP_MAX:
             names = f"{latex(syms[0])}, {latex(syms[1])}, \\dots, {latex(syms[-1])}"
-            notes.append(f"{len(syms)} variables in {dom.replace('_', ' ')}")
+            notes.append(f"{len(syms)} {DOMAIN_WORDS.get(dom, dom)}")
         else:
             names = ", ".join(latex(s) for s in syms)
         parts.append(f"{names} \\in {DOMAIN_SET[dom]}")

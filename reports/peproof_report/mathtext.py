@@ -169,7 +169,9 @@ def _credible(text: str, src: str) -> bool:
 
 # ---------------------------------------------------------------------------- quotes
 def _text(s: str) -> str:
-    """Prose with markdown emphasis (``**bold**``, ``*emphasis*``)."""
+    """Prose with markdown emphasis (``**bold**``, ``*emphasis*``); a word in single quotes
+    gets typographic quotes."""
+    s = re.sub(r"(?<![\w'])'(?=\S)", "\u2018", s)
     out, last = [], 0
     for m in re.finditer(r"\*\*(.+?)\*\*|\*(?!\s)(.+?)(?<!\s)\*", s):
         out.append(tex(s[last:m.start()]))
@@ -317,6 +319,8 @@ def ascii_math(s: str) -> str:
                 out.append("\\" + w + " ")
             elif w in _FUNCS or w in _GREEK:
                 out.append("\\" + w + " ")
+                if w in _GREEK and re.match(r"\s*\d", s[m.end():]):
+                    out.append(r"\cdot ")  # 2 pi 10000: a product, not the digits 210000
             elif w == "Attn":
                 out.append(r"\operatorname{Attn}")
             elif len(w) > 3 and w not in ("RoPE",):

@@ -19,7 +19,7 @@ import sympy as sp
 
 
 def latex(e) -> str:
-    return sp.latex(e, imaginary_unit="ri")
+    return sp.latex(e, imaginary_unit="ri", mul_symbol=r"\,")
 
 
 @dataclass(frozen=True)

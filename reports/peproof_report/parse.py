@@ -34,7 +34,9 @@ _OPERATORNAMES = {"ITE": sp.ITE, "sign": sp.sign, "Mod": sp.Mod, "floor": sp.flo
 _REL = {"=": sp.Eq, r"\neq": sp.Ne, r"\ne": sp.Ne, "<": sp.Lt, ">": sp.Gt, r"\leq": sp.Le,
         r"\le": sp.Le, r"\geq": sp.Ge, r"\ge": sp.Ge}
 _SKIP = re.compile(r"(?:\s+|\\[,:;!]|\\ |\\quad|\\qquad|\\displaystyle|\\limits)+")
-_SKIP_IN_INTEGRAL = re.compile(r"(?:\s+|\\[:;!]|\\ |\\quad|\\qquad|\\displaystyle)+")
+# inside an integral a thin space is a product's, except the one before the differential
+_SKIP_IN_INTEGRAL = re.compile(r"(?:\s+|\\,(?!\s*d[A-Za-z]\b)|\\[:;!]|\\ |\\quad|\\qquad"
+                               r"|\\displaystyle)+")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _GREEK_CONST = {r"\pi": sp.pi, r"\infty": sp.oo, r"\mathrm{i}": sp.I, r"\text{True}": sp.true,
                 r"\text{False}": sp.false}
