@@ -154,7 +154,8 @@ _ALLOWED_NUMBERS = [
     r"[LR]\{\d*\.?\d+\}",  # table columns as fractions of the line
     r"\{HTML\}\{[0-9A-F]{6}\}",  # colours
     r"\\setcounter\{tocdepth\}\{\d\}",
-    r"\\begin\{multicols\}\{\d\}",  # a layout parameter
+    r"\\begin\{multicols\}\{\d\}",  # layout parameters: columns, heading levels
+    r"\\@startsection\{\w+\}\{\d\}",
     r"\\char`",
     r"#\d",  # macro parameters
     r"\[\d\]",  # a macro's number of parameters

@@ -118,8 +118,8 @@ def wrap_and_span(rows: list[dict], n_turn: int, marked: list[int], path: Path) 
     ax = axes[0]
     ax.plot(ds, wraps, color="black", linewidth=0.8)
     ax.axhline(n_turn, color="#b3261e", linewidth=0.7, linestyle="--")
-    ax.text(ds[-1], n_turn * 1.15, f"$2\\pi \\cdot 10^4 \\approx$ {_thousands(n_turn)}, "
-            "the sources' value", ha="right", va="bottom", fontsize=6.5, color="#b3261e")
+    ax.text(ds[-1], n_turn / 1.6, f"the sources' {_thousands(n_turn)}", ha="right", va="top",
+            fontsize=6.5, color="#b3261e")
     for r in rows:
         if r["d"] in marked:
             ax.plot([r["d"]], [r["wrap_mid"]], marker="o", markersize=3.2, color=colour(r["d"]))
