@@ -366,3 +366,26 @@ def test_a_quote_missing_from_its_seed_is_reported(tmp_path, monkeypatch):
     rows = [{"id": "worked.x_y", "sources": [{"seed": SEEDS[0], "quote": "a sentence"}]}]
     q = B.verify_quotes(rows)
     assert q["checked"] == 0 and q["missing"] == ["worked.x_y: a sentence"]
+
+
+# ---------------------------------------------------------------------------- other branches' data
+def test_verdict_fields_the_record_does_not_know_are_printed(tmp_path):
+    """A field a later engine adds to a verdict (a second kernel's certificate) appears in the
+    record as it is; a method labelled ``construction`` is shown as settled by construction and
+    counted apart in the agreement table."""
+    import copy
+
+    data = _tiny_run(tmp_path / "run")
+    data = copy.deepcopy(data)
+    row = data["results"]["claims"][0]
+    row["verdict"]["kernels"] = ["sympy-exp", "flint-fmpz-poly"]
+    row["verdict"]["method"] = "construction"
+    res = B.build(build_dir=tmp_path / "out", run=data, compile_pdf=False, quiet=True,
+                  full=True)
+    record = res.more_tex[0].read_text()
+    assert "fmpz" in record and "kernels" in record
+    assert "by construction" in record
+    assert "primary=construction" in record
+    assert content.settled_by_construction({"method": "decision procedure (both sides "
+                                                      "identical as built)"})
+    assert not content.settled_by_construction({"method": "decision procedure"})

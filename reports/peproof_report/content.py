@@ -288,7 +288,28 @@ def claim_view(row: dict, render: dict | None, used_by: list[str], refs: Refs) -
         "used_by": [Markup(refs.ref(u)) for u in used_by],
         "companion": Markup(refs.ref(row["companion"])) if row.get("companion") else None,
         "falsifiers": [falsifier_view(f) for f in row["falsifiers"]],
+        "extra": extra_fields(v),
     }
+
+
+#: verdict fields the record prints in their own places
+VERDICT_FIELDS = {"status", "engine", "version", "method", "axioms", "seconds", "witness",
+                  "trace", "reason"}
+
+
+def extra_fields(v: dict) -> list[dict]:
+    """Fields of a verdict beyond the ones the record knows (a second kernel's certificate, a
+    method's label added by a later engine): printed as they are, so nothing a verdict records
+    is hidden."""
+    out = []
+    for k in sorted(set(v) - VERDICT_FIELDS):
+        val = v[k]
+        if val in (None, "", [], {}):
+            continue
+        text = "; ".join(map(str, val)) if isinstance(val, list) else str(val)
+        out.append({"name": k.replace("_", " "), "value": Markup(tex_breakable(
+            fmt.clip(text, 400)[0]))})
+    return out
 
 
 def engine_cell(row: dict) -> Markup:

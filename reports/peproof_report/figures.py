@@ -189,9 +189,13 @@ def dependency_graph(view: dict, number: dict[str, str], status: dict[str, str],
         k, i, n = lay[a]
         return k, (rows - 1) / 2 if n == 1 else (rows - 1) * (1 - i / (n - 1))
 
+    # an edge leaves a claim after its label (numbers are short; ids in the whole graph long)
+    gap = 0.06 if full else 0.03 + 0.035 * max((len(number.get(a, a)) for a in view["nodes"]),
+                                               default=3)
     for u, a in view["edges"]:
         (x0, y0), (x1, y1) = xy(u), xy(a)
-        ax.plot([x0, x1], [y0, y1], color="#9a9a9a", linewidth=0.25 if full else 0.5, zorder=1)
+        ax.plot([x0 + gap, x1 - 0.03], [y0, y1], color="#9a9a9a",
+                linewidth=0.25 if full else 0.5, zorder=1)
     outside = set(view["outside"])
     for a in view["nodes"]:
         x, y = xy(a)

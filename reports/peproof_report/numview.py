@@ -141,6 +141,7 @@ def view(num: dict, marked: tuple) -> dict:
     if num.get("recipe_error"):
         re_ = num["recipe_error"]
         out["recipe_error"] = {"d": fmt.integer(re_["d"]), "bin": fmt.integer(re_["bin"]),
+                               "stride": fmt.integer(re_.get("stride", re_["bin"])),
                                "dtypes": [p["dtype"] for p in re_["panels"]],
                                "recipes": [Markup(r"\texttt{" + tex(c["recipe"]) + "}")
                                            for c in re_["panels"][0]["curves"]]}

@@ -158,10 +158,11 @@ def numeric_tasks(mode: str) -> list[tuple[str, str, tuple, float]]:
         ("distance", "distance", (list(p["fig_ds"]), list(p["distance_k"])), 0.5),
         ("wrap_span", "wrap_span", (p["wrap_d_max"],), 0.5),
         ("recipe_error", "recipe_error", (p["horizon_d"], list(p["dtypes"]),
-                                          list(p["recipes"]), p["n"], p["bin"]), 4 * scale),
+                                          list(p["recipes"]), p["n"], p["bin"], p["stride"]),
+         4 * scale),
     ]
     est = {"float64": 8.5, "float32": 6, "float16": 4.5, "bfloat16": 3.2}
-    dtypes = tuple(R.DTYPES) if mode == "default" else p["dtypes"]
+    dtypes = p["horizon_dtypes"]
     recipes = R.RECIPES if mode == "default" else p["recipes"]
     for dt in dtypes:
         tasks.append((f"horizon:{dt}", "horizon", (p["horizon_d"], dt, list(recipes), p["n"]),
