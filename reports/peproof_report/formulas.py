@@ -37,6 +37,10 @@ DOMAIN_SET = {
 OP_TEX = {"==": "=", "<=": r"\le", "<": "<", "!=": r"\ne"}
 OP_FROM_TEX = {"=": "==", r"\le": "<=", "<": "<", r"\ne": "!="}
 BUDGET = 58.0  # estimated width of a display row (in "characters" of math)
+#: a side too wide for a row is expanded into smaller terms only if it is this small (larger
+#: ones are printed as they are and scaled to the line)
+EXPAND_OPS = 400
+EXPAND_TERMS = 80
 #: between the factors of a product: a thin space, so ``pos w_0`` does not read ``posw0``
 MUL = r"\,"
 #: the domains in words (for the note on long lists of variables)
@@ -240,11 +244,24 @@ class Printed:
     spans: list[tuple[int, int]] = field(default_factory=list)  # rows of each form shown
     groups: int = 0  # forms of conclusion (instances of one pattern)
     groups_shown: int = 0
+    group_sizes: list[int] = field(default_factory=list)  # conclusions of each form shown
     named: list[str] = field(default_factory=list)  # kinds of named sub-terms used
 
     @property
     def omitted(self) -> int:
         return self.total - self.shown
+
+    def first_forms(self, n: int, max_rows: int) -> dict:
+        """The display cut after the first ``n`` forms of conclusion, fewer if the rows exceed
+        ``max_rows`` (at least one form); its pieces were checked with the whole."""
+        k = min(n, len(self.spans))
+        while k > 1 and self.spans[k - 1][1] > max_rows:
+            k -= 1
+        end = self.spans[k - 1][1] if k else len(self.rows)
+        return {"rows": self.rows[:end], "shown": sum(self.group_sizes[:k]),
+                "total": self.total, "omitted": self.total - sum(self.group_sizes[:k]),
+                "groups": self.groups, "groups_shown": k, "named": self.named,
+                "notes": self.notes, "head": self.head, "spans": self.spans[:k], "checks": []}
 
     def as_dict(self) -> dict:
         return {"rows": self.rows, "shown": self.shown, "total": self.total,
@@ -290,9 +307,9 @@ def _side_rows(e, lead: float, names: dict) -> tuple[list[str], str, sp.Expr]:
     text = " ".join(pieces)
     if lead + width(text) <= BUDGET:
         return [text], text, e
-    if any(width(p) > BUDGET * 1.15 for p in pieces):
+    if any(width(p) > BUDGET * 1.15 for p in pieces) and sp.count_ops(e) <= EXPAND_OPS:
         expanded = sp.expand(e)
-        if expanded != e and len(sp.Add.make_args(expanded)) > len(pieces):
+        if expanded != e and len(pieces) < len(sp.Add.make_args(expanded)) <= EXPAND_TERMS:
             e = expanded
             pieces = _terms(e, names)
     rows = _pack(pieces, lead)
@@ -441,6 +458,7 @@ def render_statement(stmt, max_groups: int | None = None, max_rows: int | None =
         out.spans.append((start, len(out.rows)))
         out.shown += len(g.members)
         out.groups_shown += 1
+        out.group_sizes.append(len(g.members))
     out.groups = len(groups)
     out.named = sorted({n.kind for n in names.values()})
     _join_head(out, indent)

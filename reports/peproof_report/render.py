@@ -82,7 +82,7 @@ def render_claim(claim, witness: dict | None = None) -> dict:
     if witness and witness.get("relation"):
         out["witness"] = witness_relation(st, witness["relation"])
     if full.groups > COMPACT_GROUPS or len(full.rows) > COMPACT_ROWS:
-        out["compact"] = render_statement(st, COMPACT_GROUPS, COMPACT_ROWS).as_dict()
+        out["compact"] = full.first_forms(COMPACT_GROUPS, COMPACT_ROWS)
     if claim.proof is None and st.quant == "forall":
         eqs = [r for r in st.concl if r.op == "=="]
         if eqs:
