@@ -156,6 +156,7 @@ _ALLOWED_NUMBERS = [
     r"\\setcounter\{tocdepth\}\{\d\}",
     r"\\begin\{multicols\}\{\d\}",  # layout parameters: columns, heading levels
     r"\\@startsection\{\w+\}\{\d\}",
+    r"\\renewcommand\{\\(?:top|bottom|text|floatpage)fraction\}\{[\d.]+\}",
     r"\\char`",
     r"#\d",  # macro parameters
     r"\[\d\]",  # a macro's number of parameters

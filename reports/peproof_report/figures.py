@@ -62,7 +62,7 @@ def distance(data: dict, adjacent: dict[int, float], path: Path) -> None:
     """``D(k)`` against ``k``: a close-up and the whole range, with ``D(1)`` (dotted) and the
     mean value ``d`` (dashed) of each ``d`` as reference lines."""
     plt = _mpl()
-    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 2.6))
+    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 2.3))
     for c in data["curves"]:
         col = colour(c["d"])
         close, full = c["panels"][0], c["panels"][-1]
@@ -89,7 +89,7 @@ def distance(data: dict, adjacent: dict[int, float], path: Path) -> None:
 
 def separation_vs_n(data: dict, path: Path) -> None:
     plt = _mpl()
-    fig, ax = plt.subplots(figsize=(WIDTH, 2.5))
+    fig, ax = plt.subplots(figsize=(WIDTH, 2.1))
     for c in data["curves"]:
         col = colour(c["d"])
         f = c["float64"]
@@ -111,7 +111,7 @@ def wrap_and_span(rows: list[dict], n_turn: int, marked: list[int], path: Path) 
     """Left: ``2 pi / omega_min`` against ``d`` with the sources' ``2 pi 10^4`` (``n_turn``)
     marked; right: the span ``4(d-2)/d`` in decades, with the sources' ``d/2`` and ``4``."""
     plt = _mpl()
-    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 2.5))
+    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 2.2))
     ds = [r["d"] for r in rows]
     wraps = [r["wrap_mid"] for r in rows]
     spans = [r["span_value"] for r in rows]
@@ -147,7 +147,7 @@ def wrap_and_span(rows: list[dict], n_turn: int, marked: list[int], path: Path) 
 def recipe_error(data: dict, half: dict[str, list[float]], path: Path) -> None:
     plt = _mpl()
     panels = data["panels"]
-    fig, axes = plt.subplots(1, len(panels), figsize=(WIDTH, 2.4), sharey=True)
+    fig, axes = plt.subplots(1, len(panels), figsize=(WIDTH, 2.1), sharey=True)
     if len(panels) == 1:
         axes = [axes]
     for ax, panel in zip(axes, panels, strict=True):
