@@ -22,6 +22,7 @@ from peproof.commands.report import load_generator
 gen = load_generator()
 from peproof_report import run as R  # noqa: E402
 from peproof_report import tex as T  # noqa: E402
+from peproof_report.fmt import read_back  # noqa: E402
 
 PATTERN = "worked.*"  # proved and refuted claims, one errata entry, quick to decide
 
@@ -222,21 +223,6 @@ def test_no_sympy_string_where_a_reader_reads(built):
     assert json.loads(raw)["claims"]
 
 
-def _read_interval(s: str):
-    from decimal import Decimal
-
-    def num(x: str) -> Decimal:
-        x = x.replace(r"\,", "").replace(r"\ldots", "").strip()
-        m = re.match(r"^(-?[\d.]+)(?:\\times 10\^\{(-?\d+)\})?$", x)
-        return Decimal(m.group(1)).scaleb(int(m.group(2) or 0))
-
-    body = s.strip("$ ")
-    if body.startswith("["):
-        lo, hi = body[1:-1].split(r",\ ")
-        return num(lo), num(hi)
-    return num(body), num(body)
-
-
 def test_printed_separations_contain_their_exact_values(built):
     """The separation table's intervals, recomputed independently with mpmath from the
     definition: the least squared distance D(k) at the printed offset, D(1), and the first turn
@@ -257,10 +243,10 @@ def test_printed_separations_contain_their_exact_values(built):
                 return 2 * mpmath.fsum(1 - mpmath.cos(wi * kk) for wi in w)
 
             for printed, exact in ((min_sq, dk(k)), (adj, dk(1))):
-                lo, hi = _read_interval(printed)
+                lo, hi = read_back(printed)
                 assert lo <= _dec(exact) <= hi, (d, printed, exact)
             turn = 2 * mpmath.pi / w[-1]
-            lo, hi = _read_interval(wrap)
+            lo, hi = read_back(wrap)
             digits = wrap.replace(r"\,", "").strip("$").replace(r"\ldots", "")
             assert str(_dec(turn)).startswith(digits) if r"\ldots" in wrap else \
                 lo <= _dec(turn) <= hi, (d, wrap, turn)

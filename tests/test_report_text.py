@@ -123,21 +123,6 @@ def test_titles_balance_their_math_delimiters():
 
 
 # ---------------------------------------------------------------------------- numbers
-def _printed_interval(markup: str) -> tuple[Decimal, Decimal]:
-    """Read back ``$[lo,\\ hi]$`` or ``$x$`` as printed (with ``\\times 10^{e}``)."""
-    def num(s: str) -> Decimal:
-        s = s.replace(r"\,", "").strip()
-        m = re.match(r"^(-?[\d.]+)(?:\\times 10\^\{(-?\d+)\})?$", s)
-        assert m, s
-        return Decimal(m.group(1)).scaleb(int(m.group(2) or 0))
-
-    body = markup.strip("$")
-    if body.startswith("["):
-        lo, hi = body[1:-1].split(r",\ ")
-        return num(lo), num(hi)
-    return num(body), num(body)
-
-
 def _mp(x) -> Decimal:
     return Decimal(mpmath.nstr(x, 60, strip_zeros=False))
 
@@ -151,7 +136,7 @@ def test_a_printed_ball_contains_every_point_of_the_ball(m, e, r, digits):
         b = flint.arb(flint.fmpq(m)) * flint.arb(10) ** e + flint.arb(0, flint.fmpq(r, 10**6))
         text = b.str(30, radius=True)
     lo, hi = fmt.parse_ball(text)
-    plo, phi = _printed_interval(fmt.ball(text, digits))
+    plo, phi = fmt.read_back(fmt.ball(text, digits))
     assert plo <= lo and hi <= phi, (text, fmt.ball(text, digits))
 
 
@@ -171,7 +156,7 @@ def test_pi_printed_from_its_enclosure_contains_pi():
     assert not (old <= pi <= old), "the old way no longer fails?"
     with flint.ctx.workprec(128):
         text = flint.arb.pi().str(25, radius=True)
-    lo, hi = _printed_interval(fmt.ball(text, 20))
+    lo, hi = fmt.read_back(fmt.ball(text, 20))
     assert lo <= pi <= hi and lo < hi
 
 

@@ -32,6 +32,24 @@ def parse_ball(text: str) -> tuple[Decimal, Decimal]:
     return Decimal(mid) - Decimal(rad), Decimal(mid) + Decimal(rad)
 
 
+def read_back(markup: str) -> tuple[Decimal, Decimal]:
+    """``(lo, hi)`` of a number as printed here (``$[lo,\\ hi]$``, ``$x$``, ``$x\\ldots$`` read as
+    its truncation, thin spaces and ``\\times 10^{e}`` understood); for tests that check what a
+    reader sees against values computed elsewhere."""
+    def num(s: str) -> Decimal:
+        s = s.replace(r"\,", "").replace(r"\ldots", "").strip()
+        m = re.match(r"^(-?[\d.]+)(?:\\times 10\^\{(-?\d+)\})?$", s)
+        if not m:
+            raise ValueError(f"not a printed number: {s!r}")
+        return Decimal(m.group(1)).scaleb(int(m.group(2) or 0))
+
+    body = str(markup).strip().strip("$").strip()
+    if body.startswith("["):
+        lo, hi = body[1:-1].split(r",\ ")
+        return num(lo), num(hi)
+    return num(body), num(body)
+
+
 def _round(x: Decimal, digits: int, rounding) -> Decimal:
     if x == 0:
         return x

@@ -118,20 +118,19 @@ def frequency_name(p: sp.Expr) -> Named | None:
 def abbreviate(e: sp.Expr, names: dict) -> sp.Expr:
     """``e`` with every named sub-term replaced by a placeholder symbol; ``names`` collects
     ``{placeholder: Named}`` (shared across the sides of one statement)."""
+    e = _replace(e, _find(e, sp.Sum, recognise), names)  # the sums first: they contain omegas
+    return _replace(e, _find(e, sp.Pow, frequency_name), names)
+
+
+def _find(e: sp.Expr, kind, name_of) -> dict:
+    """``{sub-term: Named}`` for the sub-terms of type ``kind`` that ``name_of`` names."""
     found = {}
     for sub in sp.preorder_traversal(e):
-        if isinstance(sub, sp.Sum):
-            n = recognise(sub)
+        if isinstance(sub, kind):
+            n = name_of(sub)
             if n is not None:
                 found[sub] = n
-    e = _replace(e, found, names)
-    found = {}
-    for sub in sp.preorder_traversal(e):
-        if isinstance(sub, sp.Pow):
-            n = frequency_name(sub)
-            if n is not None:
-                found[sub] = n
-    return _replace(e, found, names)
+    return found
 
 
 def _replace(e: sp.Expr, found: dict, names: dict) -> sp.Expr:
