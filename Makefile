@@ -12,7 +12,7 @@ TEXPKG := texlive-latex-base texlive-latex-recommended texlive-fonts-recommended
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet -e '.[test,peers]'
+	$(PY) -m pip install --quiet -e '.[test,peers,report]'
 	touch $(STAMP)
 
 # TeX from Debian's packages, installed when missing and we are root; otherwise say what to do

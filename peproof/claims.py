@@ -26,6 +26,8 @@ DOMAINS = (
 )
 INT_DOMAINS = frozenset({"integer", "nonneg_integer", "pos_integer", "even_pos_integer"})
 KINDS = ("identity", "inequality", "numeric", "integer", "existential", "informal")
+#: how a refuted statement of the sources relates to what the sources mean (see :class:`Erratum`)
+ERRATA = ("error", "literal", "rejected-inference")
 STATUSES = ("proved", "refuted", "unknown")
 ID_RE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*\.[a-z0-9]+(_[a-z0-9]+)*$")
 OPS = ("==", "<=", "<", "!=")
@@ -184,6 +186,28 @@ class Source:
 
 
 @dataclass(frozen=True)
+class Erratum:
+    """What a refuted claim says about its sources (read by the report's findings).
+
+    ``kind``: ``error``, the sources state something false; ``literal``, the sentence is false
+    only when read to the letter (its intended meaning is proved beside it);
+    ``rejected-inference``, an inference the sources themselves warn against.  ``rank`` orders
+    the errors by consequence (1 = the one a reader most needs to know), and ``consequence``
+    says in one sentence what a reader who trusted the sentence would get wrong.
+    """
+
+    kind: str
+    rank: int = 0
+    consequence: str = ""
+
+    def __post_init__(self):
+        if self.kind not in ERRATA:
+            raise ValueError(f"erratum kind must be one of {ERRATA}, got {self.kind!r}")
+        if self.kind == "error" and (self.rank < 1 or not self.consequence):
+            raise ValueError("an error of the sources needs a rank >= 1 and its consequence")
+
+
+@dataclass(frozen=True)
 class Falsifier:
     """A deliberately wrong variant of a claim; the engines must refute it with a witness."""
 
@@ -230,7 +254,9 @@ class Claim:
     ``expect`` is the team's reading of the sources (``proved`` for a true statement,
     ``refuted`` for one the seeds get wrong, ``unknown`` for informal ones); the tests compare
     it with the computed verdict, the report prints only the computed verdict.  A refuted claim
-    names its ``companion``: the corrected statement, proved beside it.
+    names its ``companion``: the corrected statement, proved beside it, and its ``erratum``
+    (:class:`Erratum`, its fields as a tuple, or just its kind as a string): an error of the
+    sources, a literal reading, or an inference the sources reject.
 
     ``statement`` may be given as a zero-argument callable and ``falsifiers`` as a callable of the
     statement; both are then built on first use (large concrete-``d`` statements stay cheap to
@@ -250,6 +276,7 @@ class Claim:
         companion: str | None = None,
         note: str = "",
         proof=None,
+        erratum: Erratum | tuple | str | None = None,
     ):
         if not ID_RE.match(id):
             raise ValueError(f"claim id {id!r} must look like family.snake_case_name")
@@ -261,6 +288,13 @@ class Claim:
         self.sources = (sources,) if isinstance(sources, Source) else tuple(sources)
         self.uses = tuple(uses)
         self.expect, self.companion, self.note, self.proof = expect, companion, note, proof
+        if isinstance(erratum, str):
+            erratum = Erratum(erratum)
+        elif isinstance(erratum, tuple):
+            erratum = Erratum(*erratum)
+        if erratum is not None and expect != "refuted":
+            raise ValueError(f"{id}: only a claim expected refuted classifies an erratum")
+        self.erratum = erratum
         self._statement = statement
         self._falsifiers = falsifiers
 

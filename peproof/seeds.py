@@ -1,9 +1,16 @@
-"""The source documents (seeds) and how claims cite them."""
+"""The source documents (seeds) and how claims cite them.
+
+The seed texts are files named by a hash (``000_055a85c4ea355e05.txt``) read from
+``$PEPROOF_SEEDS`` or ``../shared/seeds``; what a reader needs to know about each (its title,
+what kind of document it is, a short name) is project data here, in :data:`SOURCES`, so that a
+report names the sources the same way whether or not the texts are present.
+"""
 
 from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from peproof.claims import Source
@@ -33,6 +40,46 @@ LITERATURE = {
     "github:huggingface/transformers": "Hugging Face transformers: modeling_rope_utils "
                                        "(ROPE_INIT_FUNCTIONS) and rotate_half (version 5).",
 }
+
+
+@dataclass(frozen=True)
+class SeedInfo:
+    """What the report says about a source document (its title as the text gives it)."""
+
+    title: str
+    kind: str  # what sort of document it is
+    short: str  # the name used in tables
+    origin: str = ""  # where it says it comes from, when it does
+
+
+SOURCES = {
+    FOURIER: SeedInfo("Sinusoidal Positional Encodings", "lesson with a Fourier-series view",
+                      "Fourier lesson", "finetuneinterview.com, by Marcus Transformers"),
+    INTRO: SeedInfo("Sinusoidal Positional Encoding", "tutorial with worked examples",
+                    "Worked examples"),
+    APPENDIX: SeedInfo("6.A Sinusoidal positional encoding (original AIAYN)",
+                       "textbook appendix, chapter 6 of an AI/ML theory course",
+                       "AIAYN appendix"),
+    EXAM: SeedInfo("Positional encoding: derivation and role in Transformers",
+                   "exam question with a model answer", "Exam answer"),
+}
+
+
+def source_info(key: str) -> SeedInfo | None:
+    """What a reader needs to know about a cited source: a seed (:data:`SOURCES`) or a work of
+    the literature (:data:`LITERATURE`: its reference, a short name "Surname et al. year")."""
+    if key in SOURCES:
+        return SOURCES[key]
+    if key not in LITERATURE:
+        return None
+    ref = LITERATURE[key]
+    year = re.findall(r"\b(?:19|20)\d\d\b", ref)
+    if key.startswith("github:"):
+        short = key.split("/", 1)[1]
+    else:  # "J. Su, Y. Lu, ... 2021." -> "Su et al. 2021"
+        surname = ref.split(",")[0].split()[-1]
+        short = f"{surname} et al. {year[-1] if year else ''}".strip()
+    return SeedInfo(ref, "published work (cited, paraphrased)", short, key)
 
 
 def src(seed: str, section: str, quote: str) -> Source:

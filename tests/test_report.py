@@ -1,6 +1,7 @@
 """The report generator without TeX: escaping, formulas read back, templates, determinism, CLI.
 
-The generator lives in the checkout's ``reports/peproof_report/`` (see ``peproof report``).
+The generator is the package ``peproof_report`` (``reports/peproof_report/`` in a checkout,
+installed with the extra ``peproof[report]``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import sympy as sp
 
 from peproof import registry
 from peproof.cli import main
-from peproof.commands.report import load_generator, reports_dir
+from peproof.commands.report import load_generator
 
 load_generator()
 import importlib  # noqa: E402
@@ -28,7 +29,7 @@ from peproof_report.parse import parse, symbol_table  # noqa: E402
 B = importlib.import_module("peproof_report.build")
 
 ROOT = Path(__file__).resolve().parent.parent
-TEMPLATES = reports_dir() / "templates"
+TEMPLATES = B.TEMPLATES
 
 
 # ---------------------------------------------------------------------------- escaping
@@ -64,10 +65,11 @@ def test_breakable_ids_keep_their_text():
     assert s.replace(r"\allowbreak{}", "") == r"rotation.shift\_is\_linear"
 
 
-def test_linkify_sets_claim_ids_in_type():
-    ids = {"rotation.shift_is_linear"}
-    m = content.linkify("see rotation.shift_is_linear and 5 % more", ids)
-    assert r"\hyperref[claim:rotation.shift-is-linear]" in m and r"5 \%" in m
+def test_claim_ids_in_prose_become_numbered_links():
+    refs = content.Refs({"rotation.shift_is_linear": "3.4"})
+    m = refs.prose("see rotation.shift_is_linear and 5 % more")
+    assert r"\claimref{claim:rotation.shift-is-linear}{3.4}" in m and r"5 \%" in m
+    assert "shift" not in m.replace("claim:rotation.shift-is-linear", "")
 
 
 # ---------------------------------------------------------------------------- formulas
@@ -100,7 +102,7 @@ def test_every_statement_of_the_registry_reads_back():
 @pytest.mark.parametrize("edit", [
     lambda t: t.replace(r"\sin", r"\COS").replace(r"\cos", r"\sin").replace(r"\COS", r"\cos"),
     lambda t: t.replace("+", "-", 1),
-    lambda t: t.replace(r"k \omega", r"2 k \omega", 1),
+    lambda t: t.replace(r"k\,\omega", r"2\,k\,\omega", 1),
 ])
 def test_a_wrong_printed_formula_is_caught(edit):
     st = registry.get("rotation.pair_shift_is_rotation").statement
@@ -123,12 +125,17 @@ def test_parser_reads_the_printers_constructs():
         assert got == e or formulas.same_at_points(got, e, {}, "t"), (e, got)
 
 
-def test_long_concrete_statements_are_summarised():
+def test_many_conclusions_of_one_form_print_as_first_and_last_instance():
+    """A concrete-d statement (hundreds of instances of a lemma) prints each form of
+    conclusion once at each end with the count between, every conclusion accounted for."""
     st = registry.get("norm.sq_eq_half_d_concrete_d").statement
     p = formulas.render_statement(st)
-    assert len(st.concl) > formulas.MAX_RELATIONS
-    assert p.shown <= formulas.MAX_RELATIONS and p.omitted == len(st.concl) - p.shown
-    assert len(p.rows) <= formulas.MAX_STATEMENT_ROWS + 2
+    groups = formulas.group_conclusions(st.concl)
+    assert p.shown == len(st.concl) == sum(len(g.members) for g in groups)
+    assert len(groups) < 5 < len(st.concl)
+    assert len(p.rows) <= p.head + 4 * len(groups)
+    assert any(r"\vdots" in r for r in p.rows)
+    assert all(c.ok for c in p.checks)
 
 
 def test_many_variables_are_listed_with_an_ellipsis():
@@ -137,7 +144,7 @@ def test_many_variables_are_listed_with_an_ellipsis():
 
     st = Statement((Eq(sum(w), sum(w)),), tuple(Var(s, "real") for s in w))
     p = formulas.render_statement(st)
-    assert r"\dots" in p.rows[0] and "20 variables in real" in p.notes
+    assert r"\dots" in p.rows[0] and "20 reals" in p.notes
 
 
 # ---------------------------------------------------------------------------- templates
@@ -147,6 +154,9 @@ _ALLOWED_NUMBERS = [
     r"[LR]\{\d*\.?\d+\}",  # table columns as fractions of the line
     r"\{HTML\}\{[0-9A-F]{6}\}",  # colours
     r"\\setcounter\{tocdepth\}\{\d\}",
+    r"\\begin\{multicols\}\{\d\}",  # layout parameters: columns, heading levels
+    r"\\@startsection\{\w+\}\{\d\}",
+    r"\\renewcommand\{\\(?:top|bottom|text|floatpage)fraction\}\{[\d.]+\}",
     r"\\char`",
     r"#\d",  # macro parameters
     r"\[\d\]",  # a macro's number of parameters
@@ -281,15 +291,102 @@ def test_cli_out_must_be_a_folder(tmp_path, capsys):
     assert "folder" in capsys.readouterr().err
 
 
-def test_cli_outside_a_checkout_says_so(monkeypatch, tmp_path, capsys):
-    import peproof.commands.report as cmd
+def test_cli_without_the_report_extra_says_which_extra(monkeypatch, capsys):
+    """Without jinja2 (the extra ``report`` not installed) the command names the extra in one
+    line and exits 2."""
+    import builtins
 
-    monkeypatch.setattr(cmd, "reports_dir", lambda: tmp_path / "reports")
+    real = builtins.__import__
+
+    def fake(name, *a, **kw):
+        if name == "jinja2":
+            raise ImportError("no jinja2", name="jinja2")
+        return real(name, *a, **kw)
+
+    monkeypatch.setattr(builtins, "__import__", fake)
     assert main(["report", "rotation.sin_angle_addition", "--no-pdf"]) == 2
-    assert "source checkout" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "peproof[report]" in err and "jinja2" in err and err.count("\n") == 1
+
+
+def _imports_report(path: Path) -> bool:
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+            [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+        if any(n.split(".")[0] == "peproof_report" for n in names):
+            return True
+    return False
 
 
 def test_core_never_imports_the_report():
-    src = "\n".join(p.read_text() for p in (ROOT / "peproof").rglob("*.py")
-                    if "commands" not in p.parts and p.name != "cli.py")
-    assert "peproof_report" not in src
+    """Only the command that runs the report imports it; the check itself can fail."""
+    files = [p for p in (ROOT / "peproof").rglob("*.py")]
+    importers = sorted(str(p.relative_to(ROOT)) for p in files if _imports_report(p))
+    assert importers == ["peproof/commands/report.py"], importers
+    assert _imports_report(ROOT / "tests" / "test_report.py")  # the detector sees an import
+
+
+# ---------------------------------------------------------------------------- sources as data
+def test_the_documents_do_not_depend_on_the_seed_texts(tmp_path, monkeypatch):
+    """Built from one run, with the seed texts present and with PEPROOF_SEEDS pointing to an
+    empty folder: byte-identical .tex files (sources are named by the project's data); the
+    quotes are checked only when the texts are there."""
+    from peproof.seeds import seeds_dir
+
+    texts = seeds_dir()
+    if texts is None:
+        pytest.skip("the seed texts are not present on this machine")
+    data = run.collect(tmp_path / "run", pattern="worked.*", numerics="none", peers=False,
+                       workers=1, quiet=True)
+    outs = []
+    (tmp_path / "empty").mkdir()
+    for name, folder in (("with", texts), ("without", tmp_path / "empty")):
+        monkeypatch.setenv("PEPROOF_SEEDS", str(folder))
+        res = B.build(build_dir=tmp_path / name, run=data, compile_pdf=False, quiet=True,
+                      full=True)
+        outs.append((res, res.tex_path.read_bytes(), res.more_tex[0].read_bytes()))
+    (with_, a, ra), (without, b, rb) = outs
+    assert a == b and ra == rb
+    assert with_.quotes["checked"] > 0 and not with_.quotes["missing"]
+    assert without.quotes["checked"] == 0 and without.quotes["absent"] > 0
+    assert b"Sinusoidal Positional Encoding" in ra  # the titles come from the project's data
+
+
+def test_a_quote_missing_from_its_seed_is_reported(tmp_path, monkeypatch):
+    """The quote check can fail: a seed text that lacks a quoted sentence is reported."""
+    from peproof.seeds import SEEDS, seeds_dir
+
+    if seeds_dir() is None:
+        pytest.skip("the seed texts are not present on this machine")
+    for f in SEEDS:
+        (tmp_path / f).write_text("nothing quoted here\n")
+    monkeypatch.setenv("PEPROOF_SEEDS", str(tmp_path))
+    rows = [{"id": "worked.x_y", "sources": [{"seed": SEEDS[0], "quote": "a sentence"}]}]
+    q = B.verify_quotes(rows)
+    assert q["checked"] == 0 and q["missing"] == ["worked.x_y: a sentence"]
+
+
+# ---------------------------------------------------------------------------- other branches' data
+def test_verdict_fields_the_record_does_not_know_are_printed(tmp_path):
+    """A field a later engine adds to a verdict (a second kernel's certificate) appears in the
+    record as it is; a method labelled ``construction`` is shown as settled by construction and
+    counted apart in the agreement table."""
+    import copy
+
+    data = _tiny_run(tmp_path / "run")
+    data = copy.deepcopy(data)
+    row = data["results"]["claims"][0]
+    row["verdict"]["kernels"] = ["sympy-exp", "flint-fmpz-poly"]
+    row["verdict"]["method"] = "construction"
+    res = B.build(build_dir=tmp_path / "out", run=data, compile_pdf=False, quiet=True,
+                  full=True)
+    record = res.more_tex[0].read_text()
+    assert "fmpz" in record and "kernels" in record
+    assert "by construction" in record
+    assert "primary=construction" in record
+    assert content.settled_by_construction({"method": "decision procedure (both sides "
+                                                      "identical as built)"})
+    assert not content.settled_by_construction({"method": "decision procedure"})

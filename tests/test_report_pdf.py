@@ -1,6 +1,7 @@
-"""The report as a PDF: it builds, its text carries every claim id and verdict, a sabotaged claim
-changes its verdict in the PDF, two builds give the same bytes, and without TeX the .tex is still
-written with the exact packages to install.
+"""The report as PDFs: they build without an overfull box, the record carries every claim id and
+verdict, a sabotaged claim changes its verdict, no SymPy string reaches a reader, every printed
+interval contains its exact value, two builds give the same bytes, and without TeX the .tex is
+still written with the exact packages to install.
 
 Needs TeX (Debian: texlive-latex-base, -latex-recommended, -fonts-recommended, -pictures,
 latexmk).  Without it these tests skip on a developer's machine and fail under CI (``CI`` set),
@@ -21,6 +22,7 @@ from peproof.commands.report import load_generator
 gen = load_generator()
 from peproof_report import run as R  # noqa: E402
 from peproof_report import tex as T  # noqa: E402
+from peproof_report.fmt import read_back  # noqa: E402
 
 PATTERN = "worked.*"  # proved and refuted claims, one errata entry, quick to decide
 
@@ -44,7 +46,7 @@ def _squash(s: str) -> str:
 
 
 def claim_verdicts_in(text: str, ids: list[str]) -> dict[str, str]:
-    """Each claim's verdict as the PDF prints it in the claim's own section: the heading
+    """Each claim's verdict as the record prints it in the claim's own section: the heading
     ``<number> <id>`` is followed by the field ``verdict <status> by``."""
     flat = _squash(text)
     out = {}
@@ -68,9 +70,14 @@ def built(tmp_path_factory):
     _need_tex()
     out = tmp_path_factory.mktemp("report")
     res = gen.build(build_dir=out, pattern=PATTERN, numerics="quick", peers=False, workers=1,
-                    quiet=True)
+                    quiet=True, full=True)
     assert res.pdf_path is not None, res.tex_message
+    assert res.more_pdf, "the record was not written"
     return res
+
+
+def record_pdf(res):
+    return res.more_pdf[0][0]
 
 
 def test_pdf_builds_and_has_pages(built):
@@ -81,7 +88,7 @@ def test_pdf_builds_and_has_pages(built):
 
 def test_pdf_text_has_every_claim_id_and_its_verdict(built):
     ids = [c.id for c in registry.select(PATTERN)]
-    text = pdf_text(built.pdf_path)
+    text = pdf_text(record_pdf(built))
     flat = _squash(text)
     missing = [i for i in ids if i not in flat]
     assert not missing, f"claim ids not in the PDF text: {missing}"
@@ -92,6 +99,8 @@ def test_pdf_text_has_every_claim_id_and_its_verdict(built):
     got = claim_verdicts_in(text, ids)
     assert got == want
     assert "refuted" in got.values() and "proved" in got.values()
+    compact = _squash(pdf_text(built.pdf_path))
+    assert all(i in compact for i in ids), "the report lists every claim too"
 
 
 def test_pdf_lists_the_errata_with_the_seed_sentence(built):
@@ -114,12 +123,12 @@ def test_sabotaged_claim_changes_its_verdict_in_the_pdf(tmp_path, monkeypatch):
     monkeypatch.setattr(claim, "_statement", wrong)
     try:
         res = gen.build(build_dir=tmp_path, pattern=cid, numerics="none", peers=False,
-                        workers=1, fresh=True, quiet=True)
+                        workers=1, fresh=True, quiet=True, full=True)
     finally:
         monkeypatch.undo()
         _clear_verdict_caches()
     assert res.pdf_path is not None, res.tex_message
-    text = pdf_text(res.pdf_path)
+    text = pdf_text(record_pdf(res))
     assert claim_verdicts_in(text, [cid]) == {cid: "refuted"}
     assert "differsfromtheregistry" in _squash(text)
     assert "witness" in text
@@ -163,3 +172,89 @@ def test_cli_without_tex_exits_0_and_says_so(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert rc == 0
     assert "TeX not found" in out and "apt-get install texlive-latex-base" in out
+
+
+# ---------------------------------------------------------------------------- what a reader sees
+def _logs(res) -> list:
+    return [T.log_of(res.tex_path), *(T.log_of(p.with_suffix(".tex")) for p, _ in res.more_pdf)]
+
+
+def test_no_overfull_box_in_either_document(built):
+    """Every line and display fits the page (displays scale down instead of overflowing)."""
+    for log in _logs(built):
+        text = log.read_text(errors="replace")
+        assert "Output written" in text
+        bad = re.findall(r"Overfull \\[hv]box.*", text)
+        assert not bad, (log.name, bad[:5])
+
+
+def test_an_overfull_box_is_found_in_the_log(tmp_path):
+    """The check above can fail: a too-wide line is reported by TeX and matched."""
+    _need_tex()
+    (tmp_path / "x.tex").write_text("\\documentclass{article}\\begin{document}"
+                                    "\\hbox to 2cm{\\hbox{aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa}}"
+                                    "\\end{document}\n")
+    import subprocess
+
+    subprocess.run(["pdflatex", "-interaction=nonstopmode", "x.tex"], cwd=tmp_path,
+                   capture_output=True, timeout=120)
+    assert re.findall(r"Overfull \\[hv]box.*", (tmp_path / "x.log").read_text(errors="replace"))
+
+
+SYMPY_ISMS = re.compile(r"\*\*|sqrt\(|\bx_\d\d\b|\bSum\(|too long to print|\bexp\(sqrt|"
+                        r"\b(?:sin|cos)\([a-z_]+\*|Abs\(|\bpi\*")
+
+
+def test_no_sympy_string_where_a_reader_reads(built):
+    """The report (PDF text and .tex) carries no SymPy spelling (``**``, ``sqrt(``, ``x_00``,
+    ``Sum(``) and no 'too long to print'; the record neither, outside the engines' logs, which
+    are set in typewriter type as machine text.  The pattern finds them in the raw results."""
+    import json
+
+    raw = (built.tex_path.parent / "results.json").read_text()
+    assert SYMPY_ISMS.search(raw), "the check would not catch anything"
+    for text in (pdf_text(built.pdf_path), built.tex_path.read_text()):
+        found = SYMPY_ISMS.findall(text)
+        assert not found, found[:5]
+    record = built.more_pdf[0][0].with_suffix(".tex").read_text()
+    outside_logs = re.sub(r"\\texttt\{(?:[^{}]|\{[^{}]*\})*\}", " ", record)
+    found = SYMPY_ISMS.findall(outside_logs)
+    assert not found, found[:5]
+    assert json.loads(raw)["claims"]
+
+
+def test_printed_separations_contain_their_exact_values(built):
+    """The separation table's intervals, recomputed independently with mpmath from the
+    definition: the least squared distance D(k) at the printed offset, D(1), and the first turn
+    2 pi / omega_min, each inside the interval the report prints."""
+    import mpmath
+
+    tex = built.tex_path.read_text()
+    rows = re.findall(r"^(\d+) & (\$[^&]+\$) & ([\d\\, ]+) & (\$[^&]+\$) & [^&]+ & "
+                      r"(\$[^&]+\$)\\\\$", tex, re.M)
+    assert rows, "no separation table found"
+    with mpmath.workdps(50):
+        for d_txt, min_sq, k_txt, adj, wrap in rows:
+            d = int(d_txt)
+            k = int(k_txt.replace("\\,", "").split(",")[0])
+            w = [mpmath.power(10000, -mpmath.mpf(2 * i) / d) for i in range(d // 2)]
+
+            def dk(kk, w=w):
+                return 2 * mpmath.fsum(1 - mpmath.cos(wi * kk) for wi in w)
+
+            for printed, exact in ((min_sq, dk(k)), (adj, dk(1))):
+                lo, hi = read_back(printed)
+                assert lo <= _dec(exact) <= hi, (d, printed, exact)
+            turn = 2 * mpmath.pi / w[-1]
+            lo, hi = read_back(wrap)
+            digits = wrap.replace(r"\,", "").strip("$").replace(r"\ldots", "")
+            assert str(_dec(turn)).startswith(digits) if r"\ldots" in wrap else \
+                lo <= _dec(turn) <= hi, (d, wrap, turn)
+
+
+def _dec(x):
+    from decimal import Decimal
+
+    import mpmath
+
+    return Decimal(mpmath.nstr(x, 40, strip_zeros=False))

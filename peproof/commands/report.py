@@ -6,9 +6,10 @@
                                         # the same commit and sources)
     peproof report --numerics quick|none --no-peers --no-pdf --out DIR
 
-The generator is a checkout-level job: it lives in ``reports/peproof_report/`` beside its
-templates, next to the ``peproof`` package of a source checkout (the core package never
-imports it).  Run outside a checkout, the command says so in one line.
+The generator is the package ``peproof_report`` (``reports/peproof_report/`` in a checkout),
+installed with the extra ``peproof[report]``; the core package never imports it.  From a
+checkout the output goes to ``reports/build/``, from an installed package to ``./peproof-report``
+unless ``--out`` says otherwise.  ``--full`` adds the complete record as a second document.
 
 Exit codes: 0 the report was written (the PDF too, or the message says exactly what TeX to
 install); 1 a verdict differs from the registry's reading, engines disagree, a falsifier
@@ -18,37 +19,33 @@ survived or TeX failed; 2 bad input.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from peproof.guard import UsageError
 from peproof.guard.paths import folder_lock, out_folder
 
-HELP = "build the LaTeX/PDF report (proofs, errata, numerics, oracle) in reports/build/"
-
-
-def reports_dir() -> Path:
-    """The checkout's ``reports/`` folder (beside the ``peproof`` package)."""
-    import peproof
-
-    return Path(peproof.__file__).resolve().parent.parent / "reports"
+HELP = "build the LaTeX/PDF report (findings, errata, proofs, numerics, oracle)"
 
 
 def load_generator():
-    here = reports_dir()
-    if not (here / "peproof_report" / "build.py").is_file():
-        raise UsageError(f"the report generator is not at {here}/peproof_report: "
-                         "'peproof report' runs from a source checkout of peproof")
-    if str(here) not in sys.path:
-        sys.path.insert(0, str(here))
-    import peproof_report
-
+    """The installed generator, or a one-line :class:`UsageError` naming the extra."""
+    try:
+        import jinja2  # noqa: F401
+        import matplotlib  # noqa: F401
+        import peproof_report
+    except ImportError as exc:
+        raise UsageError(f"the report needs the extra 'report' ({exc.name} is missing): "
+                         "pip install 'peproof[report]'") from None
     return peproof_report
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("report", help=HELP, description=HELP + ".")
     p.add_argument("pattern", nargs="?", help="only claims whose id matches (glob or substring)")
-    p.add_argument("--out", help="output folder (default: reports/build of the checkout)")
+    p.add_argument("--out", help="output folder (default: reports/build in a checkout, else "
+                   "./peproof-report)")
+    p.add_argument("--full", action="store_true",
+                   help="also write the full record (every trace, falsifier, engine column and "
+                   "the trusted base) as a second document")
     p.add_argument("--fresh", action="store_true",
                    help="decide every claim and run the numerics again, even if the results "
                    "of this commit are cached")
@@ -71,24 +68,33 @@ def run(args) -> int:
                          f"of about 200 MiB), got {args.workers}")
     gen = load_generator()
     out = out_folder(args.out) if args.out else None
-    with folder_lock(out or reports_dir() / "build", "peproof report"):  # one run per folder
+    out = out or gen.default_build_dir()
+    with folder_lock(out, "peproof report"):  # one run per folder
         res = gen.build(build_dir=out, pattern=args.pattern, numerics=args.numerics,
                         peers=not args.no_peers, workers=args.workers, fresh=args.fresh,
-                        compile_pdf=not args.no_pdf)
-    print(f"wrote {res.tex_path}")
+                        compile_pdf=not args.no_pdf, full=args.full)
+    print(f"wrote {res.tex_path}" + "".join(f" and {p}" for p in res.more_tex))
     if not args.no_pdf:
         print(res.tex_message if res.pdf_path is None else
-              f"wrote {res.pdf_path} ({res.pages} pages; TeX {res.tex_seconds:.1f} s)")
+              f"wrote {res.pdf_path} ({res.pages} pages; TeX {res.tex_seconds:.1f} s)"
+              + "".join(f"\nwrote {p} ({n} pages)" for p, n in res.more_pdf))
     checks = res.formula_checks
     bad = sum(n for k, n in checks.items() if k not in ("identical", "equal at random points"))
     print(f"{'reused the results of this commit' if res.reused else 'ran the proofs and numerics'}"
           f"; {sum(checks.values())} printed formulas read back"
           + (f", {bad} NOT confirmed" if bad else ", all confirmed")
           + f"; errata: {len(res.errata)}; {res.seconds:.1f} s")
+    q = res.quotes
+    if q.get("folder") and q["checked"] + len(q["missing"]):
+        print(f"quotes: {q['checked']} found in the seed texts ({q['folder']})"
+              + (f"; {len(q['missing'])} NOT found: {'; '.join(q['missing'][:3])}"
+                 if q["missing"] else ""))
+    else:
+        print("seed texts not found: quotes not checked (the documents do not depend on them)")
     if res.unknown_chars:
         print("characters without a LaTeX form: " + " ".join(sorted(res.unknown_chars)),
               file=sys.stderr)
     summary = res.summary
     failed = bool(summary.get("disagreements") or summary.get("conflicts")
                   or summary.get("falsifiers", 0) != summary.get("falsifiers_refuted", 0))
-    return 1 if failed or not res.ok or bad else 0
+    return 1 if failed or not res.ok or bad or q.get("missing") else 0

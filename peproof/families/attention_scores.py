@@ -232,6 +232,7 @@ CLAIMS = [
         "identity",
         uses=LIN,
         expect="refuted",
+        erratum="rejected-inference",
         companion="attention.additive_pe_score_four_terms",
         falsifiers=(F.flip_sign(SHIFTED), F.shift(SHIFTED, 1)),
         note="The linearity holds (rotation.shift_is_linear) and still the score moves when "

@@ -358,6 +358,7 @@ CLAIMS = [
         ARE_DFS,
         "existential",
         expect="refuted",
+        erratum=("error", 12, "The Transformer's frequencies are not frequencies of any discrete Fourier series: omega_0 = 1 is not a rational multiple of 2 pi."),
         companion="dft.transformer_frequencies_not_dfs_frequencies",
         falsifiers=(
             Falsifier("every_k_n", Statement(ARE_DFS.concl, ARE_DFS.vars),

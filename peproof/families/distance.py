@@ -245,6 +245,7 @@ CLAIMS = [
         MONOTONE,
         "inequality",
         expect="refuted",
+        erratum="literal",
         companion="distance.lipschitz_in_offset",
         note="The k^2 shape holds only near k = 0; the distance oscillates.",
         falsifiers=(F.scale(MONOTONE, sp.Rational(1, 100), name="hundredfold_growth"),

@@ -260,6 +260,7 @@ CLAIMS = [
         ONLY_RESCALES,
         "identity",
         expect="refuted",
+        erratum=("error", 10, "Mapping [a, b) onto [-pi, pi) also shifts the phase of every feature; it is not a pure change of frequency."),
         companion="fourier.affine_map_shifts_phase",
         falsifiers=(F.flip_sign(ONLY_RESCALES, index=0), F.shift(ONLY_RESCALES, 2)),
         proof=_seed_point_refutation,

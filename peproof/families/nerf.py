@@ -134,6 +134,7 @@ CLAIMS = [
         ONLY_RATIO,
         "numeric",
         expect="refuted",
+        erratum="literal",
         companion="nerf.frequencies_geometric_both_families",
         falsifiers=(F.shift(ONLY_RATIO, 1), F.scale(ONLY_RATIO, 3)),
         note="A geometric progression is its first term and its ratio: NeRF starts at "

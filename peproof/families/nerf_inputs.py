@@ -202,6 +202,7 @@ CLAIMS = [
         Statement((Lt(0, MIXING),)),
         "numeric",
         expect="refuted",
+        erratum=("error", 11, "NeRF's matrix B acts on each coordinate separately; it does not mix them (random Fourier features do)."),
         companion="nerf.per_coordinate_b_does_not_mix",
         falsifiers=(
             Falsifier("mixing_two", Statement((Eq(MIXING, 2),)), "sum of products equals 2"),

@@ -161,6 +161,7 @@ def _decay_claims(d: int) -> list[Claim]:
             f"0 <= k < N = {N_TURN} (refuted: a certified rise)",
             DECAY, mono, "inequality", uses=("rope.abel_bound_concrete_d",),
             expect="refuted", companion=base.format("never_regains_early_levels"),
+            erratum="literal",  # "decays" read as monotone; the envelope reading is proved
             falsifiers=(_halved(mono), _reversed(mono)), proof=_decay_proof,
             note=f"The first rise is at k = {rise} (rope.decay_bound_decreasing_until_first_rise_"
             f"d{d}); the corrected statement is rope.decay_bound_never_regains_early_levels_d{d}.",

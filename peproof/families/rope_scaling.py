@@ -248,6 +248,7 @@ CLAIMS = [
         "factor l/L of the YaRN paper (refuted unless s = 1)",
         DYN_SRC, DYN_RATIO, "identity",
         expect="refuted", companion="rope.dynamic_ntk_effective_factor",
+        erratum="literal",  # the paper's s = l/L read into transformers' code
         falsifiers=(F.scale(DYN_RATIO, 2, name="doubled"),
                     F.subs_rhs(DYN_RATIO, {ln: 2 * ln}, "ratio_doubled", "factor 2 l / L")),
     ),

@@ -230,6 +230,7 @@ CLAIMS = [
         "(worked example 2, d = 4) distant positions are at least as far apart as adjacent ones",
         _SEED_EX2, lambda: floor_statement(4, N_TURN, 1), "numeric", uses=REDUCTION,
         expect="refuted", companion="separation.closest_pair_up_to_62832_d4",
+        erratum=("error", 3, "At small d, positions far apart come much closer than neighbours: 'clearly distinguishable' fails where it is exemplified."),
         falsifiers=lambda st: (
             Falsifier("strictly_farther", st.with_concl(Lt(sq_dist(4, 0, 1), sq_dist(4, a, b))),
                       "every other pair strictly farther than (0, 1)"),

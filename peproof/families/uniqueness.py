@@ -251,6 +251,7 @@ CLAIMS = [
         "2 pi/omega_min ≈ 2 pi 10000 ≈ 62,832 for every d (5 % relative tolerance)",
         _SRC_ABOUT, WRAP_ABOUT, "numeric",
         expect="refuted", companion="uniqueness.slowest_pair_wraps_at_exact_position",
+        erratum=("error", 1, "The position where the slowest pair completes its first turn depends on d: for small d it comes far before the 'practical lengths' the source promises."),
         falsifiers=(_fal("one_percent", Statement(near(WRAP, 62832, R(62832, 100)), (V_D,)), "1 %"),
                     _fal("exact", Statement(Eq(WRAP, 62832), (V_D,)), "equality")),
         note="Read as |2 pi/omega_min - 62832| <= 5 % of 62832 (two inequalities). Witness d = 4: "
@@ -274,6 +275,7 @@ CLAIMS = [
         "For every d, positions below 60,000 keep the slowest angle omega_min pos below 2 pi",
         _SRC_60K, NO_WRAP_60K, "inequality",
         expect="refuted", companion="uniqueness.slowest_pair_distinct_angles_before_wrap",
+        erratum=("error", 2, "The source's reason for uniqueness below sixty thousand tokens holds only for d >= 400; for smaller d the slowest angle has already turned once."),
         falsifiers=(_fal("below_pi", NO_WRAP_60K.with_concl(Lt(OMEGA_MIN * p, sp.pi)), "pi"),
                     _fal("below_one", NO_WRAP_60K.with_concl(Lt(OMEGA_MIN * p, 1)), "1 rad")),
         note="The seed's reason ('distinct because no full turn yet') formalised; witness d = 4, "
@@ -351,6 +353,7 @@ CLAIMS = [
         (src(FOURIER, UNIQUE, "rather than for all integers"), src(FOURIER, UNIQUE, UNIQUE)),
         EXISTS_ALL, "existential",
         expect="refuted", companion="uniqueness.pe_injective_on_integers",
+        erratum=("error", 8, "Distinct integer positions never have equal encodings, at any length; what degrades is their separation and finite precision, not uniqueness."),
         falsifiers=(_fal("period_710", _period(710, OMEGA_0), "near period 710 as exact"),
                     _fal("period_44", _period(44, OMEGA_0), "near period 44 as exact")),
         note="A collision of the full vectors is a collision on channels 0 and 1, so refuting "
@@ -364,6 +367,7 @@ CLAIMS = [
         "Some single pair repeats: exist d, i and integers a != b with pair_i(a) = pair_i(b)",
         (_SRC_REPEAT, _SRC_WAVE), EXISTS_PAIR, "existential",
         expect="refuted", companion="uniqueness.single_pair_injective_on_integers",
+        erratum="literal",
         falsifiers=(_fal("period_710", _period(710), "near period 710 as exact"),
                     _fal("period_628", _period(628), "near period 628 as exact")),
         note="Refuted by proving the negation (pi transcendental). True over real positions "

@@ -19,6 +19,7 @@ References
 from __future__ import annotations
 
 import time
+from decimal import ROUND_CEILING, ROUND_FLOOR, Context, Decimal
 from functools import cache
 
 import flint
@@ -67,6 +68,16 @@ def _enclosure(ball: flint.arb) -> tuple[sp.Rational, sp.Rational]:
     return lo, hi
 
 
+def _outward(lo: sp.Rational, hi: sp.Rational, digits: int = 22) -> str:
+    """``[lo, hi]`` as decimals rounded outward from the exact rationals (never via a float,
+    whose rounding can print an interval that misses the value)."""
+    def dec(r: sp.Rational, rounding) -> str:
+        return str(Context(prec=digits, rounding=rounding).divide(Decimal(int(r.p)),
+                                                                   Decimal(int(r.q))))
+
+    return f"[{dec(lo, ROUND_FLOOR)}, {dec(hi, ROUND_CEILING)}]"
+
+
 def _read(stmt: Statement) -> tuple[sp.Expr, int] | None:
     """(omega, K) from a statement of the form ``k <= K: 0 < omega k, omega k < 2 pi``."""
     if len(stmt.hyps) != 1 or len(stmt.concl) != 2 or stmt.vars != (V_K,):
@@ -110,8 +121,8 @@ def _chain(d: int):
         r2 = wrapped.check()
         secs = time.perf_counter() - t0
         axioms = (
-            f"pi in [{float(p_lo):.20f}, {float(p_hi):.20f}] (arb enclosure, checked)",
-            f"omega_min in [{float(w_lo):.20e}, {float(w_hi):.20e}] (arb enclosure, checked)",
+            f"pi in {_outward(p_lo, p_hi)} (arb enclosure, checked)",
+            f"omega_min in {_outward(w_lo, w_hi)} (arb enclosure, checked)",
             "z3 nonlinear real/integer arithmetic",
         )
         trace = [

@@ -175,6 +175,7 @@ CLAIMS = [
         src(INTRO, EX2, "$\\sin(1)=0.841$ versus $\\sin(500)=-0.262$ — a large change"),
         SIN500_SEED, "numeric",
         expect="refuted", companion="worked.sin_five_hundred_three_decimals",
+        erratum=("error", 9, "A worked number is wrong (it is sin 50), so the example's 'large change' is computed from the wrong value."),
         falsifiers=(_fal("last_digit", "-0.261", near(pe(500, 0), R("-0.261"))),
                     _fal("sign_slip", "+0.262", near(pe(500, 0), R("0.262")))),
         note="sin 500 = -0.46777..., not -0.262 (|difference| = 0.206). The seed's value is "

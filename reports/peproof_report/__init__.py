@@ -6,5 +6,6 @@ package lives in the checkout's ``reports/`` folder, beside its templates; the c
 """
 
 from .build import Outcome, build
+from .run import default_build_dir
 
-__all__ = ["Outcome", "build"]
+__all__ = ["Outcome", "build", "default_build_dir"]

@@ -1,8 +1,12 @@
-"""Assemble the report: collect the run, draw the figures, render the templates, compile.
+"""Assemble the documents: collect the run, draw the figures, render the templates, compile.
 
-Output (under ``reports/build/`` unless told otherwise): ``peproof-report.tex``, the figures
-``fig-*.pdf``, ``peproof-report.pdf`` (when TeX is installed), the cached run ``run.json`` and
-the plain results envelope ``results.json``.
+Two documents from one context: the report (``peproof-report``, compact: findings, errata, one
+section per family, numerics with their figures, the oracle, the claim index) and, with
+``full=True``, the record (``peproof-record``: every claim with its trace, falsifiers, engine
+columns and trusted base).  Output goes to the checkout's ``reports/build/`` (or
+``./peproof-report`` for an installed package) unless told otherwise: the ``.tex`` files, the
+figures ``fig-*.pdf``, the PDFs (when TeX is installed), the cached run ``run.json`` and the plain
+results envelope ``results.json``.
 """
 
 from __future__ import annotations
@@ -14,14 +18,18 @@ from pathlib import Path
 
 from markupsafe import Markup
 
+from . import biblio, figures, findings, fmt, graph, numview, tex
 from . import content as C
-from . import figures, fmt, tex
-from .latex import claim_ref, reset_unknown, unknown_seen, verdict
-from .run import collect, repo_root, source_state, versions
+from .latex import reset_unknown, tex_breakable, unknown_seen, verdict
+from .mathtext import title_tex
+from .run import collect, default_build_dir, repo_root, source_state, versions
 
 TEX_NAME = "peproof-report.tex"
 PDF_NAME = "peproof-report.pdf"
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+RECORD_TEX = "peproof-record.tex"
+RECORD_PDF = "peproof-record.pdf"
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+FAMILY_GRAPH_MIN = 4  # claims a family's dependency graph needs to be drawn
 
 
 @dataclass
@@ -38,6 +46,9 @@ class Outcome:
     errata: list[str] = field(default_factory=list)
     summary: dict = field(default_factory=dict)
     ok: bool = True
+    more_tex: list[Path] = field(default_factory=list)
+    more_pdf: list[tuple[Path, int | None]] = field(default_factory=list)
+    quotes: dict = field(default_factory=dict)
 
 
 def environment():
@@ -64,134 +75,17 @@ def environment():
     )
     env.filters["mjoin"] = lambda items, sep: Markup(sep.join(
         i if isinstance(i, Markup) else escape(i) for i in items))
+    env.filters["fit"] = fit_row
     return env
 
 
-#: the proved claim whose statement defines ``D(k)`` in the numerics section
-SUM_OF_COSINES = "distance.sq_eq_two_sum_one_minus_cos"
-
-
-def _numerics_view(num: dict, render: dict) -> dict:
-    out: dict = {"present": bool(num)}
-    if not num:
-        return out
-    seps = num.get("separation") or []
-    rows = []
-    for r in seps:
-        s, mp = r["separation"], r.get("mpmath")
-        rows.append({
-            "d": fmt.integer(s["d"]), "n": fmt.integer(s["n_pos"]),
-            "min_sq": fmt.interval(s["min_sq"]["lo"], s["min_sq"]["hi"], 10),
-            "argmin": Markup(", ".join(str(fmt.integer(k)) for k in s["argmin"])),
-            "unique": "yes" if s["certified_unique"] else "tie",
-            "min_dist": fmt.lower(s["min_dist"]["lo"], 8),
-            "adjacent": fmt.interval(s["adjacent_sq"]["lo"], s["adjacent_sq"]["hi"], 8),
-            "closer": fmt.integer(s["closer_than_adjacent"]),
-            "first_decrease": fmt.integer(s["first_decrease"]),
-            "wrap": fmt.interval(s["wrap"]["lo"], s["wrap"]["hi"], 9),
-            "wrap_position": fmt.integer(s["wrap_position"]),
-            "distinct": "yes" if s["distinct"] else "no",
-            "below_wrap": "yes" if (s["wrap_position"] or 0) >= s["n_pos"] else "no",
-            "bound": fmt.num(s["float_bound"], 2), "candidates": fmt.integer(s["candidates"]),
-            "mp": "-" if mp is None else ("agrees" if mp["agree"] else "DISAGREES"),
-            "mp_checks": len(mp["checks"]) if mp else 0,
-            "undecided": s["undecided"],
-        })
-    out["separation"] = rows
-    if seps:
-        s0 = seps[0]["separation"]
-        out["n"] = fmt.integer(s0["n_pos"])
-        out["n_raw"] = s0["n_pos"]
-        out["reduction"] = [Markup(claim_ref(c)) for c in s0["reduction"]]
-        out["reduction_statement"] = C.statement_rows(render.get(SUM_OF_COSINES))
-        out["trusted"] = s0["trusted_base"]
-        out["all_distinct"] = all(r["separation"]["distinct"] for r in seps)
-        out["all_unique"] = all(r["separation"]["certified_unique"] for r in seps)
-        out["mp_agree"] = all((r.get("mpmath") or {}).get("agree", False) for r in seps)
-        out["mp_dps"] = (seps[0].get("mpmath") or {}).get("dps")
-    hz = [num[k] for k in sorted(num) if k.startswith("horizon:")]
-    order = {"float64": 0, "float32": 1, "float16": 2, "bfloat16": 3}
-    hz.sort(key=lambda h: order.get(h["dtype"], 9))
-    hrows = []
-    for h in hz:
-        n = h["n"]
-        for r in h["rows"]:
-            coll = ("none" if r["collision"] is None else None)
-            hrows.append({
-                "dtype": r["dtype"], "recipe": r["recipe"],
-                "collision": Markup(f"none $<$ {fmt.integer(n)}") if coll else
-                Markup(f"{fmt.integer(r['collision'])} (= {fmt.integer(r['collision_with'])})"),
-                "forced": (fmt.integer(r["collision_bound"]) if r["collision_bound"] < 10**7
-                           else fmt.big(r["collision_bound"])) if r["collision_bound"] else
-                Markup("never"),
-                "crossing": Markup(f"none $<$ {fmt.integer(n)}") if r["error_crossing"] is None
-                else Markup(str(fmt.integer(r["error_crossing"]))
-                            + ("" if r["crossing_certain"] else r"\textsuperscript{*}")),
-                "overflow": Markup("never") if r["overflow"] is None else (
-                    fmt.integer(r["overflow"]) if r["overflow"] < 10**7 else
-                    fmt.big(r["overflow"])),
-                "max_error": fmt.num(r["max_error"], 3),
-                "scanned": fmt.integer(r["scanned"]),
-            })
-    if hz:
-        out["horizon"] = {"d": fmt.integer(hz[0]["d"]), "n": fmt.integer(hz[0]["n"]),
-                          "half": fmt.interval(*hz[0]["half_separation"], 10), "rows": hrows,
-                          "dtypes": [h["dtype"] for h in hz],
-                          "any_uncertain": any(r["crossing_certain"] is False
-                                               for h in hz for r in h["rows"])}
-    if num.get("recipe_error"):
-        re_ = num["recipe_error"]
-        out["recipe_error"] = {"d": fmt.integer(re_["d"]), "bin": fmt.integer(re_["bin"]),
-                               "dtypes": [p["dtype"] for p in re_["panels"]],
-                               "recipes": [c["recipe"] for c in re_["panels"][0]["curves"]]}
-    if num.get("separation_vs_n"):
-        sv = num["separation_vs_n"]
-        out["sep_vs_n"] = {"ds": [c["d"] for c in sv["curves"]], "points": len(sv["n_grid"])}
-    if num.get("distance"):
-        ds = num["distance"]
-        out["distance"] = {"ds": [c["d"] for c in ds["curves"]],
-                           "ks": [fmt.integer(k) for k in ds["ks"]]}
-    return out
-
-
-def _figures(num: dict, nodes: list[dict], build: Path) -> dict[str, str]:
-    out = {}
-    if num.get("distance"):
-        figures.distance(num["distance"], build / "fig-distance.pdf")
-        out["distance"] = "fig-distance.pdf"
-    if num.get("separation_vs_n"):
-        figures.separation_vs_n(num["separation_vs_n"], build / "fig-separation.pdf")
-        out["separation"] = "fig-separation.pdf"
-    hz = [num[k] for k in sorted(num) if k.startswith("horizon:")]
-    order = {"float64": 0, "float32": 1, "float16": 2, "bfloat16": 3}
-    hz.sort(key=lambda h: order.get(h["dtype"], 9))
-    if hz:
-        rows = [r for h in hz for r in h["rows"]]
-        figures.horizons(rows, hz[0]["n"], build / "fig-horizons.pdf")
-        out["horizons"] = "fig-horizons.pdf"
-    if num.get("recipe_error"):
-        half = {h["dtype"]: h["half_separation"] for h in hz}
-        if not half and hz == []:
-            half = {}
-        figures.recipe_error(num["recipe_error"], half, build / "fig-recipe-error.pdf")
-        out["recipe_error"] = "fig-recipe-error.pdf"
-    if nodes:
-        figures.dependency_graph(nodes, build / "fig-graph.pdf")
-        out["graph"] = "fig-graph.pdf"
-    return out
-
-
-def _peers_view(peers: dict | None) -> dict:
-    if not peers:
-        return {"ran": False, "rows": []}
-    rows = []
-    for r in peers["rows"]:
-        rows.append({**r, "max_abs_f": fmt.num(r.get("max_abs"), 3) if r.get("max_abs")
-                     is not None else Markup(r"\textemdash{}"),
-                     "shape_f": Markup(r"$\times$".join(str(x) for x in r.get("shape", [])))})
-    return {"ran": True, "rows": rows,
-            "checked": sum(r["status"] == "checked" for r in peers["rows"]),
-            "missing": [r["package"] for r in peers["rows"] if r["status"] == "not installed"]}
+def fit_row(row: Markup) -> Markup:
+    """A display row ``left & right`` with ``right`` scaled down if it is wider than the line
+    (``\\fitrow``): long formulas never make an overfull box."""
+    left, amp, right = str(row).partition("&")
+    if not amp:
+        return Markup(r"&\fitrow{" + left + "}")
+    return Markup(left + r"&\fitrow{" + right + "}")
 
 
 def definition() -> list[Markup]:
@@ -219,108 +113,325 @@ def omega() -> Markup:
     return Markup(rf"\omega_{{{latex(i)}}} = {latex(omega_expr(i, d))}")
 
 
-def context(run: dict, root: Path) -> dict:
+def formulas_of_the_numbers() -> dict[str, Markup]:
+    """The formulas the headline numbers evaluate, printed from :mod:`peproof.encoding`:
+    the first turn ``2 pi / omega_min`` and the span ``log10(omega_0 / omega_min)`` in decades,
+    and the sources' ``d/2`` (all as functions of a symbolic ``d``)."""
+    import sympy as sp
+
+    from peproof.encoding import omega_expr
+
+    from .formulas import latex
+
+    d = sp.Symbol("d", positive=True, even=True)
+    w_min = omega_expr(d / 2 - 1, d)
+    span = sp.factor(sp.simplify(sp.expand_log(sp.log(omega_expr(0, d) / w_min, 10),
+                                                force=True)))
+    return {"wrap": Markup(latex(2 * sp.pi / w_min)), "span": Markup(latex(span)),
+            "omega_min": Markup(latex(w_min)), "half_d": Markup(latex(d / 2)),
+            "log_span": Markup(rf"\log_{{{latex(sp.Integer(10))}}}(\omega_{{{latex(0)}}}"
+                               r"/\omega_{\min})")}
+
+
+# ---------------------------------------------------------------------------- quotes
+def verify_quotes(rows: list[dict]) -> dict:
+    """Every quoted sentence found in its seed text, when the texts are present (the document
+    does not depend on it; the command reports it)."""
+    from peproof.seeds import normalise, seeds_dir
+
+    sd = seeds_dir()
+    out = {"folder": str(sd) if sd else None, "checked": 0, "missing": [], "absent": 0}
+    texts: dict[str, str | None] = {}
+    for r in rows:
+        for s in r["sources"]:
+            if s["seed"] not in texts:
+                f = sd / s["seed"] if sd else None
+                texts[s["seed"]] = normalise(f.read_text(encoding="utf-8")) \
+                    if f and f.is_file() else None
+            t = texts[s["seed"]]
+            if t is None:
+                out["absent"] += 1
+            elif normalise(s["quote"]) in t:
+                out["checked"] += 1
+            else:
+                out["missing"].append(f"{r['id']}: {s['quote'][:60]}")
+    return out
+
+
+# ---------------------------------------------------------------------------- context
+def family_label(f: str) -> str:
+    return "sec:family-" + f.replace("_", "-")
+
+
+def _families(rows, views, fams, titles: dict) -> list[dict]:
+    out = []
+    for n, f in enumerate(fams, 1):
+        cl = [views[r["id"]] for r in rows if r["family"] == f]
+        out.append({"name": f, "number": n, "title": Markup(title_tex(titles.get(f, f))),
+                    "label": family_label(f),
+                    "plain": titles.get(f, f), "claims": cl,
+                    "counts": Counter(v["status"] for v in cl),
+                    "papers": list(biblio.FAMILY_PAPERS.get(f, ())),
+                    "graph": None})
+    return out
+
+
+def _checks(render: dict, refs: C.Refs) -> dict:
+    checks: Counter = Counter()
+    unchecked = []
+    for cid, r in render.items():
+        chs = list(((r or {}).get("statement") or {}).get("checks", []))
+        chs += list(((r or {}).get("compact") or {}).get("checks", []))
+        chs += list(((r or {}).get("steps") or {}).get("checks", []) or [])
+        chs += list(((r or {}).get("witness") or {}).get("checks", []) or [])
+        for ch in chs:
+            checks[ch["status"]] += 1
+            if ch["status"] not in ("identical", "equal at random points"):
+                unchecked.append({"id": Markup(refs.ref(cid)), "status": ch["status"],
+                                  "detail": ch["detail"]})
+    return {"counts": sorted(checks.items()), "total": sum(checks.values()),
+            "unchecked": unchecked}
+
+
+def _seeds(rows: list[dict]) -> list[dict]:
+    cited = Counter(s["seed"] for r in rows for s in r["sources"])
+    out = []
+    for f in sorted(cited):
+        info = C.seed_info(f)
+        out.append({"key": C.seed_key(f), "file": f, "title": info.title, "kind": info.kind,
+                    "short": info.short, "origin": info.origin, "claims": cited[f]})
+    return out
+
+
+def context(run: dict, root: Path | None) -> dict:
     res = run["results"]
     rows = res["claims"]
-    by_id = {r["id"]: r for r in rows}
-    ids = set(by_id)
+    number, fams = graph.numbering(rows)
+    refs = C.Refs(number)
     used_by: dict[str, list[str]] = {}
     for r in rows:
         for u in r["uses"]:
             used_by.setdefault(u, []).append(r["id"])
     render = run["render"]
-    views = {r["id"]: C.claim_view(r, render.get(r["id"]), used_by.get(r["id"], []), ids)
+    views = {r["id"]: C.claim_view(r, render.get(r["id"]), used_by.get(r["id"], []), refs)
              for r in rows}
-    titles = C.family_titles()
-    fams: dict[str, list] = {}
-    for r in rows:
-        fams.setdefault(r["family"], []).append(views[r["id"]])
-    families = [{"name": f, "title": titles.get(f, f), "claims": cl,
-                 "counts": Counter(v["status"] for v in cl)} for f, cl in fams.items()]
-    refuted, approx = C.errata(rows, by_id, views, render)
     state = source_state(root)
     epoch, date_source = C.build_date(state["commit_time"])
-    checks = Counter()
-    unchecked = []
-    for cid, r in render.items():
-        chs = list(((r or {}).get("statement") or {}).get("checks", []))
-        chs += list(((r or {}).get("steps") or {}).get("checks", []) or [])
-        for ch in chs:
-            checks[ch["status"]] += 1
-            if ch["status"] not in ("identical", "equal at random points"):
-                unchecked.append({"id": Markup(claim_ref(cid)), "status": ch["status"],
-                                  "detail": ch["detail"]})
-    g = C.graph(rows)
     summ = res["summary"]
-    axioms = Counter(a for r in rows for a in (r["verdict"].get("axioms") or []))
-    engines = Counter(r["verdict"]["engine"] for r in rows)
     vers = versions()
+    num = run.get("numerics") or {}
+    from peproof.numeric import D_ALL
+
+    nv = numview.view(num, D_ALL)
+    errs = findings.entries(rows, views, refs, run["registry"]["errata"])
+    seeds = _seeds(rows)
+    construction = sum(1 for r in rows if C.settled_by_construction(r["verdict"]))
+    agreement = Counter()
+    for r in rows:
+        cells = dict(r["engines"])
+        if C.settled_by_construction(r["verdict"]):
+            cells["primary"] = "construction"
+        agreement[" / ".join(f"{k}={v}" for k, v in cells.items())] += 1
     return {
-        "definition": definition(),
-        "omega": omega(),
+        "definition": definition(), "omega": omega(), "formula": formulas_of_the_numbers(),
         "meta": {
             "version": res["suite_version"], "commit": state["commit"],
             "commit_short": state["commit"][:12], "modified": state["modified"],
+            "checkout": root is not None,
             "date": C.date_text(epoch), "date_source": date_source,
             "platform": f"{vers['system']} {vers['machine']}, Python {vers['python']}",
             "versions": vers, "fingerprint": run["fingerprint"][:16],
             "pattern": run["options"].get("pattern"),
             "numerics_mode": run["options"].get("numerics"),
         },
-        "summary": {**summ, "engine_agreement": sorted(summ["engine_agreement"].items(),
-                                                       key=lambda kv: (-kv[1], kv[0])),
-                    "proof_seconds": fmt.seconds(summ["seconds"])},
+        "summary": {**summ, "proof_seconds": fmt.seconds(summ["seconds"]),
+                    "construction": construction,
+                    "agreement": sorted(agreement.items(), key=lambda kv: (-kv[1], kv[0]))},
         "verdict_word": {s: Markup(verdict(s)) for s in ("proved", "refuted", "unknown")},
-        "seeds": C.seeds_info(rows),
-        "table": [{"ref": Markup(claim_ref(r["id"])), "title": r["title"],
-                   "sources": ", ".join(dict.fromkeys(C.seed_label(s["seed"]).split()[-1]
-                                                      for s in r["sources"])),
-                   "verdict": Markup(verdict(r["verdict"]["status"])),
-                   "engines": C.engine_cell(r), "seconds": fmt.seconds(r["verdict"]["seconds"]),
-                   "flag": (not r["agrees_with_expectation"]) or r.get("conflict")}
-                  for r in rows],
-        "families": families,
-        "errata": refuted, "approx": approx,
-        "numerics": _numerics_view(run.get("numerics") or {}, render),
-        "graph": g,
+        "seeds": seeds,
+        "bib": biblio.entries(vers, run.get("peers"), seeds),
+        "families": _families(rows, views, fams, run["registry"]["family_titles"]),
+        "findings": errs,
+        "headline": findings.headline(num, nv),
+        "status": findings.status_paragraphs(rows, summ),
+        "numerics": nv,
+        "graph": _graph_summary(rows, refs),
         "peers": _peers_view(run.get("peers")),
-        "checks": {"counts": sorted(checks.items()), "total": sum(checks.values()),
-                   "unchecked": unchecked},
-        "axioms": axioms.most_common(), "engines": engines.most_common(),
+        "checks": _checks(render, refs),
+        "index": _index(rows, views, number),
+        "axioms": Counter(a for r in rows for a in (r["verdict"].get("axioms") or [])
+                          ).most_common(),
+        "engines": Counter(r["verdict"]["engine"] for r in rows).most_common(),
+        "number": number,
     }
+
+
+def _index(rows: list[dict], views: dict, number: dict) -> list[dict]:
+    """The claim index: per family (alphabetical), the claims' names (alphabetical) with their
+    numbers and pages."""
+    fams: dict[str, list] = {}
+    for r in rows:
+        fam, _, name = r["id"].partition(".")
+        fams.setdefault(fam, []).append({"name": Markup(tex_breakable(name)),
+                                         "label": views[r["id"]]["label"],
+                                         "number": number[r["id"]], "sort": name})
+    return [{"family": f, "claims": sorted(cl, key=lambda x: x["sort"])}
+            for f, cl in sorted(fams.items())]
+
+
+def _graph_summary(rows: list[dict], refs: C.Refs) -> dict:
+    s = graph.summary(rows, refs.number)
+    status = {r["id"]: r["verdict"]["status"] for r in rows}
+    return {"size": s["size"], "edges": s["edges"], "depth": s["depth"],
+            "weak": [{"id": Markup(refs.ref(a)),
+                      "on": [Markup(refs.ref(u) + " (" + verdict(status.get(u, "unknown")) + ")")
+                             for u in bad]} for a, bad in s["weak"]],
+            "family_edges": [{"from": a, "to": b, "count": n} for (a, b), n in
+                             s["family_edges"]]}
+
+
+def _peers_view(peers: dict | None) -> dict:
+    """The oracle's rows; verdict codes and headlines are read from the results, never typed."""
+    if not peers:
+        return {"ran": False, "rows": [], "verdicts": []}
+    rows = []
+    for r in peers["rows"]:
+        rows.append({**r, "max_abs_f": fmt.num(r.get("max_abs"), 3) if r.get("max_abs")
+                     is not None else Markup(r"\textemdash{}"),
+                     "shape_f": Markup(r"$\times$\allowbreak{}".join(str(x)
+                                                                    for x in r.get("shape", []))),
+                     "implementation_f": Markup(tex_breakable(r["implementation"])),
+                     "package_f": Markup(tex_breakable(r["package"])),
+                     "headline_f": Markup(title_tex(r.get("headline") or ""))})
+    verdicts = Counter(r["verdict"] for r in peers["rows"] if r["status"] == "checked")
+    return {"ran": True, "rows": rows,
+            "checked": sum(r["status"] == "checked" for r in peers["rows"]),
+            "verdicts": sorted(verdicts.items()),
+            "missing": [r["package"] for r in peers["rows"] if r["status"] == "not installed"]}
+
+
+# ---------------------------------------------------------------------------- figures
+class _Drawer:
+    """Draws a figure unless the file exists and was drawn from the same data by the same
+    code (``figures.json`` in the output folder keeps a digest per file)."""
+
+    def __init__(self, build: Path):
+        import hashlib
+        import json
+
+        self.build, self.json = build, json
+        self.index_path = build / "figures.json"
+        try:
+            self.index = json.loads(self.index_path.read_text()) if self.index_path.is_file() \
+                else {}
+        except ValueError:
+            self.index = {}
+        code = hashlib.sha256(Path(figures.__file__).read_bytes()).hexdigest()
+        self.digest = lambda name, args: hashlib.sha256(
+            (code + name + json.dumps(args, sort_keys=True, default=str)).encode()).hexdigest()
+
+    def __call__(self, name: str, fn, *args, **kw) -> str:
+        key = self.digest(name, [args, kw])
+        path = self.build / name
+        if not (path.is_file() and self.index.get(name) == key):
+            fn(*args, path, **kw)
+            self.index[name] = key
+        return name
+
+    def save(self) -> None:
+        from peproof.cli import write_atomic
+
+        write_atomic(self.index_path, self.json.dumps(self.index, indent=1, sort_keys=True))
+
+
+def _figures(run: dict, ctx: dict, build: Path) -> dict[str, str]:
+    num = run.get("numerics") or {}
+    nv = ctx["numerics"]
+    draw = _Drawer(build)
+    out: dict = dict.fromkeys(("distance", "separation", "wrap_span", "recipe_error", "graph"))
+    rows = run["results"]["claims"]
+    if num.get("distance"):
+        adjacent = {}
+        for item in num.get("separation") or []:
+            s = item["separation"]
+            adjacent[s["d"]] = s["adjacent_sq"]["lo"]
+        out["distance"] = draw("fig-distance.pdf", figures.distance, num["distance"], adjacent)
+    if num.get("separation_vs_n"):
+        out["separation"] = draw("fig-separation.pdf", figures.separation_vs_n,
+                                 num["separation_vs_n"])
+    if nv.get("wrap_all"):
+        from peproof.numeric import D_ALL, N_TURN
+
+        plain = [{k: r[k] for k in ("d", "wrap_mid", "span_value")} for r in nv["wrap_all"]]
+        out["wrap_span"] = draw("fig-wrap-span.pdf", figures.wrap_and_span, plain, N_TURN,
+                                list(D_ALL))
+    if num.get("recipe_error"):
+        half = {h["dtype"]: h["half_separation"] for h in numview.horizons(num)}
+        out["recipe_error"] = draw("fig-recipe-error.pdf", figures.recipe_error,
+                                   num["recipe_error"], half)
+    status = {r["id"]: r["verdict"]["status"] for r in rows}
+    for fam in ctx["families"]:
+        view = graph.family_view(fam["name"], rows)
+        if view is None or len(view["nodes"]) < FAMILY_GRAPH_MIN:
+            continue
+        fam["graph"] = draw(f"fig-graph-{fam['name']}.pdf", figures.dependency_graph, view,
+                            ctx["number"], status)
+    if ctx["graph"]["size"]:
+        out["graph"] = draw("fig-graph.pdf", figures.whole_graph, graph.whole_view(rows),
+                            ctx["number"], status)
+    draw.save()
+    return out
 
 
 def build(build_dir: Path | None = None, pattern: str | None = None, numerics: str = "default",
           peers: bool = True, workers: int | None = None, fresh: bool = False,
-          compile_pdf: bool = True, quiet: bool = False, run: dict | None = None) -> Outcome:
-    """Build the report (see the module docstring); ``run`` replaces :func:`collect`."""
+          compile_pdf: bool = True, quiet: bool = False, run: dict | None = None,
+          full: bool = False) -> Outcome:
+    """Build the report (and with ``full`` the record); ``run`` replaces :func:`collect`."""
     t0 = time.perf_counter()
     root = repo_root()
-    build_dir = build_dir or root / "reports" / "build"
+    build_dir = Path(build_dir) if build_dir else default_build_dir()
     build_dir.mkdir(parents=True, exist_ok=True)
     if run is None:
         run = collect(build_dir, pattern=pattern, numerics=numerics, peers=peers,
                       workers=workers, fresh=fresh, quiet=quiet)
     reset_unknown()
     ctx = context(run, root)
-    ctx["figures"] = _figures(run.get("numerics") or {}, ctx["graph"]["nodes"], build_dir)
-    text = environment().get_template("report.tex.j2").render(**ctx)
+    ctx["figures"] = _figures(run, ctx, build_dir)
+    env = environment()
     from peproof.cli import write_atomic
 
-    tex_path = build_dir / TEX_NAME
-    write_atomic(tex_path, text)
+    docs = [(TEX_NAME, PDF_NAME, "report.tex.j2")]
+    if full:
+        docs.append((RECORD_TEX, RECORD_PDF, "record.tex.j2"))
+    tex_paths = []
+    for tname, _, template in docs:
+        path = build_dir / tname
+        write_atomic(path, env.get_template(template).render(**ctx, document=tname[:-4]))
+        tex_paths.append(path)
     t_tex = 0.0
-    pdf, message, pages, missing = None, "", None, False
+    pdfs: list[tuple[Path | None, int | None]] = []
+    message, missing = "", False
     if compile_pdf:
         t1 = time.perf_counter()
-        res = tex.compile_pdf(tex_path, build_dir / PDF_NAME, epoch=C.build_date(
-            source_state(root)["commit_time"])[0])
+        epoch = C.build_date(source_state(root)["commit_time"])[0]
+        results = tex.compile_many([(p, build_dir / pdf) for p, (_, pdf, _) in
+                                    zip(tex_paths, docs, strict=True)], epoch=epoch)
         t_tex = time.perf_counter() - t1
-        pdf, message, pages, missing = res.pdf, res.message, res.pages, res.missing
-    return Outcome(tex_path=tex_path, pdf_path=pdf, tex_message=message,
+        for r in results:
+            pdfs.append((r.pdf, r.pages))
+            missing = missing or r.missing
+            if r.pdf is None and not message:
+                message = r.message
+    main_pdf, pages = pdfs[0] if pdfs else (None, None)
+    return Outcome(tex_path=tex_paths[0], pdf_path=main_pdf, tex_message=message,
                    seconds=time.perf_counter() - t0, tex_seconds=t_tex, pages=pages,
                    reused=run.get("reused", False), formula_checks=dict(ctx["checks"]["counts"]),
                    unknown_chars=dict(unknown_seen),
-                   errata=[e["view"]["id"] for e in ctx["errata"]],
+                   errata=[e["view"]["id"] for k in ("error", "literal", "rejected-inference",
+                                                     "unclassified")
+                           for e in ctx["findings"][k]],
                    summary=run["results"]["summary"],
-                   ok=not compile_pdf or pdf is not None or missing)
+                   ok=not compile_pdf or all(p is not None for p, _ in pdfs) or missing,
+                   more_tex=tex_paths[1:], more_pdf=[(p, n) for p, n in pdfs[1:] if p],
+                   quotes=verify_quotes(run["results"]["claims"]))

@@ -1,30 +1,31 @@
-"""The template context: every value the document prints, derived from the run's data.
+"""The template context for one claim: every value the documents print about it.
 
-Nothing here is typed by hand: counts, verdicts, witnesses, numbers and captions' values come
-from the results envelope, the numeric jobs and the registry.  Text values stay plain strings
-(the template environment escapes them); LaTeX is returned as :class:`markupsafe.Markup`.
+Nothing here is typed by hand: verdicts, witnesses, statements and numbers come from the results
+envelope, the renderings computed next to the proofs (:mod:`.render`) and the registry.  Text
+values stay plain strings (the template environment escapes them); LaTeX is returned as
+:class:`markupsafe.Markup`.  Claims are referred to by number (``3.4``) with a link and the page
+(``\\claimref``); the number, not the id, is what a reader follows.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import importlib
 import os
-import pkgutil
 import re
-from collections import Counter
-from functools import cache
 
 from markupsafe import Markup
 
 from . import fmt
-from .latex import claim_label, claim_ref, claim_tt, tex, tex_breakable, verdict
+from .formulas import width
+from .latex import claim_label, claim_tt, tex, tex_breakable, verdict
+from .mathtext import quote_tex, title_tex
 
-TRACE_LINES = 8  # trace lines shown per claim (after folding repeats)
-WITNESS_CHARS = 300  # characters of a witness relation shown
+TRACE_LINES = 8  # trace lines shown per claim in the record (after folding repeats)
 #: a note states a tolerance: |x - r| <= t, "N decimals", "within", a percentage
 TOLERANCE_RE = re.compile(r"\|[^|]+\|\s*<=\s*[\d.]|\b(?:one|two|three|four|five|\d+)\s+decimals?\b"
                           r"|\bwithin\b|\d\s*%|\brounded\b|\brounding\b", re.I)
+#: the method suffix of a verdict settled when its statement was built (both sides identical)
+CONSTRUCTION_SUFFIX = "(both sides identical as built)"
 
 
 # ---------------------------------------------------------------------------- meta
@@ -44,67 +45,49 @@ def date_text(epoch: int | None) -> str:
     return dt.datetime.fromtimestamp(epoch, tz=dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def seed_label(seed_file: str) -> str:
+def seed_info(seed_file: str):
+    """The project's data about a seed (title, kind, short name), or a stand-in naming the
+    file when the registry cites one the project does not describe."""
+    from peproof.seeds import SeedInfo, source_info
+
+    return source_info(seed_file) or SeedInfo(seed_file, "source text", seed_file)
+
+
+def seed_key(seed_file: str) -> str:
+    """The bibliography key of a seed (``seed-000``) or of a cited work (``lit-...``)."""
+    from peproof.seeds import LITERATURE
+
+    if seed_file in LITERATURE:
+        return "lit-" + re.sub(r"[^A-Za-z0-9]+", "-", seed_file).strip("-").lower()
     m = re.match(r"(\d+)_", seed_file)
-    return f"seed {m.group(1)}" if m else seed_file
+    return f"seed-{m.group(1) if m else seed_file}"
 
 
-def seeds_info(rows: list[dict]) -> list[dict]:
-    from peproof.seeds import seeds_dir
+# ---------------------------------------------------------------------------- references
+class Refs:
+    """Claim numbers and the LaTeX that refers to a claim (link and page)."""
 
-    sd = seeds_dir()
-    cited = Counter(s["seed"] for r in rows for s in r["sources"])
-    out = []
-    for f in sorted(cited):
-        opening = ""
-        if sd and (sd / f).is_file():
-            for line in (sd / f).read_text(encoding="utf-8").splitlines():
-                if line.strip():
-                    opening = line.strip()
-                    break
-        out.append({"label": seed_label(f), "file": f, "opening": opening, "claims": cited[f]})
-    return out
+    def __init__(self, number: dict[str, str]):
+        self.number = number
 
+    def ref(self, cid: str) -> str:
+        if cid in self.number:
+            return rf"\claimref{{{claim_label(cid)}}}{{{self.number[cid]}}}"
+        return claim_tt(cid)
 
-def family_titles() -> dict[str, str]:
-    """Family name -> first line of its module docstring (the family module named like it)."""
-    import peproof.families as fam
+    def named(self, cid: str) -> str:
+        """Number and id (for the places where the id helps: errata, the index)."""
+        if cid in self.number:
+            return (rf"\claimref{{{claim_label(cid)}}}{{{self.number[cid]}}}~"
+                    rf"{{\small{claim_tt(cid)}}}")
+        return claim_tt(cid)
 
-    out: dict[str, str] = {}
-    for info in sorted(pkgutil.iter_modules(fam.__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        mod = importlib.import_module(f"peproof.families.{info.name}")
-        doc = (mod.__doc__ or "").strip().splitlines()
-        claims = getattr(mod, "CLAIMS", ())
-        if not claims or not doc:
-            continue
-        fam_name = claims[0].family
-        if fam_name not in out or info.name == fam_name:
-            out[fam_name] = doc[0].strip().rstrip(".")
-    return out
+    def prose(self, text: str) -> Markup:
+        """A sentence with ASCII mathematics and claim ids (notes, consequences)."""
+        return Markup(title_tex(text, link=self.ref))
 
 
 # ---------------------------------------------------------------------------- pieces
-_ID_TOKEN = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)*\.[a-z0-9]+(?:_[a-z0-9]+)+\b")
-
-
-def linkify(text: str, ids: set[str], known: frozenset[str] | None = None) -> Markup:
-    """``text`` escaped, with every claim id in it set in typewriter type (and linked when the
-    claim is in this report)."""
-    out, last = [], 0
-    for m in _ID_TOKEN.finditer(text):
-        tok = m.group()
-        if tok not in ids and (known is None or tok not in known):
-            continue
-        out.append(tex_breakable(text[last:m.start()]))
-        out.append(claim_ref(tok) if tok in ids else claim_tt(tok))
-        last = m.end()
-    out.append(tex_breakable(text[last:]))
-    return Markup("".join(out))
-
-
-
 def fold_trace(lines: list[str]) -> list[tuple[str, int]]:
     """Consecutive repeats of a block of 1..4 lines folded into (line, times); blocks are
     returned line by line with the repeat count on their first line."""
@@ -125,6 +108,7 @@ def fold_trace(lines: list[str]) -> list[tuple[str, int]]:
 
 
 def trace_view(lines: list[str]) -> dict:
+    """The engine's log, machine text set as such (typewriter, in the record only)."""
     folded = fold_trace(lines)
     shown = folded[:TRACE_LINES]
     items = []
@@ -135,27 +119,41 @@ def trace_view(lines: list[str]) -> dict:
     return {"lines": items, "more": max(0, len(folded) - len(shown)), "total": len(lines)}
 
 
-def witness_view(w: dict | None) -> dict | None:
+def point_tex(point: dict | None) -> Markup | None:
+    """A witness point as mathematics: ``d = 4,\\ k = 3`` (values read as SymPy numbers)."""
+    if point is None:
+        return None
+    if not point:
+        return Markup("no variables")
+    from .render import value_tex
+
+    parts = [f"{value_tex(k, is_name=True)} = {value_tex(v)}" for k, v in point.items()]
+    return Markup("$" + r",\ ".join(parts) + "$")
+
+
+def witness_view(w: dict | None, render: dict | None, refs: Refs) -> dict | None:
     if not w:
         return None
-    out: dict = {"certified_by": w.get("certified_by", "")}
-    if w.get("point") is not None:
-        pt = w["point"]
-        out["point"] = Markup(", ".join(
-            rf"\texttt{{{tex(k)}}} $=$ \texttt{{{tex_breakable(v)}}}" for k, v in pt.items())
-            or "no variables")
+    rw = (render or {}).get("witness") or {}
+    pt = w.get("point")
+    out: dict = {"certified_by": w.get("certified_by", ""), "point": point_tex(pt),
+                 "point_short": point_tex(pt) if pt is None or len(pt) <= POINT_COORDS else
+                 Markup(f"a certified point of {len(pt)} variables (in the record)"),
+                 "relation": Markup(rw["relation"]) if rw.get("relation") else None,
+                 "relation_row": Markup("&" + rw["relation"]) if rw.get("relation") else None,
+                 "short": bool(rw.get("relation")) and width(rw["relation"]) <= SHORT_RELATION,
+                 "conclusion": rw.get("conclusion")}
     for k in ("lhs", "rhs"):
-        if w.get(k) is not None:
-            out[k] = Markup(rf"\texttt{{{tex_breakable(w[k])}}}")
-    if w.get("relation"):
-        s, cut = fmt.clip(w["relation"], WITNESS_CHARS)
-        out["relation"] = Markup(rf"\texttt{{{tex_breakable(s)}}}")
-        out["relation_cut"] = cut
+        out[k] = fmt.ball(w[k], 12) if w.get(k) is not None else None
+        out[k + "_short"] = fmt.ball(w[k], 5) if w.get(k) is not None else None
     arg = w.get("argument")
     if arg:
         items = arg if isinstance(arg, list) else [a.strip() for a in arg.split(" / ")]
         out["argument"] = [Markup(tex_breakable(a)) for a in items]
-    for k in ("axioms", "negation", "note", "found_by", "kind"):
+    neg = w.get("negation")
+    if neg:
+        out["negation"] = Markup(refs.ref(neg)) if neg in refs.number else refs.prose(neg)
+    for k in ("axioms", "note", "found_by", "kind"):
         if w.get(k):
             val = w[k]
             out[k] = ([Markup(tex_breakable(a)) for a in val] if isinstance(val, list)
@@ -163,30 +161,34 @@ def witness_view(w: dict | None) -> dict | None:
     return out
 
 
-ERRATA_ROWS = 8  # rows of a statement in the errata (the claim's section has it in full)
+POINT_COORDS = 4  # coordinates of a witness point printed in the report (the record: all)
+SHORT_RELATION = 40  # estimated width of a refuted relation quoted in the findings
+COMPACT_LINES = 4  # display rows of a statement in the report (the record prints them all)
 
 
-def statement_rows(render: dict | None, max_rows: int | None = None) -> dict | None:
-    """The printed statement; with ``max_rows``, only the conclusions that fit (at least the
-    first, unless it alone is longer: then the claim's section is referred to)."""
-    if not render or not render.get("statement"):
+def statement_view(printed: dict | None, max_rows: int | None = None) -> dict | None:
+    """A printed statement (from :func:`.formulas.render_statement`) for the templates; with
+    ``max_rows``, a longer one shows its first rows and says how many follow in the record."""
+    if not printed:
         return None
-    st = render["statement"]
-    rows, shown, see_section = list(st["rows"]), st["shown"], False
-    def height(a: int, b: int) -> float:  # a row holding a fraction is about twice as tall
-        return sum(2.0 if r"\frac" in r else 1.0 for r in rows[a:b])
-
-    if max_rows is not None and height(0, len(rows)) > max_rows and st.get("spans"):
-        spans = st["spans"]
-        keep = [sp_ for sp_ in spans if height(0, sp_[1]) <= max_rows]
-        if keep:
-            rows, shown = rows[: keep[-1][1]], len(keep)
-        else:
-            rows, shown, see_section = [], 0, True
-    return {"rows": [Markup(r) for r in rows], "omitted": st["total"] - shown,
-            "total": st["total"], "shown": shown, "notes": st["notes"],
-            "summarised": st["summarised_sides"] if not see_section else 0,
-            "see_section": see_section}
+    rows = [Markup(r) for r in printed["rows"]]
+    cut = 0
+    # a row holding a fraction is about twice as tall
+    heights = [2 if r"\frac" in r else 1 for r in rows]
+    if max_rows and sum(heights) > max_rows + 1:
+        keep, used = 0, 0
+        while keep < len(rows) and used + heights[keep] <= max_rows:
+            used += heights[keep]
+            keep += 1
+        keep = max(keep, 1)
+        cut = len(rows) - keep
+        rows = rows[:keep] + [Markup(rf"&\quad\vdots\quad\text{{({cut} more lines: in the "
+                                     "record)}")]
+    return {"rows": rows, "total": printed["total"], "cut": cut,
+            "shown": printed["shown"], "groups": printed.get("groups", 1),
+            "groups_shown": printed.get("groups_shown", 1),
+            "more_groups": printed.get("groups", 1) - printed.get("groups_shown", 1),
+            "notes": printed["notes"]}
 
 
 def steps_view(render: dict | None, run_trace: list[str]) -> dict | None:
@@ -194,91 +196,126 @@ def steps_view(render: dict | None, run_trace: list[str]) -> dict | None:
     if not s or "error" in s:
         return None
     rows = []
-    notes = {"difference": "", "laurent": "", "expanded": ""}
     for k, step in enumerate(s["steps"]):
         head = r"\text{lhs} - \text{rhs} &= " if k == 0 else "&= "
         if step["rows"] is None:
-            rows.append(Markup(head + rf"\text{{(a sum of {step['terms']} terms, not "
-                               r"printed)}" + notes[step["label"]]))
+            rows.append(Markup(head + rf"\text{{(a sum of {step['terms']} terms)}}"))
             continue
         body = step["rows"]
-        rows.append(Markup(head + body[0] + (notes[step["label"]] if len(body) == 1 else "")))
-        for j, r in enumerate(body[1:], 1):
-            rows.append(Markup(r"&\qquad " + r + (notes[step["label"]] if j == len(body) - 1
-                                                   else "")))
+        rows.append(Markup(head + body[0]))
+        for r in body[1:]:
+            rows.append(Markup(r"&\qquad " + r))
     ran_zero = any(t == "expanded difference: 0" for t in run_trace)
+    printed = all(step["rows"] is not None for step in s["steps"])
     return {"rows": rows, "atoms": [Markup(a) for a in s["atoms"]], "zero": s["zero"],
-            "identical_sides": s.get("identical_sides", False),
+            "identical_sides": s.get("identical_sides", False), "printed": printed,
             "lifted": s.get("lifted"), "agrees_with_run": s["zero"] == ran_zero}
-
-
-def _axioms(v: dict) -> list[str]:
-    return list(dict.fromkeys(v.get("axioms") or []))
 
 
 def falsifier_view(f: dict) -> dict:
     v = f["verdict"]
     w = v.get("witness") or {}
-    pt = w.get("point")
-    if pt:
-        point = ", ".join(f"{k}={val}" for k, val in pt.items())
-        point, _ = fmt.clip(point, 90)
-    else:
-        point = w.get("kind") or ("no variables" if pt == {} else "")
     z = f.get("z3_verdict")
-    return {"name": Markup(tex_breakable(f["name"])), "note": f.get("note", ""),
-            "status": Markup(verdict(v["status"])),
-            "engine": v["engine"], "point": point,
+    point = point_tex(w.get("point")) if w.get("point") is not None else \
+        Markup(tex(w.get("kind") or ""))
+    return {"name": Markup(tex_breakable(f["name"])), "note": Markup(title_tex(f.get("note", ""))),
+            "status": Markup(verdict(v["status"])), "engine": v["engine"], "point": point,
             "z3": Markup(verdict(z["status"])) if z and z.get("method") != "not applicable"
             else "n/a"}
 
 
-# ---------------------------------------------------------------------------- the context
-@cache
-def known_ids() -> frozenset[str]:
-    from peproof import registry
+def first_clause(text: str) -> str:
+    """The first clause of a reason (up to its first colon or full stop), for the report; the
+    record prints it whole."""
+    m = re.match(r"^(.*?[^.\s])(?::\s|\.\s|;\s|$)", text.strip(), re.S)
+    return m.group(1) if m else text
 
-    return frozenset(c.id for c in registry.all_claims())
+
+def settled_by_construction(v: dict) -> bool:
+    """The verdict's statement was settled when it was built: method ``construction`` (as the
+    soundness work labels it) or the older suffix on the method."""
+    m = v.get("method") or ""
+    return m == "construction" or m.endswith(CONSTRUCTION_SUFFIX)
 
 
-def claim_view(row: dict, render: dict | None, used_by: list[str], ids: set[str]) -> dict:
+def method_text(v: dict) -> str:
+    m = v.get("method") or ""
+    if m.endswith(CONSTRUCTION_SUFFIX):
+        m = m[: -len(CONSTRUCTION_SUFFIX)].strip()
+    return m
+
+
+# ---------------------------------------------------------------------------- one claim
+def claim_view(row: dict, render: dict | None, used_by: list[str], refs: Refs) -> dict:
     v = row["verdict"]
     z = row.get("z3") or {}
+    render = render or {}
+    from peproof.seeds import LITERATURE, SOURCES
+
+    sources = []
+    for s in row["sources"]:
+        info = seed_info(s["seed"])
+        sources.append({"short": info.short, "key": seed_key(s["seed"]),
+                        "known": s["seed"] in SOURCES or s["seed"] in LITERATURE,
+                        "paraphrase": s["seed"] in LITERATURE,
+                        "section": Markup(title_tex(s["section"])),
+                        "quote": Markup(quote_tex(s["quote"]))})
+    full = statement_view(render.get("statement"))
+    compact = statement_view(render.get("compact") or render.get("statement"), COMPACT_LINES)
+    construction = settled_by_construction(v)
     return {
-        "id": row["id"],
-        "label": claim_label(row["id"]),
-        "tt": Markup(claim_tt(row["id"])),
-        "title": row["title"],
-        "kind": row["kind"],
-        "sources": [{"label": seed_label(s["seed"]), "section": s["section"],
-                     "quote": Markup(tex_breakable(s["quote"]))} for s in row["sources"]],
-        "statement": statement_rows(render),
+        "id": row["id"], "number": refs.number[row["id"]], "family": row["family"],
+        "label": claim_label(row["id"]), "tt": Markup(claim_tt(row["id"])),
+        "title": Markup(title_tex(row["title"])), "kind": row["kind"],
+        "sources": sources,
+        "source_keys": list(dict.fromkeys(s["key"] for s in sources)),
+        "statement": full, "compact": compact,
         "informal": row["statement"] is None,
-        "status": v["status"],
-        "verdict": Markup(verdict(v["status"])),
-        "engine": v["engine"], "method": v["method"], "version": v["version"],
+        "status": v["status"], "verdict": Markup(verdict(v["status"])),
+        "construction": construction,
+        "engine": v["engine"], "method": method_text(v), "version": v["version"],
         "seconds": fmt.seconds(v["seconds"]),
-        "axioms": [Markup(tex_breakable(a)) for a in _axioms(v)],
-        "reason": Markup(tex_breakable(v.get("reason") or "")),
-        "witness": witness_view(v.get("witness")),
+        "axioms": [Markup(tex_breakable(a)) for a in dict.fromkeys(v.get("axioms") or [])],
+        "reason": refs.prose(v.get("reason") or ""),
+        "reason_short": refs.prose(first_clause(v.get("reason") or "")),
+        "witness": witness_view(v.get("witness"), render, refs),
         "trace": trace_view(v.get("trace") or []),
         "steps": steps_view(render, v.get("trace") or []),
         "z3": {"cell": row["engines"].get("z3", "n/a"),
                "verdict": Markup(verdict(z["status"])) if z else "",
                "method": z.get("method", ""),
-               "axioms": [Markup(tex_breakable(a)) for a in _axioms(z)],
+               "axioms": [Markup(tex_breakable(a)) for a in dict.fromkeys(z.get("axioms") or [])],
                "reason": Markup(tex_breakable(z.get("reason", "")))},
         "numeric": row["engines"].get("numeric", "n/a"),
         "conflict": row.get("conflict", False),
-        "expect": row["expect"],
-        "agrees": row["agrees_with_expectation"],
-        "note": linkify(row.get("note") or "", ids, known_ids()),
-        "uses": [Markup(claim_ref(u) if u in ids else claim_tt(u)) for u in row["uses"]],
-        "used_by": [Markup(claim_ref(u)) for u in used_by],
-        "companion": (Markup(claim_ref(row["companion"]) if row["companion"] in ids
-                             else claim_tt(row["companion"])) if row.get("companion") else None),
+        "expect": row["expect"], "agrees": row["agrees_with_expectation"],
+        "note": refs.prose(row.get("note") or ""),
+        "uses": [Markup(refs.ref(u)) for u in row["uses"]],
+        "used_by": [Markup(refs.ref(u)) for u in used_by],
+        "companion": Markup(refs.ref(row["companion"])) if row.get("companion") else None,
         "falsifiers": [falsifier_view(f) for f in row["falsifiers"]],
+        "extra": extra_fields(v),
     }
+
+
+#: verdict fields the record prints in their own places
+VERDICT_FIELDS = {"status", "engine", "version", "method", "axioms", "seconds", "witness",
+                  "trace", "reason"}
+
+
+def extra_fields(v: dict) -> list[dict]:
+    """Fields of a verdict beyond the ones the record knows (a second kernel's certificate, a
+    method's label added by a later engine): printed as they are, so nothing a verdict records
+    is hidden."""
+    out = []
+    for k in sorted(set(v) - VERDICT_FIELDS):
+        val = v[k]
+        if val in (None, "", [], {}):
+            continue
+        text = "; ".join(map(str, val)) if isinstance(val, list) else str(val)
+        out.append({"name": k.replace("_", " "), "value": Markup(tex_breakable(
+            fmt.clip(text, 400)[0]))})
+    return out
 
 
 def engine_cell(row: dict) -> Markup:
@@ -286,83 +323,3 @@ def engine_cell(row: dict) -> Markup:
     return Markup(rf"{tex_breakable(row['verdict']['engine'])}\newline "
                   rf"{{\scriptsize z3: {tex(e.get('z3', 'n/a'))}; "
                   rf"num: {tex(e.get('numeric', 'n/a'))}}}")
-
-
-def errata(rows: list[dict], by_id: dict, views: dict,
-           render: dict) -> tuple[list[dict], list[dict]]:
-    """Refuted statements of the seeds (with witness and companion), and statements that hold
-    only within a stated tolerance."""
-    refuted, approx = [], []
-    for r in rows:
-        if not r["sources"]:
-            continue
-        status = r["verdict"]["status"]
-        if status == "refuted":
-            comp = r.get("companion")
-            crow = by_id.get(comp) if comp else None
-            refuted.append({
-                "view": views[r["id"]],
-                "short": statement_rows(render.get(r["id"]), ERRATA_ROWS),
-                "companion_short": statement_rows(render.get(comp), ERRATA_ROWS)
-                if crow else None,
-                "companion_id": comp,
-                "companion": views.get(comp) if crow else None,
-                "companion_status": Markup(verdict(crow["verdict"]["status"])) if crow else None,
-            })
-        elif status == "proved" and r.get("note") and TOLERANCE_RE.search(r["note"]):
-            approx.append({"view": views[r["id"]]})
-    return refuted, approx
-
-
-def graph(rows: list[dict]) -> dict:
-    """Layered layout of the ``uses`` graph (longest path from claims that use nothing), with
-    the order inside each layer improved by a few barycentre sweeps."""
-    uses = {r["id"]: [u for u in r["uses"]] for r in rows}
-    status = {r["id"]: r["verdict"]["status"] for r in rows}
-    nodes = sorted({a for a, us in uses.items() if us} | {u for us in uses.values() for u in us})
-    depth: dict[str, int] = {}
-
-    def dep(a: str, seen=()) -> int:
-        if a in depth:
-            return depth[a]
-        if a in seen:
-            return 0
-        d = 0
-        for u in uses.get(a, []):
-            d = max(d, dep(u, (*seen, a)) + 1)
-        depth[a] = d
-        return d
-
-    for a in nodes:
-        dep(a)
-    layers: dict[int, list[str]] = {}
-    for a in nodes:
-        layers.setdefault(depth[a], []).append(a)
-    order = {a: i for lay in layers.values() for i, a in enumerate(sorted(lay))}
-    for _ in range(6):
-        for k in sorted(layers)[1:]:
-            def bary(a):
-                us = [order[u] for u in uses.get(a, []) if u in order]
-                return (sum(us) / len(us) if us else order[a], a)
-            layers[k].sort(key=bary)
-            for i, a in enumerate(layers[k]):
-                order[a] = i
-    out_nodes = []
-    for k, lay in sorted(layers.items()):
-        for i, a in enumerate(lay):
-            out_nodes.append({"id": a, "status": status.get(a, "unknown"), "layer": k, "row": i,
-                              "rows_in_layer": len(lay), "uses": uses.get(a, [])})
-    weak = []
-    for a in nodes:
-        bad = [u for u in uses.get(a, []) if status.get(u) != "proved"]
-        if bad and status.get(a) == "proved":
-            weak.append({"id": Markup(claim_ref(a)),
-                         "on": [Markup(claim_ref(u) + " (" + verdict(status.get(u, "unknown"))
-                                       + ")") for u in bad]})
-    fam_edges = Counter((a.split(".")[0], u.split(".")[0]) for a in nodes
-                        for u in uses.get(a, []) if a.split(".")[0] != u.split(".")[0])
-    return {"nodes": out_nodes, "edges": sum(len(uses.get(a, [])) for a in nodes),
-            "depth": max(depth.values(), default=0), "weak": weak,
-            "size": len(nodes),
-            "family_edges": [{"from": a, "to": b, "count": n}
-                             for (a, b), n in sorted(fam_edges.items())]}

@@ -1,7 +1,9 @@
 """The report's figures, drawn with matplotlib from the run's data only, as vector PDF.
 
-Reproducible output: fixed metadata (no creation date), fixed fonts and sizes, and data in a
-deterministic order; the same data give byte-identical files.
+Conventions shared by every figure: one colour per ``d`` (:func:`colour`, the same ``d`` has the
+same colour in every figure), squared or unsquared distances said on the axis, reference lines
+labelled where they are drawn.  Reproducible output: fixed metadata (no creation date), fixed
+fonts and sizes, data in a deterministic order; the same data give byte-identical files.
 """
 
 from __future__ import annotations
@@ -11,6 +13,17 @@ from pathlib import Path
 
 WIDTH = 6.3  # inches, the text width of the document
 VERDICT_COLOUR = {"proved": "#2b7a3d", "refuted": "#b3261e", "unknown": "#8a6d00"}
+#: one colour per d (the CLI's dimensions in order); other d get the grey below
+_PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+            "#17becf", "#bcbd22", "#7f7f7f")
+_RECIPE_STYLE = ("-", "--", "-.", ":")
+
+
+def colour(d: int) -> str:
+    """The colour of dimension ``d`` in every figure."""
+    from peproof.numeric import D_ALL
+
+    return _PALETTE[D_ALL.index(d)] if d in D_ALL else "#444444"
 
 
 def _mpl():
@@ -41,22 +54,34 @@ def _save(fig, path: Path) -> None:
     plt.close(fig)
 
 
-def distance(data: dict, path: Path) -> None:
+def _thousands(n: int) -> str:
+    return f"{n:,}"
+
+
+def distance(data: dict, adjacent: dict[int, float], path: Path) -> None:
+    """``D(k)`` against ``k``: a close-up and the whole range, with ``D(1)`` (dotted) and the
+    mean value ``d`` (dashed) of each ``d`` as reference lines."""
     plt = _mpl()
-    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 2.5))
+    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 2.3))
     for c in data["curves"]:
+        col = colour(c["d"])
         close, full = c["panels"][0], c["panels"][-1]
-        (line,) = axes[0].plot(close["k"], close["lo"], label=f"d = {c['d']}")
-        axes[1].fill_between(full["k"], full["lo"], full["hi"], color=line.get_color(),
-                             alpha=0.35, linewidth=0)
-        axes[1].plot(full["k"], full["lo"], color=line.get_color(), linewidth=0.5)
+        axes[0].plot(close["k"], close["lo"], color=col, label=f"d = {c['d']}")
+        axes[1].fill_between(full["k"], full["lo"], full["hi"], color=col, alpha=0.3,
+                             linewidth=0)
+        axes[1].plot(full["k"], full["lo"], color=col, linewidth=0.5)
+        for ax in axes:
+            ax.axhline(c["d"], color=col, linewidth=0.6, linestyle="--")
+            if c["d"] in adjacent:
+                ax.axhline(adjacent[c["d"]], color=col, linewidth=0.6, linestyle=":")
     for ax, kmax in zip(axes, data["ks"], strict=False):
         ax.set_yscale("log")
         ax.set_xlabel("offset $k$")
         ax.set_xlim(0, kmax)
-    axes[0].set_ylabel(r"$D(k) = \|PE(a) - PE(a+k)\|^2$")
+    axes[0].set_ylabel(r"squared distance $D(k) = \|PE(a) - PE(a+k)\|^2$")
     axes[0].set_title(f"close up, $k \\leq {data['ks'][0]}$")
-    axes[1].set_title(f"all offsets up to {data['ks'][-1]} (band: min and max per bin)")
+    axes[1].set_title(f"every offset up to {_thousands(data['ks'][-1])} "
+                      "(band: min and max per bin)")
     axes[0].legend(loc="lower right", ncol=2)
     fig.tight_layout()
     _save(fig, path)
@@ -64,59 +89,57 @@ def distance(data: dict, path: Path) -> None:
 
 def separation_vs_n(data: dict, path: Path) -> None:
     plt = _mpl()
-    fig, ax = plt.subplots(figsize=(WIDTH, 2.7))
+    fig, ax = plt.subplots(figsize=(WIDTH, 2.1))
     for c in data["curves"]:
+        col = colour(c["d"])
         f = c["float64"]
-        (line,) = ax.plot(f["n"], f["min_dist"], linewidth=0.7, label=f"d = {c['d']}")
+        ax.plot(f["n"], f["min_dist"], linewidth=0.7, color=col, label=f"d = {c['d']}")
         pts = c["certified"]
         ax.plot([p["n"] for p in pts], [p["lo"] for p in pts], linestyle="none", marker="o",
-                markersize=2.6, color=line.get_color())
+                markersize=2.6, color=col)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("number of positions $N$ (positions $0, \\dots, N-1$)")
-    ax.set_ylabel(r"$\min_{a<b<N} \|PE(a)-PE(b)\|$")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, 1.16), ncol=len(data["curves"]),
+    ax.set_ylabel("distance (not squared)\n" + r"$\min_{a<b<N} \|PE(a)-PE(b)\|$")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, 1.18), ncol=len(data["curves"]),
               frameon=False)
     fig.tight_layout()
     _save(fig, path)
 
 
-def horizons(rows: list[dict], n: int, path: Path) -> None:
-    """Positions of the first collision, error crossing and overflow per (dtype, recipe)."""
+def wrap_and_span(rows: list[dict], n_turn: int, marked: list[int], path: Path) -> None:
+    """Left: ``2 pi / omega_min`` against ``d`` with the sources' ``2 pi 10^4`` (``n_turn``)
+    marked; right: the span ``4(d-2)/d`` in decades, with the sources' ``d/2`` and ``4``."""
     plt = _mpl()
-    fig, ax = plt.subplots(figsize=(WIDTH, 2.9))
-    labels = [f"{r['dtype']}\n{r['recipe']}" for r in rows]
-    xs = list(range(len(rows)))
-    kinds = (("collision", "first collision", "x", "#1f4e9c"),
-             ("error_crossing", "error > $\\delta/2$", "o", "#b3261e"),
-             ("overflow", "overflow", "^", "#555555"))
-    top = n * 4
-    for key, label, marker, colour in kinds:
-        if key == "overflow" and not any(r[key] is not None and r[key] < n for r in rows):
-            continue
-        found = [(x, r[key]) for x, r in zip(xs, rows, strict=True) if r[key] is not None
-                 and r[key] < n]
-        beyond = [x for x, r in zip(xs, rows, strict=True)
-                  if r[key] is None or r[key] >= n]
-        ax.plot([x for x, _ in found], [y for _, y in found], linestyle="none", marker=marker,
-                color=colour, markersize=4, label=label,
-                markerfacecolor=colour if marker != "x" else None)
-        if key != "overflow":
-            off = -0.15 if key == "collision" else 0.15
-            ax.plot([x + off for x in beyond], [top] * len(beyond), linestyle="none",
-                    marker=marker, color=colour, markersize=3.5, markerfacecolor="none",
-                    alpha=0.7)
-    ax.axhline(n, color="black", linewidth=0.6, linestyle="--")
-    ax.text(len(rows) - 0.5, n * 1.25, f"N = {n} (scanned)", ha="right", va="bottom",
-            fontsize=6)
-    ax.text(len(rows) - 0.5, top * 1.25, "hollow: none below N", ha="right", va="bottom",
-            fontsize=6)
+    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 2.2))
+    ds = [r["d"] for r in rows]
+    wraps = [r["wrap_mid"] for r in rows]
+    spans = [r["span_value"] for r in rows]
+    ax = axes[0]
+    ax.plot(ds, wraps, color="black", linewidth=0.8)
+    ax.axhline(n_turn, color="#b3261e", linewidth=0.7, linestyle="--")
+    ax.text(ds[-1], n_turn / 1.6, f"the sources' {_thousands(n_turn)}", ha="right", va="top",
+            fontsize=6.5, color="#b3261e")
+    for r in rows:
+        if r["d"] in marked:
+            ax.plot([r["d"]], [r["wrap_mid"]], marker="o", markersize=3.2, color=colour(r["d"]))
+    ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_ylim(1, top * 6)
-    ax.set_xticks(xs)
-    ax.set_xticklabels(labels, rotation=90, fontsize=6)
-    ax.set_ylabel("position")
-    ax.legend(loc="lower left", ncol=3)
+    ax.set_xlabel("dimension $d$")
+    ax.set_ylabel(r"first turn of the slowest pair, $2\pi/\omega_{\min}$")
+    ax = axes[1]
+    ax.plot(ds, spans, color="black", linewidth=0.8, label=r"exact: $4(d-2)/d$")
+    ax.plot(ds, [d / 2 for d in ds], color="#b3261e", linewidth=0.7, linestyle="--",
+            label="the sources: $d/2$")
+    ax.axhline(4, color="#8a6d00", linewidth=0.7, linestyle=":", label="the sources: $4$")
+    for r in rows:
+        if r["d"] in marked:
+            ax.plot([r["d"]], [r["span_value"]], marker="o", markersize=3.2, color=colour(r["d"]))
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(0, 6)
+    ax.set_xlabel("dimension $d$")
+    ax.set_ylabel(r"span of the frequencies, decades: $\log_{10}(\omega_0/\omega_{\min})$")
+    ax.legend(loc="lower right")
     fig.tight_layout()
     _save(fig, path)
 
@@ -124,47 +147,65 @@ def horizons(rows: list[dict], n: int, path: Path) -> None:
 def recipe_error(data: dict, half: dict[str, list[float]], path: Path) -> None:
     plt = _mpl()
     panels = data["panels"]
-    fig, axes = plt.subplots(1, len(panels), figsize=(WIDTH, 2.4), sharey=True)
+    fig, axes = plt.subplots(1, len(panels), figsize=(WIDTH, 2.1), sharey=True)
     if len(panels) == 1:
         axes = [axes]
     for ax, panel in zip(axes, panels, strict=True):
-        for c in panel["curves"]:
+        for n, c in enumerate(panel["curves"]):
             ys = [math.nan if v is None else v for v in c["max_error"]]
-            ax.plot(c["p"], ys, linewidth=0.6, label=c["recipe"])
+            ax.plot(c["p"], ys, linewidth=0.6, color=colour(panel["d"]),
+                    linestyle=_RECIPE_STYLE[n % len(_RECIPE_STYLE)], label=c["recipe"])
         h = half.get(panel["dtype"])
         if h:
             ax.axhline(h[0], color="black", linewidth=0.6, linestyle="--")
+            ax.text(panel["curves"][0]["p"][-1], h[0] * 1.2, r"$\delta/2$", ha="right",
+                    va="bottom", fontsize=6.5)
         ax.set_yscale("log")
         ax.set_xlabel("position $p$")
         ax.set_title(f"{panel['dtype']}, d = {panel['d']}")
-    axes[0].set_ylabel(r"$\max\ \|PE_{\mathrm{recipe}}(p) - PE(p)\|$ per bin")
+    axes[0].set_ylabel("error, not squared:\n" + r"$\max\ \|PE_{\mathrm{recipe}}(p) - PE(p)\|$")
     axes[-1].legend(loc="lower right")
     fig.tight_layout()
     _save(fig, path)
 
 
-def dependency_graph(nodes: list[dict], path: Path) -> None:
-    """``nodes``: ``{"id", "status", "layer", "row", "uses"}`` (layout from :mod:`.content`)."""
+def dependency_graph(view: dict, number: dict[str, str], status: dict[str, str], path: Path,
+                     labels: str = "number", width: float = WIDTH) -> None:
+    """A layered drawing of ``view`` (from :mod:`.graph`): a claim (right) joined to the claims it
+    uses (left), coloured by verdict; claims of other families in grey.  ``labels``:
+    ``number`` (``3.4``, for a family's figure) or ``full`` (number and id, for the whole
+    graph on one page)."""
     plt = _mpl()
-    layers = max(n["layer"] for n in nodes) + 1
-    rows = max(n["row"] for n in nodes) + 1
-    fig, ax = plt.subplots(figsize=(9.3, 6.4))
-    pos = {n["id"]: (n["layer"], rows - 1 - n["row"] * (rows - 1) / max(n["rows_in_layer"] - 1, 1)
-                     if n["rows_in_layer"] > 1 else (rows - 1) / 2) for n in nodes}
-    for n in nodes:
-        x1, y1 = pos[n["id"]]
-        for u in n["uses"]:
-            x0, y0 = pos[u]
-            ax.plot([x0 + 0.06, x1 - 0.06], [y0, y1], color="#999999", linewidth=0.25,
-                    zorder=1)
-    for n in nodes:
-        x, y = pos[n["id"]]
-        colour = VERDICT_COLOUR.get(n["status"], "black")
-        ax.plot([x], [y], marker="o", markersize=2.2, color=colour, zorder=2)
-        ax.text(x + 0.05, y, n["id"], fontsize=4.2, va="center", ha="left", color=colour,
-                zorder=3)
-    ax.set_xlim(-0.1, layers - 0.05 + 0.9)
-    ax.set_ylim(-1, rows)
+    lay = view["layout"]
+    layers = max(k for k, _, _ in lay.values()) + 1
+    rows = max(n for _, _, n in lay.values())
+    full = labels == "full"
+    if full:
+        fig, ax = plt.subplots(figsize=(width, width * 0.68))
+    else:
+        fig, ax = plt.subplots(figsize=(width, min(0.22 * rows + 0.35, 4.2)))
+
+    def xy(a):
+        k, i, n = lay[a]
+        return k, (rows - 1) / 2 if n == 1 else (rows - 1) * (1 - i / (n - 1))
+
+    # an edge leaves a claim after its label (numbers are short; ids in the whole graph long)
+    gap = 0.06 if full else 0.03 + 0.035 * max((len(number.get(a, a)) for a in view["nodes"]),
+                                               default=3)
+    for u, a in view["edges"]:
+        (x0, y0), (x1, y1) = xy(u), xy(a)
+        ax.plot([x0 + gap, x1 - 0.03], [y0, y1], color="#9a9a9a",
+                linewidth=0.25 if full else 0.5, zorder=1)
+    outside = set(view["outside"])
+    for a in view["nodes"]:
+        x, y = xy(a)
+        col = "#888888" if a in outside else VERDICT_COLOUR.get(status.get(a, ""), "black")
+        ax.plot([x], [y], marker="o", markersize=2.2 if full else 3.5, color=col, zorder=2)
+        text = f"{number.get(a, '')} {a}" if full or a not in number else number[a]
+        ax.text(x + 0.06, y, text, fontsize=3.6 if full else 7, va="center", ha="left",
+                color=col, zorder=3)
+    ax.set_xlim(-0.15, layers - 1 + (1.0 if full else 0.45))
+    ax.set_ylim(-0.6, rows - 0.4)
     ax.set_xticks(range(layers))
     ax.set_xticklabels([f"depth {k}" for k in range(layers)])
     ax.set_yticks([])
@@ -173,3 +214,8 @@ def dependency_graph(nodes: list[dict], path: Path) -> None:
         ax.spines[s].set_visible(False)
     fig.tight_layout()
     _save(fig, path)
+
+
+def whole_graph(view: dict, number: dict[str, str], status: dict[str, str], path: Path) -> None:
+    """Every claim that cites or is cited, on one landscape page (ids readable when zoomed)."""
+    dependency_graph(view, number, status, path, labels="full", width=10.5)

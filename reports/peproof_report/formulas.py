@@ -2,9 +2,11 @@
 
 A :class:`~peproof.claims.Statement` is printed with :func:`sympy.latex` (never retyped): the
 quantifier prefix with the variables' domains, the hypotheses, then the conclusions, one per
-row; a side wider than the line is broken between the terms of its sum.  Very long statements
-are summarised: at most :data:`MAX_RELATIONS` conclusions are shown (the count of the others is
-printed), and a side wider than :data:`MAX_ROWS` rows is replaced by a description of its size.
+row; a side wider than the line is broken between the terms of its sum (expanded first when a
+single term is too wide).  Sums over the frequency pairs are printed by name,
+``\\|PE(p) - PE(p+k)\\|^2``, ``\\langle PE(p), PE(q)\\rangle`` (:mod:`.named`).  Many conclusions of
+one form (the concrete-``d`` instances of a lemma) are printed as their first and last instance
+and their number.  Nothing is replaced by a description of its size.
 
 Every printed side is read back by :mod:`.parse` and compared with the expression of the
 statement: equal as SymPy trees, or, failing that, equal in value at several random points of
@@ -34,15 +36,29 @@ DOMAIN_SET = {
 }
 OP_TEX = {"==": "=", "<=": r"\le", "<": "<", "!=": r"\ne"}
 OP_FROM_TEX = {"=": "==", r"\le": "<=", "<": "<", r"\ne": "!="}
-MAX_RELATIONS = 4  # conclusions printed per statement
 BUDGET = 58.0  # estimated width of a display row (in "characters" of math)
-MAX_ROWS = 8  # rows one side may take before it is summarised
-MAX_STATEMENT_ROWS = 14  # rows of one statement before further conclusions are left out
+#: a side too wide for a row is expanded into smaller terms only if it is this small (larger
+#: ones are printed as they are and scaled to the line)
+EXPAND_OPS = 400
+EXPAND_TERMS = 80
+#: between the factors of a product: a thin space, so ``pos w_0`` does not read ``posw0``
+MUL = r"\,"
+#: the domains in words (for the note on long lists of variables)
+DOMAIN_WORDS = {"real": "reals", "pos_real": "positive reals", "rational": "rationals",
+                "integer": "integers", "nonneg_integer": "non-negative integers",
+                "pos_integer": "positive integers", "even_pos_integer": "even positive integers"}
 GROUP_MAX = 6  # variables of one domain listed before "x_1, ..., x_n"
 
 
-def latex(e) -> str:
-    return sp.latex(e, imaginary_unit="ri")
+def latex(e, names: dict | None = None) -> str:
+    """SymPy's LaTeX; ``names`` maps placeholder symbols to the named sub-terms they stand for
+    (:mod:`.named`)."""
+    if names:
+        from .named import display_names
+
+        return sp.latex(e, imaginary_unit="ri", mul_symbol=MUL,
+                        symbol_names=display_names(names))
+    return sp.latex(e, imaginary_unit="ri", mul_symbol=MUL)
 
 
 # ---------------------------------------------------------------------------- width estimate
@@ -165,7 +181,7 @@ def same_at_points(a, b, domains: dict, seed: str, points: int = 4) -> bool | No
         env = {s: _SAMPLE[_domain_of(s, domains)](rnd) for s in free}
         try:
             va, vb = _value(a, env), _value(b, env)
-        except (TypeError, ValueError, ZeroDivisionError, AttributeError):
+        except (TypeError, ValueError, ZeroDivisionError, AttributeError, RecursionError):
             continue
         if va is None or vb is None:
             continue
@@ -223,37 +239,54 @@ class Printed:
     checks: list[Check] = field(default_factory=list)
     shown: int = 0
     total: int = 0
-    summarised_sides: int = 0
     notes: list[str] = field(default_factory=list)
     head: int = 0  # rows of the quantifier prefix and hypotheses
-    spans: list[tuple[int, int]] = field(default_factory=list)  # rows of each conclusion
+    spans: list[tuple[int, int]] = field(default_factory=list)  # rows of each form shown
+    groups: int = 0  # forms of conclusion (instances of one pattern)
+    groups_shown: int = 0
+    group_sizes: list[int] = field(default_factory=list)  # conclusions of each form shown
+    named: list[str] = field(default_factory=list)  # kinds of named sub-terms used
 
     @property
     def omitted(self) -> int:
         return self.total - self.shown
 
+    def first_forms(self, n: int, max_rows: int) -> dict:
+        """The display cut after the first ``n`` forms of conclusion, fewer if the rows exceed
+        ``max_rows`` (at least one form); its pieces were checked with the whole."""
+        k = min(n, len(self.spans))
+        while k > 1 and self.spans[k - 1][1] > max_rows:
+            k -= 1
+        end = self.spans[k - 1][1] if k else len(self.rows)
+        return {"rows": self.rows[:end], "shown": sum(self.group_sizes[:k]),
+                "total": self.total, "omitted": self.total - sum(self.group_sizes[:k]),
+                "groups": self.groups, "groups_shown": k, "named": self.named,
+                "notes": self.notes, "head": self.head, "spans": self.spans[:k], "checks": []}
+
     def as_dict(self) -> dict:
         return {"rows": self.rows, "shown": self.shown, "total": self.total,
-                "omitted": self.omitted, "summarised_sides": self.summarised_sides,
+                "omitted": self.omitted, "groups": self.groups,
+                "groups_shown": self.groups_shown, "named": self.named,
                 "notes": self.notes, "head": self.head, "spans": self.spans,
                 "checks": [{"text": c.text, "status": c.status, "detail": c.detail}
                            for c in self.checks]}
 
 
-def _terms(e) -> list[str]:
+def _terms(e, names: dict | None = None) -> list[str]:
     """``e`` as printed pieces: a sum is split into signed terms, in the printer's order."""
+    names = names or {}
     if not isinstance(e, sp.Add):
-        return [latex(e)]
+        return [latex(e, names)]
     out = []
     for n, t in enumerate(LatexPrinter()._as_ordered_terms(e)):
         if t.could_extract_minus_sign():
-            out.append("- " + latex(-t))
+            out.append("- " + latex(-t, names))
         else:
-            out.append(("+ " if n else "") + latex(t))
+            out.append(("+ " if n else "") + latex(t, names))
     return out
 
 
-def _pack(pieces: list[str], first_width: float) -> list[str] | None:
+def _pack(pieces: list[str], first_width: float) -> list[str]:
     rows, cur, w = [], "", first_width
     for p in pieces:
         pw = width(p)
@@ -266,26 +299,21 @@ def _pack(pieces: list[str], first_width: float) -> list[str] | None:
     return rows
 
 
-def _side_rows(e, lead: float) -> tuple[list[str], str] | None:
-    """Rows for one side (None if it would take more than MAX_ROWS rows or a term is too wide
-    to break)."""
-    pieces = _terms(e)
+def _side_rows(e, lead: float, names: dict) -> tuple[list[str], str, sp.Expr]:
+    """Rows for one side and the expression they print: the side itself, or, when one of its
+    terms is too wide to fit a row, the side expanded into smaller terms (the read-back check
+    then compares values at random points)."""
+    pieces = _terms(e, names)
     text = " ".join(pieces)
     if lead + width(text) <= BUDGET:
-        return [text], text
-    if any(width(p) > BUDGET * 1.15 for p in pieces):
-        return None
+        return [text], text, e
+    if any(width(p) > BUDGET * 1.15 for p in pieces) and sp.count_ops(e) <= EXPAND_OPS:
+        expanded = sp.expand(e)
+        if expanded != e and len(pieces) < len(sp.Add.make_args(expanded)) <= EXPAND_TERMS:
+            e = expanded
+            pieces = _terms(e, names)
     rows = _pack(pieces, lead)
-    if len(rows) > MAX_ROWS:
-        return None
-    return rows, " ".join(rows)
-
-
-def _describe(e) -> str:
-    n = len(sp.Add.make_args(e))
-    syms = len(e.free_symbols)
-    return (rf"\text{{(an expression of {n} term{'s' if n != 1 else ''} in {syms} "
-            rf"variable{'s' if syms != 1 else ''}, too long to print)}}")
+    return rows, " ".join(rows), e
 
 
 def _vars_rows(stmt) -> tuple[list[str], list[str]]:
@@ -300,53 +328,92 @@ def _vars_rows(stmt) -> tuple[list[str], list[str]]:
     for dom, syms in groups:
         if len(syms) > GROUP_MAX:
             names = f"{latex(syms[0])}, {latex(syms[1])}, \\dots, {latex(syms[-1])}"
-            notes.append(f"{len(syms)} variables in {dom.replace('_', ' ')}")
+            notes.append(f"{len(syms)} {DOMAIN_WORDS.get(dom, dom)}")
         else:
             names = ", ".join(latex(s) for s in syms)
         parts.append(f"{names} \\in {DOMAIN_SET[dom]}")
     return parts, notes
 
 
-def _rel_rows(rel, symbols, domains, functions, out: Printed, indent: str) -> None:
+def _rel_rows(rel, symbols, domains, functions, out: Printed, lead: str,
+              names: dict, indent: str) -> None:
+    from .named import abbreviate
+
     op = OP_TEX[rel.op]
-    sides = []
-    for e in (rel.lhs, rel.rhs):
-        r = _side_rows(e, 4.0)
-        sides.append(r)
-    if all(sides) and len(sides[0][0]) == 1 and len(sides[1][0]) == 1 and \
+    exprs = [abbreviate(e, names) for e in (rel.lhs, rel.rhs)]
+    table = {**symbols, **{"{" + n.tex + "}": ph for ph, n in names.items()}}
+    sides = [_side_rows(e, 4.0, names) for e in exprs]
+    same = r"\quad\text{(the same expression once built)}" if rel.lhs == rel.rhs else ""
+    if len(sides[0][0]) == 1 and len(sides[1][0]) == 1 and \
             width(sides[0][1]) + width(sides[1][1]) + 6 <= BUDGET:
-        out.rows.append(f"&{indent}{sides[0][1]} {op} {sides[1][1]}")
+        out.rows.append(f"&{lead}{sides[0][1]} {op} {sides[1][1]}{same}")
     else:
-        for k, (e, r) in enumerate(zip((rel.lhs, rel.rhs), sides, strict=True)):
-            pre = indent if k == 0 else indent + r"\quad " + op + " "
-            if r is None:
-                out.rows.append(f"&{pre}{_describe(e)}")
-                out.summarised_sides += 1
-                continue
-            rows = r[0]
-            out.rows.append(f"&{pre}{rows[0]}")
-            for row in rows[1:]:
+        for k, r in enumerate(sides):
+            pre = lead if k == 0 else indent + r"\quad " + op + " "
+            out.rows.append(f"&{pre}{r[0][0]}")
+            for row in r[0][1:]:
                 out.rows.append(f"&{indent}\\qquad {row}")
-    for e, r in zip((rel.lhs, rel.rhs), sides, strict=True):
-        if r is not None:
-            out.checks.append(check_text(r[1], e, symbols, domains, functions))
+    for r in sides:
+        out.checks.append(check_text(r[1], r[2], table, domains, functions))
 
 
-def render_statement(stmt, max_relations: int = MAX_RELATIONS,
-                     max_rows: int = MAX_STATEMENT_ROWS) -> Printed:
-    """The statement as display rows with every printed side checked (see module docstring).
+def _shape(e, memo: dict) -> tuple:
+    if e in memo:
+        return memo[e]
+    if e.is_Symbol:
+        out = ("S", re.sub(r"\d+", "#", e.name))
+    elif e.is_Number:
+        out = ("N",)
+    elif not e.args:
+        out = (type(e).__name__,)
+    else:
+        out = (type(e).__name__, *(_shape(a, memo) for a in e.args))
+    memo[e] = out
+    return out
 
-    Conclusions are added while the display stays within ``max_rows`` rows (at least one is
-    shown); sides too long to print are described by their size, and a statement whose shown
-    sides are all of that kind gets one summary row instead of one per side.
+
+def shape(rel, memo: dict | None = None) -> tuple:
+    """The form of a relation with its numbers and indexed names blanked (``w_12`` -> ``w_#``):
+    conclusions of one form are instances of one pattern."""
+    memo = {} if memo is None else memo
+    return (rel.op, _shape(rel.lhs, memo), _shape(rel.rhs, memo))
+
+
+@dataclass
+class _Group:
+    key: tuple
+    members: list = field(default_factory=list)
+
+
+def group_conclusions(concl) -> list[_Group]:
+    """Conclusions grouped by :func:`shape`, in order of first appearance."""
+    groups: dict[tuple, _Group] = {}
+    memo: dict = {}
+    for r in concl:
+        key = shape(r, memo)
+        groups.setdefault(key, _Group(key)).members.append(r)
+    return list(groups.values())
+
+
+def render_statement(stmt, max_groups: int | None = None, max_rows: int | None = None) -> Printed:
+    """The statement as display rows with every printed side checked (module docstring).
+
+    Conclusions of one form (:func:`group_conclusions`) are printed as their first and last
+    instance around a vertical ellipsis, with their number; ``max_groups`` forms at most are
+    shown (the count of the others is recorded), and further forms stop once the display has
+    ``max_rows`` rows.  Sums over the frequency pairs are printed by name (:mod:`.named`).
     """
     out = Printed(total=len(stmt.concl))
-    shown = stmt.concl[:max_relations]
-    exprs = [x for r in tuple(shown) + stmt.hyps for x in (r.lhs, r.rhs)]
+    groups = group_conclusions(stmt.concl)
+    shown_groups = groups[:max_groups] if max_groups else groups
+    shown_rels = [r for g in shown_groups for r in (g.members[:1] + g.members[-1:]
+                                                     if len(g.members) > 1 else g.members)]
+    exprs = [x for r in tuple(shown_rels) + stmt.hyps for x in (r.lhs, r.rhs)]
     symbols = symbol_table(*exprs, *(v.symbol for v in stmt.vars))
     functions = functions_for(*exprs)
     domains = {v.symbol: v.domain for v in stmt.vars}
     indent = r"\quad " if stmt.vars else ""
+    names: dict = {}
     if stmt.vars:
         parts, notes = _vars_rows(stmt)
         out.notes += notes
@@ -371,29 +438,56 @@ def render_statement(stmt, max_relations: int = MAX_RELATIONS,
                 for e in (h.lhs, h.rhs):
                     out.checks.append(check_text(latex(e), e, symbols, domains, functions))
         out.rows.append("&" + head + r"\colon")
-    head_rows = out.head = len(out.rows)
-    for n, rel in enumerate(shown):
-        before = (list(out.rows), list(out.checks), out.summarised_sides)
-        _rel_rows(rel, symbols, domains, functions, out, indent + (r"\land\ " if n else ""))
-        if n and len(out.rows) > max_rows:
-            out.rows, out.checks, out.summarised_sides = before
+    out.head = len(out.rows)
+    first = True
+    for g in shown_groups:
+        before = (list(out.rows), list(out.checks))
+        start = len(out.rows)
+        members = g.members[:1] + g.members[-1:] if len(g.members) > 1 else g.members
+        for j, rel in enumerate(members):
+            lead = indent + (r"\land\ " if not first else "")
+            first = False
+            if j == 1:
+                if len(g.members) > 2:
+                    out.rows.append(f"&{indent}\\qquad\\vdots\\quad\\text{{({len(g.members) - 2} "
+                                    "more of this form)}")
+            _rel_rows(rel, symbols, domains, functions, out, lead, names, indent)
+        if max_rows and out.spans and len(out.rows) > max_rows:
+            out.rows, out.checks = before
             break
-        out.spans.append((len(before[0]), len(out.rows)))
-        out.shown = n + 1
-    body = out.rows[head_rows:]
-    if body and all(r"\text{(an expression of" in r for r in body):
-        n = len(stmt.concl)
-        out.rows = out.rows[:head_rows] + [
-            rf"&{indent}\text{{({n} relation{'s' if n != 1 else ''} between expressions too "
-            r"long to print)}"]
-        out.shown = n
-        out.summarised_sides = 0
-        out.spans = [(head_rows, head_rows + 1)]
+        out.spans.append((start, len(out.rows)))
+        out.shown += len(g.members)
+        out.groups_shown += 1
+        out.group_sizes.append(len(g.members))
+    out.groups = len(groups)
+    out.named = sorted({n.kind for n in names.values()})
+    _join_head(out, indent)
     return out
+
+
+def _join_head(out: Printed, indent: str) -> None:
+    """The quantifier row and the first conclusion on one row when both fit."""
+    h = out.head
+    if not h or len(out.rows) <= h:
+        return
+    first = out.rows[h][1:]
+    if not first.startswith(indent) or (len(out.rows) > h + 1 and out.rows[h + 1].startswith(
+            "&" + indent + r"\quad ")):
+        return  # the first conclusion spans several rows: keep the layout
+    body = first[len(indent):]
+    if width(out.rows[h - 1]) + width(body) + 1 > BUDGET:
+        return
+    out.rows[h - 1:h + 1] = [out.rows[h - 1] + r"\ " + body]
+    out.head = h - 1
+    out.spans = [(max(a - 1, 0), b - 1) for a, b in out.spans]
 
 
 def render_expr_check(e, domains: dict | None = None) -> tuple[str, Check]:
     """One expression printed and checked (witness values, companions' short forms)."""
-    text = latex(e)
-    symbols = symbol_table(e)
-    return text, check_text(text, e, symbols, domains or {}, functions_for(e))
+    from .named import abbreviate
+
+    names: dict = {}
+    short = abbreviate(e, names)
+    text = latex(short, names)
+    symbols = {**symbol_table(e), **{"{" + n.tex + "}": ph for ph, n in names.items()}}
+    return text, check_text(text, short, symbols, domains or {}, functions_for(e))

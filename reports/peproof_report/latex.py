@@ -107,11 +107,13 @@ def tex(text: object) -> str:
 
 
 def tex_breakable(text: object) -> str:
-    """Like :func:`tex`, with break points after ``. _ / , = + * (`` (long
+    """Like :func:`tex`, with break points after ``. _ / , = + * ( -`` (long
     identifiers, file names and engine output in narrow table cells)."""
     s = tex(text)
     s = s.replace(r"\_", r"\_\allowbreak{}")
-    return re.sub(r"([./,=+*(\[])(?!\s)", r"\1\\allowbreak{}", s)
+    s = re.sub(r"([./,=+*(\[-])(?!\s)", r"\1\\allowbreak{}", s)
+    # long runs of digits or letters (numbers, hashes) may break too
+    return re.sub(r"([0-9A-Za-z]{12})(?=[0-9A-Za-z]{4})", r"\1\\allowbreak{}", s)
 
 
 def claim_label(claim_id: str) -> str:

@@ -11,7 +11,10 @@ Default set (:func:`jobs`):
 * ``separation_vs_n``  the certified minimum for a grid of ``N`` and a few ``d`` (figure);
 * ``horizon``  precision horizons of every dtype and recipe at one ``d`` (``peproof horizon``);
 * ``distance``  ``D(k) = ||PE(a) - PE(a+k)||^2`` against the offset (float64 curve, figure);
-* ``recipe_error``  ``||PE_recipe(p) - PE(p)||`` against the position (figure).
+* ``recipe_error``  ``||PE_recipe(p) - PE(p)||`` against the position (figure);
+* ``wrap_span``  for every even ``d`` up to a bound: the certified ``2 pi / omega_min`` (where the
+  slowest pair completes its first turn), the first integer position past it, and the span of
+  the frequencies in decades, ``log10(omega_0 / omega_min) = 4 (d - 2) / d``, exactly.
 """
 
 from __future__ import annotations
@@ -31,19 +34,26 @@ DISTANCE_K = (256, DEFAULT_N)  # a close-up and the whole range
 ERROR_DTYPES = ("float32", "float16", "bfloat16")
 ERROR_RECIPES = ("exp-float", "pow-float", "exp-int", "f32-cast")
 ERROR_BIN = 64
+ERROR_STRIDE = 512  # one bin of ERROR_BIN positions in every ERROR_STRIDE (a figure's evidence)
+#: dtypes of the default horizons: the ones that fail below N (float64 does not, as it is
+#: the reference's own format)
+HORIZON_DTYPES = ("float32", "float16", "bfloat16")
+WRAP_D_MAX = 1024
 
 
 def quick() -> dict:
     """A small parameter set (tests, ``--numerics quick``)."""
     return {"ds": (4, 8, 64), "n": 4096, "horizon_d": 64, "fig_ds": (4, 64),
             "sep_fig_ds": (4, 64), "distance_k": (256, 4096), "dtypes": ("float16", "bfloat16"),
-            "recipes": ("exp-float", "exp-int"), "bin": 16}
+            "recipes": ("exp-float", "exp-int"), "bin": 16, "stride": 64, "wrap_d_max": 128,
+            "horizon_dtypes": ("float16", "bfloat16")}
 
 
 def default() -> dict:
     return {"ds": D_ALL, "n": DEFAULT_N, "horizon_d": HORIZON_D, "fig_ds": FIG_DS,
             "sep_fig_ds": SEP_FIG_DS, "distance_k": DISTANCE_K, "dtypes": ERROR_DTYPES,
-            "recipes": ERROR_RECIPES, "bin": ERROR_BIN}
+            "recipes": ERROR_RECIPES, "bin": ERROR_BIN, "stride": ERROR_STRIDE,
+            "wrap_d_max": WRAP_D_MAX, "horizon_dtypes": HORIZON_DTYPES}
 
 
 def separation(ds, n: int) -> list[dict]:
@@ -111,43 +121,74 @@ def distance(ds, ks) -> dict:
 
 def horizon(d: int, dtype: str, recipes, n: int) -> dict:
     """Horizons of one dtype for each recipe, with the certified ``delta/2`` they use."""
+    import flint
+
     from peproof.encoding import Encoding
     from peproof.numeric.horizon import half_separation, scan
 
-    _, half = half_separation(d, n)
+    sep, half = half_separation(d, n)
     enc = Encoding(d)
-    return {"d": d, "dtype": dtype, "n": n, "half_separation": list(half),
+    half_text = (flint.arb(sep.min_dist.text) / 2).str(20, radius=True)
+    return {"d": d, "dtype": dtype, "n": n, "half_separation": list(half), "half_text": half_text,
             "rows": [scan(enc, dtype, r, n, half).as_dict() for r in recipes]}
 
 
-def recipe_error(d: int, dtypes, recipes, n: int, bin_size: int) -> dict:
-    """``max ||PE_recipe(p) - PE(p)||`` over bins of ``bin_size`` positions, for every dtype and
-    recipe (reference: the float64 table of :class:`peproof.encoding.Encoding`, computed once
-    per block of positions)."""
+def recipe_error(d: int, dtypes, recipes, n: int, bin_size: int, stride: int | None = None
+                 ) -> dict:
+    """``max ||PE_recipe(p) - PE(p)||`` over bins of ``bin_size`` positions starting every
+    ``stride`` positions (every bin when ``stride`` is ``bin_size``), for every dtype and recipe
+    (reference: the float64 table of :class:`peproof.encoding.Encoding`; evidence for a figure,
+    the horizons are scanned position by position)."""
     from peproof.encoding import Encoding
 
+    stride = stride or bin_size
     enc = Encoding(d)
+    starts = np.arange(0, n, stride)
     acc = {(dt, r): [] for dt in dtypes for r in recipes}
-    starts: list[int] = []
-    block = bin_size * max(1, 8192 // bin_size)
-    for a in range(0, n, block):
-        pos = np.arange(a, min(a + block, n))
+    per_block = max(1, 8192 // bin_size)
+    for k in range(0, len(starts), per_block):
+        st = starts[k:k + per_block]
+        pos = (st[:, None] + np.arange(bin_size)[None, :]).ravel()
+        pos = pos[pos < n]
         ref = enc.table(pos)
-        starts += pos[::bin_size].tolist()
-        nb = -(-len(pos) // bin_size)
+        owner = np.searchsorted(st, pos, side="right") - 1
         for dt in dtypes:
             for r in recipes:
                 with np.errstate(invalid="ignore", over="ignore"):
                     got = R.table(enc, dt, r, pos).astype(np.float64)
                     err = np.sqrt(((got - ref) ** 2).sum(axis=1))
                 err = np.where(np.isfinite(err), err, np.inf)
-                pad = np.full(nb * bin_size - len(pos), -np.inf)
-                acc[(dt, r)] += np.concatenate([err, pad]).reshape(nb, bin_size).max(axis=1
-                                                                                     ).tolist()
+                best = np.full(len(st), -np.inf)
+                np.maximum.at(best, owner, err)
+                acc[(dt, r)] += best.tolist()
     panels = []
     for dt in dtypes:
-        curves = [{"recipe": r, "p": starts,
+        curves = [{"recipe": r, "p": starts.tolist(),
                    "max_error": [m if math.isfinite(m) else None for m in acc[(dt, r)]]}
                   for r in recipes]
         panels.append({"d": d, "dtype": dt, "bin": bin_size, "curves": curves})
-    return {"d": d, "n": n, "bin": bin_size, "panels": panels}
+    return {"d": d, "n": n, "bin": bin_size, "stride": stride, "panels": panels}
+
+
+def wrap_span(d_max: int) -> dict:
+    """Per even ``d <= d_max``: ``2 pi / omega_min`` (arb text), the first integer position at
+    or past it, and the span ``log10(omega_0 / omega_min)`` as an exact fraction ``(p, q)``."""
+    from fractions import Fraction
+
+    from peproof.encoding import Encoding, omega_law
+    from peproof.numeric.separation import wrap_position
+
+    rows = []
+    for d in range(2, d_max + 1, 2):
+        enc = Encoding(d)
+        ball, first = wrap_position(enc)
+        const, base, rate = omega_law(d)
+        # omega_i = const * base^(rate i) with base = 10^e: the span over i = 0 .. d/2 - 1 is
+        # -rate (d/2 - 1) e decades
+        e = len(str(int(base))) - 1
+        if const != 1 or base != 10**e:
+            raise ValueError("the span in decades needs omega_i = (10^e)^(rate i)")
+        span = Fraction(-int(rate.p) * e * (d // 2 - 1), int(rate.q))
+        rows.append({"d": d, "wrap": ball.str(25, radius=True), "wrap_position": first,
+                     "span": [span.numerator, span.denominator]})
+    return {"rows": rows}

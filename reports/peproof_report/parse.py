@@ -34,7 +34,9 @@ _OPERATORNAMES = {"ITE": sp.ITE, "sign": sp.sign, "Mod": sp.Mod, "floor": sp.flo
 _REL = {"=": sp.Eq, r"\neq": sp.Ne, r"\ne": sp.Ne, "<": sp.Lt, ">": sp.Gt, r"\leq": sp.Le,
         r"\le": sp.Le, r"\geq": sp.Ge, r"\ge": sp.Ge}
 _SKIP = re.compile(r"(?:\s+|\\[,:;!]|\\ |\\quad|\\qquad|\\displaystyle|\\limits)+")
-_SKIP_IN_INTEGRAL = re.compile(r"(?:\s+|\\[:;!]|\\ |\\quad|\\qquad|\\displaystyle)+")
+# inside an integral a thin space is a product's, except the one before the differential
+_SKIP_IN_INTEGRAL = re.compile(r"(?:\s+|\\,(?!\s*d[A-Za-z]\b)|\\[:;!]|\\ |\\quad|\\qquad"
+                               r"|\\displaystyle)+")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _GREEK_CONST = {r"\pi": sp.pi, r"\infty": sp.oo, r"\mathrm{i}": sp.I, r"\text{True}": sp.true,
                 r"\text{False}": sp.false}
@@ -58,6 +60,8 @@ class _Parser:
         self.i = 0
         self.symbols = symbols
         self.sym_keys = sorted(symbols, key=len, reverse=True)
+        # named sub-terms print as a brace group ("{\\|PE(p) - PE(q)\\|^{2}}"): read first
+        self.named_keys = [k for k in self.sym_keys if k.startswith("{")]
         self.functions = functions or {}
         self._in_integral = 0
 
@@ -206,6 +210,10 @@ class _Parser:
         s, i = self.s, self.i
         if i >= len(s):
             raise ParseError("unexpected end of formula")
+        for key in self.named_keys:
+            if s.startswith(key, i):
+                self.i = i + len(key)
+                return self.symbols[key]
         m = _NUMBER.match(s, i)
         if m:
             self.i = m.end()

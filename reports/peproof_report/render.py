@@ -12,11 +12,12 @@
 
 from __future__ import annotations
 
+import re
+
 import sympy as sp
 
 from .formulas import (
     BUDGET,
-    MAX_ROWS,
     Printed,
     _pack,
     _terms,
@@ -28,14 +29,60 @@ from .formulas import (
 )
 from .parse import ParseError, symbol_table
 
-STEP_ROWS = 6  # rows one step of the procedure may take before it is summarised
+WITNESS_SEARCH = 400  # conclusions searched for the one a witness refutes
+STEP_ROWS = 10  # rows one step of the procedure may take before only its size is given
+COMPACT_GROUPS = 2  # forms of conclusion shown in the compact document
+COMPACT_ROWS = 9  # rows of a statement in the compact document
 
 
-def render_claim(claim) -> dict:
+def value_tex(v: str, is_name: bool = False) -> str:
+    """A witness coordinate as LaTeX: a variable's name, or a value written by SymPy
+    (``7/3``, ``1 + 2*pi``; a trailing ``(ball ...)`` comment is dropped)."""
+    if is_name:
+        return latex(sp.Symbol(v))
+    s = re.sub(r"\s*\(ball .*\)\s*$", "", str(v))
+    try:
+        return latex(sp.sympify(s, rational=True))
+    except (sp.SympifyError, SyntaxError, TypeError, ValueError):
+        from .latex import tex
+
+        return r"\text{" + tex(s) + "}"
+
+
+_OPS = (" == ", " <= ", " != ", " < ")
+
+
+def witness_relation(stmt, relation: str) -> dict | None:
+    """The conclusion a witness refutes, typeset: found among the statement's conclusions by its
+    text, printed with named sub-terms and read back (None if it is not one of them)."""
+    from .formulas import OP_TEX, render_expr_check
+
+    for n, rel in enumerate(stmt.concl[:WITNESS_SEARCH]):
+        if str(rel) != relation:
+            continue
+        ltex, lchk = render_expr_check(rel.lhs, {v.symbol: v.domain for v in stmt.vars})
+        rtex, rchk = render_expr_check(rel.rhs, {v.symbol: v.domain for v in stmt.vars})
+        text = f"{ltex} {OP_TEX[rel.op]} {rtex}"
+        if width(text) > 3 * BUDGET:
+            return {"relation": None, "conclusion": n + 1, "checks": []}
+        return {"relation": text, "conclusion": n + 1,
+                "checks": [{"text": c.text, "status": c.status, "detail": c.detail}
+                           for c in (lchk, rchk)]}
+    return None
+
+
+def render_claim(claim, witness: dict | None = None) -> dict:
+    """The claim's printed statement (full, and compact when shorter), the steps of the
+    exponential procedure and, given the verdict's ``witness``, the refuted conclusion."""
     st = claim.statement
     if st is None:
-        return {"statement": None, "steps": None}
-    out = {"statement": render_statement(st).as_dict(), "steps": None}
+        return {"statement": None, "compact": None, "steps": None, "witness": None}
+    full = render_statement(st)
+    out = {"statement": full.as_dict(), "compact": None, "steps": None, "witness": None}
+    if witness and witness.get("relation"):
+        out["witness"] = witness_relation(st, witness["relation"])
+    if full.groups > COMPACT_GROUPS or len(full.rows) > COMPACT_ROWS:
+        out["compact"] = full.first_forms(COMPACT_GROUPS, COMPACT_ROWS)
     if claim.proof is None and st.quant == "forall":
         eqs = [r for r in st.concl if r.op == "=="]
         if eqs:
@@ -54,7 +101,7 @@ def _rows(e, lead: float) -> tuple[list[str], str] | None:
     if any(width(p) > BUDGET * 1.15 for p in pieces):
         return None
     rows = _pack(pieces, lead)
-    return (rows, " ".join(rows)) if len(rows) <= min(STEP_ROWS, MAX_ROWS) else None
+    return (rows, " ".join(rows)) if len(rows) <= STEP_ROWS else None
 
 
 def exp_steps(rel, domains: dict) -> dict:

@@ -1,10 +1,12 @@
 """Run (or reuse) everything the report shows: proofs, numerics, renderings of the statements.
 
-The expensive part is cached in ``reports/build/run.json`` under a *fingerprint*: the commit,
-the contents of every source file of ``peproof/`` and of this package's job modules, the seeds,
-the versions of the engines and the options.  A build whose fingerprint matches reuses the
-results (so two builds of one commit print the same times and give a byte-identical ``.tex``);
-``fresh=True`` runs everything again.
+The expensive part is cached in ``run.json`` of the output folder under a *fingerprint*: the
+commit, the contents of every source file of the ``peproof`` package and of this package's job
+modules, the versions of the engines and the options.  (Not the seed texts: no verdict depends
+on them, and a report is the same with or without them.)  A build whose fingerprint matches
+reuses the results (so two builds of one commit print the same times and give a byte-identical
+``.tex``); ``fresh=True`` runs everything again.  The printed statements are cached beside the
+results under the fingerprint and the printing modules' contents (:func:`render_fingerprint`).
 
 Jobs run on a process pool, longest first: one job per claim family (decide every claim with
 :func:`peproof.results.run`, then render its statements) and one per numeric task.  With
@@ -33,10 +35,29 @@ CACHE_NAME = "run.json"
 CACHE_SCHEMA = "peproof.report-run/1"
 #: modules of this package whose output is cached with the results
 JOB_MODULES = ("run.py", "numerics.py", "peers.py")
+#: modules whose output (the printed statements) is cached beside the results
+RENDER_MODULES = ("render.py", "formulas.py", "named.py", "parse.py")
 
 
-def repo_root() -> Path:
-    return Path(__file__).resolve().parent.parent.parent
+def package_dir() -> Path:
+    import peproof
+
+    return Path(peproof.__file__).resolve().parent
+
+
+def repo_root() -> Path | None:
+    """The source checkout this ``peproof`` comes from (``pyproject.toml`` and
+    ``reports/peproof_report`` beside the package), or None for an installed package."""
+    root = package_dir().parent
+    if (root / "pyproject.toml").is_file() and (root / "reports" / "peproof_report").is_dir():
+        return root
+    return None
+
+
+def default_build_dir() -> Path:
+    """``reports/build`` of the checkout, else ``./peproof-report``."""
+    root = repo_root()
+    return root / "reports" / "build" if root else Path.cwd() / "peproof-report"
 
 
 def git(root: Path, *args: str) -> str | None:
@@ -48,8 +69,11 @@ def git(root: Path, *args: str) -> str | None:
     return out.stdout.strip() if out.returncode == 0 else None
 
 
-def source_state(root: Path) -> dict:
-    """Commit, whether tracked files differ from it, and the commit time."""
+def source_state(root: Path | None) -> dict:
+    """Commit, whether tracked files differ from it, and the commit time (an installed package
+    has none of them)."""
+    if root is None:
+        return {"commit": "unknown", "modified": False, "commit_time": None}
     commit = git(root, "rev-parse", "HEAD")
     status = git(root, "status", "--porcelain", "--untracked-files=no")
     ctime = git(root, "log", "-1", "--format=%ct")
@@ -73,27 +97,25 @@ def versions() -> dict:
             "system": platform.system()}
 
 
-def fingerprint(root: Path, options: dict) -> str:
-    from peproof.seeds import seeds_dir
-
+def fingerprint(root: Path | None, options: dict) -> str:
     h = hashlib.sha256()
     h.update(json.dumps({"options": options, "versions": versions(),
                          "commit": source_state(root)["commit"]}, sort_keys=True).encode())
-    files = sorted((root / "peproof").rglob("*.py"))
+    pkg = package_dir()
+    files = sorted(pkg.rglob("*.py"))
     files += [Path(__file__).parent / m for m in JOB_MODULES]
-    sd = seeds_dir()
-    if sd:
-        files += sorted(sd.glob("*.txt"))
     for f in files:
         if f.is_file():
-            h.update(f.name.encode())
+            h.update(str(f.relative_to(f.parent.parent)).encode())
             h.update(hashlib.sha256(f.read_bytes()).digest())
     return h.hexdigest()
 
 
 # ---------------------------------------------------------------------------- jobs
-def family_job(family: str, ids: list[str], prove: bool, falsifiers: bool = True) -> dict:
-    """Decide the claims of one family (``prove``) and render their statements."""
+def family_job(family: str, ids: list[str], prove: bool, falsifiers: bool = True,
+               witnesses: dict | None = None) -> dict:
+    """Decide the claims of one family (``prove``) and render their statements (with the
+    refuted conclusion of each witness: from this run, or ``witnesses`` from the cache)."""
     from peproof import registry, results
 
     from .render import render_claim
@@ -103,7 +125,9 @@ def family_job(family: str, ids: list[str], prove: bool, falsifiers: bool = True
     out: dict = {"family": family}
     if prove:
         out["envelope"] = results.run(claims, falsifiers)
-    out["render"] = {c.id: render_claim(c) for c in claims}
+        witnesses = {r["id"]: r["verdict"].get("witness") for r in out["envelope"]["claims"]}
+    witnesses = witnesses or {}
+    out["render"] = {c.id: render_claim(c, witnesses.get(c.id)) for c in claims}
     out["seconds"] = time.perf_counter() - t0
     return out
 
@@ -133,11 +157,13 @@ def numeric_tasks(mode: str) -> list[tuple[str, str, tuple, float]]:
         ("separation", "separation", (list(p["ds"]), p["n"]), 5 * scale),
         ("separation_vs_n", "separation_vs_n", (list(p["sep_fig_ds"]), p["n"]), 1 * scale),
         ("distance", "distance", (list(p["fig_ds"]), list(p["distance_k"])), 0.5),
+        ("wrap_span", "wrap_span", (p["wrap_d_max"],), 0.5),
         ("recipe_error", "recipe_error", (p["horizon_d"], list(p["dtypes"]),
-                                          list(p["recipes"]), p["n"], p["bin"]), 4 * scale),
+                                          list(p["recipes"]), p["n"], p["bin"], p["stride"]),
+         4 * scale),
     ]
     est = {"float64": 8.5, "float32": 6, "float16": 4.5, "bfloat16": 3.2}
-    dtypes = tuple(R.DTYPES) if mode == "default" else p["dtypes"]
+    dtypes = p["horizon_dtypes"]
     recipes = R.RECIPES if mode == "default" else p["recipes"]
     for dt in dtypes:
         tasks.append((f"horizon:{dt}", "horizon", (p["horizon_d"], dt, list(recipes), p["n"]),
@@ -169,41 +195,90 @@ def _say(msg: str) -> None:
     print(f"peproof report: {msg}", file=sys.stderr, flush=True)
 
 
+def registry_data() -> dict:
+    """What the documents read from the registry itself rather than from the results: the
+    families' titles (first line of each family module's docstring) and the classification of
+    refuted claims (:class:`peproof.claims.Erratum`)."""
+    import importlib
+    import pkgutil
+
+    import peproof.families as fam
+    from peproof import registry
+
+    titles: dict[str, str] = {}
+    for info in sorted(pkgutil.iter_modules(fam.__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        mod = importlib.import_module(f"peproof.families.{info.name}")
+        doc = (mod.__doc__ or "").strip().splitlines()
+        claims = getattr(mod, "CLAIMS", ())
+        if claims and doc and (claims[0].family not in titles or info.name == claims[0].family):
+            titles[claims[0].family] = doc[0].strip().rstrip(".")
+    errata = {c.id: {"kind": c.erratum.kind, "rank": c.erratum.rank,
+                     "consequence": c.erratum.consequence}
+              for c in registry.all_claims() if getattr(c, "erratum", None)}
+    return {"family_titles": titles, "errata": errata}
+
+
+def render_fingerprint(fp: str) -> str:
+    h = hashlib.sha256(fp.encode())
+    for m in RENDER_MODULES:
+        h.update(hashlib.sha256((Path(__file__).parent / m).read_bytes()).digest())
+    return h.hexdigest()
+
+
+def _load(cache_path: Path) -> dict:
+    if not cache_path.is_file():
+        return {}
+    try:
+        c = json.loads(cache_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return c if c.get("schema") == CACHE_SCHEMA else {}
+
+
 def collect(build: Path, pattern: str | None = None, numerics: str = "default",
             peers: bool = True, workers: int | None = None, fresh: bool = False,
             falsifiers: bool = True, quiet: bool = False) -> dict:
-    """Everything the document needs, from the cache when it is fresh (see module docstring).
+    """Everything the documents need, from the cache when it is fresh (module docstring).
+
+    Two levels: the results (proofs, numerics, oracle) under the fingerprint of the code they
+    depend on, and the printed statements under that fingerprint and the printing modules'.  A
+    build whose results are fresh but whose printing changed only prints again.
 
     Returns ``{"fingerprint", "options", "results", "numerics", "peers", "render", "reused",
     "timing"}``.
     """
-    from peproof import registry
-
     say = (lambda m: None) if quiet else _say
     root = repo_root()
-    claims = registry.select(pattern)
     options = {"pattern": pattern, "numerics": numerics, "peers": peers,
                "falsifiers": falsifiers}
     fp = fingerprint(root, options)
+    rfp = render_fingerprint(fp)
     cache_path = build / CACHE_NAME
-    cached, previous = None, {}
-    if cache_path.is_file():
-        try:
-            c = json.loads(cache_path.read_text(encoding="utf-8"))
-            previous = c.get("job_seconds") or {}  # estimates for the scheduling below
-            if not fresh and c.get("schema") == CACHE_SCHEMA and c.get("fingerprint") == fp:
-                cached = c
-        except (OSError, ValueError):
-            cached = None
+    old = _load(cache_path)
+    previous = old.get("job_seconds") or {}  # estimates for the scheduling below
+    cached = old if not fresh and old.get("fingerprint") == fp else None
+    render_cached = cached is not None and cached.get("render_fingerprint") == rfp \
+        and isinstance(cached.get("render"), dict)
     t0 = time.perf_counter()
-    families: dict[str, list[str]] = {}
-    for c in claims:
-        families.setdefault(c.family, []).append(c.id)
     prove = cached is None
+    claims, families = [], {}
+    if not render_cached:  # the registry is loaded only when something is decided or printed
+        from peproof import registry
+
+        claims = registry.select(pattern)
+        for c in claims:
+            families.setdefault(c.family, []).append(c.id)
     jobs: list[tuple[float, str, object, tuple]] = []
-    for fam, ids in families.items():
-        est = previous.get(f"family:{fam}", 2.5 * len(ids) / 10) if prove else len(ids) / 25
-        jobs.append((est, f"family:{fam}", family_job, (fam, ids, prove, falsifiers)))
+    if not render_cached:
+        wit = {} if prove else {r["id"]: r["verdict"].get("witness")
+                                for r in cached["results"]["claims"]}
+        for fam, ids in families.items():
+            est = previous.get(f"family:{fam}", 2.5 * len(ids) / 10) if prove \
+                else len(ids) / 25
+            jobs.append((est, f"family:{fam}", family_job,
+                         (fam, ids, prove, falsifiers, {i: wit.get(i) for i in ids})))
     if prove:
         for name, fn, args, est in numeric_tasks(numerics):
             jobs.append((previous.get(name, est), name, numeric_job, (name, fn, args)))
@@ -211,34 +286,23 @@ def collect(build: Path, pattern: str | None = None, numerics: str = "default",
             jobs.append((previous.get("peers", 6.0), "peers", peers_job, ()))
     jobs.sort(key=lambda j: -j[0])
     workers = workers or min(os.cpu_count() or 1, 8)
-    say(("reusing the results of this commit; " if not prove else
-         f"deciding {len(claims)} claims, running the numerics; ")
-        + f"{len(jobs)} jobs on {workers} process{'es' if workers > 1 else ''}")
-    outputs: dict[str, dict] = {}
-    if workers == 1:
-        for _, name, fn, args in jobs:
-            outputs[name] = fn(*args)
+    if not jobs:
+        say("reusing the results and printed statements of this commit")
     else:
-        # fresh interpreters with one BLAS/OpenMP thread each: the parent's NumPy is already
-        # initialised, and forked children sharing its thread pools oversubscribe the cores
-        for var in THREAD_VARS:
-            os.environ.setdefault(var, "1")
-        ctx = multiprocessing.get_context("forkserver")
-        with pool(workers, mp_context=ctx) as ex:  # workers stopped on any signal
-            futs = {name: ex.submit(fn, *args) for _, name, fn, args in jobs}
-            done = 0
-            for name, f in futs.items():
-                outputs[name] = f.result()
-                done += 1
-                if not quiet and sys.stderr.isatty():
-                    sys.stderr.write(f"\r  [{done}/{len(jobs)}] {name:40s}")
-            if not quiet and sys.stderr.isatty():
-                sys.stderr.write("\n")
+        say(("reusing the results of this commit, printing the statements; " if not prove else
+             f"deciding {len(claims)} claims, running the numerics; ")
+            + f"{len(jobs)} jobs on {workers} process{'es' if workers > 1 else ''}")
+    outputs = _run_jobs(jobs, workers, quiet)
     seconds = time.perf_counter() - t0
-    render = {}
-    for name, out in outputs.items():
-        if name.startswith("family:"):
-            render.update(out["render"])
+    if render_cached:
+        render = cached["render"]
+    else:
+        render = {}
+        for name, out in outputs.items():
+            if name.startswith("family:"):
+                render.update(out["render"])
+    from peproof.cli import write_atomic
+
     if prove:
         order = [c.id for c in claims]
         envs = [outputs[f"family:{f}"]["envelope"] for f in families]
@@ -247,15 +311,47 @@ def collect(build: Path, pattern: str | None = None, numerics: str = "default",
         run = {"schema": CACHE_SCHEMA, "fingerprint": fp, "options": options,
                "results": merge(envs, order), "numerics": num,
                "job_seconds": {n: round(o["seconds"], 3) for n, o in outputs.items()},
-               "peers": outputs["peers"]["data"] if "peers" in outputs else None}
-        from peproof.cli import write_atomic
-
-        text = json.dumps(run, indent=1, sort_keys=True)
+               "peers": outputs["peers"]["data"] if "peers" in outputs else None,
+               "registry": registry_data()}
+    else:
+        run = {k: v for k, v in cached.items() if k not in ("render", "render_fingerprint")}
+        if "registry" not in run:
+            run["registry"] = registry_data()
+    if not render_cached:
+        text = json.dumps({**run, "render_fingerprint": rfp, "render": render}, indent=1,
+                          sort_keys=True)
         write_atomic(cache_path, text)
-        run = json.loads(text)  # the document reads exactly what a later build will reuse
+        stored = json.loads(text)  # the documents read exactly what a later build reuses
+        run, render = ({k: v for k, v in stored.items()
+                        if k not in ("render", "render_fingerprint")}, stored["render"])
+    if prove:
         write_atomic(build / "results.json", json.dumps(run["results"], indent=1,
                                                          sort_keys=True))
-    else:
-        run = cached
     return {**run, "render": render, "reused": not prove,
             "timing": {"collect_seconds": seconds}}
+
+
+def _run_jobs(jobs: list, workers: int, quiet: bool) -> dict[str, dict]:
+    outputs: dict[str, dict] = {}
+    if not jobs:
+        return outputs
+    if workers == 1:
+        for _, name, fn, args in jobs:
+            outputs[name] = fn(*args)
+        return outputs
+    # fresh interpreters with one BLAS/OpenMP thread each: the parent's NumPy is already
+    # initialised, and forked children sharing its thread pools oversubscribe the cores
+    for var in THREAD_VARS:
+        os.environ.setdefault(var, "1")
+    ctx = multiprocessing.get_context("forkserver")
+    with pool(workers, mp_context=ctx) as ex:  # workers stopped on any signal
+        futs = {name: ex.submit(fn, *args) for _, name, fn, args in jobs}
+        done = 0
+        for name, f in futs.items():
+            outputs[name] = f.result()
+            done += 1
+            if not quiet and sys.stderr.isatty():
+                sys.stderr.write(f"\r  [{done}/{len(jobs)}] {name:40s}")
+        if not quiet and sys.stderr.isatty():
+            sys.stderr.write("\n")
+    return outputs

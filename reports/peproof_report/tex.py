@@ -1,18 +1,22 @@
-"""Compile the ``.tex`` with latexmk (or pdflatex alone), reproducibly.
+"""Compile the ``.tex`` with pdflatex (passes until the auxiliary files settle), reproducibly.
 
-The compile runs in ``<build>/tex/`` (auxiliary files stay there between builds) and the PDF is
-moved into place only when the compile succeeded, so a failed compile never leaves a
-half-written or stale PDF.  ``SOURCE_DATE_EPOCH`` (the commit time unless set) and
-``FORCE_SOURCE_DATE=1`` make the PDF's dates and identifier fixed: two builds of one commit
-give the same bytes.
+The compile runs in ``<build>/tex-<name>/`` (auxiliary files stay there between builds) and the
+PDF is moved into place only when the compile succeeded, so a failed compile never leaves a
+half-written or stale PDF.  A document whose ``.tex``, figures and date are byte for byte those of
+its last successful compile is not compiled again (the PDF would be the same bytes).  Several
+documents compile side by side (:func:`compile_many`).  ``SOURCE_DATE_EPOCH`` (the commit time
+unless set) and ``FORCE_SOURCE_DATE=1`` make the PDF's dates and identifier fixed: two builds of
+one commit give the same bytes.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,25 +77,32 @@ def page_count(pdf: Path) -> int | None:
 
 def compile_pdf(tex_path: Path, pdf_path: Path, epoch: int | None = None,
                 timeout: int = 300) -> TexResult:
-    latexmk, pdflatex = find_tex()
+    _, pdflatex = find_tex()
     if not pdflatex:
         pdf_path.unlink(missing_ok=True)
         return TexResult(None, f"TeX not found: wrote {tex_path}; to build the PDF install "
                                f"TeX ({INSTALL_HINT}) and run the command again", missing=True)
-    work = tex_path.parent / "tex"
+    work = tex_path.parent / f"tex-{tex_path.stem}"
     work.mkdir(exist_ok=True)
+    figs = sorted(tex_path.parent.glob("fig-*.pdf"))
+    digest = _digest(tex_path, figs, epoch)
+    stamp = work / "last-compile.sha256"
+    if pdf_path.is_file() and stamp.is_file() and stamp.read_text() == digest:
+        return TexResult(pdf_path, f"wrote {pdf_path} (unchanged)", pages=page_count(pdf_path))
+    stamp.unlink(missing_ok=True)
     src = work / tex_path.name
     shutil.copyfile(tex_path, src)
-    for fig in tex_path.parent.glob("fig-*.pdf"):
+    for fig in figs:
         shutil.copyfile(fig, work / fig.name)
     env = _env(epoch)
     flags = ["-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
-    if latexmk:
-        runs = [[latexmk, "-pdf", "-silent", "-norc", *flags, src.name]]
-    else:
-        runs = [[pdflatex, *flags, src.name]] * 3
+    # pdflatex until the auxiliary files stop changing (at most MAX_PASSES): the same inputs
+    # give the same sequence of passes, so the same bytes, even for a document whose page
+    # references oscillate (latexmk's rerun decisions also read file times)
+    cmd = [pdflatex, *flags, src.name]
     out_pdf = work / (src.stem + ".pdf")
-    for cmd in runs:
+    for _ in range(MAX_PASSES):
+        before = _aux_state(work, src.stem)
         try:
             p = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True,
                                timeout=timeout)
@@ -105,7 +116,41 @@ def compile_pdf(tex_path: Path, pdf_path: Path, epoch: int | None = None,
             out_pdf.unlink(missing_ok=True)
             return TexResult(None, f"TeX failed ({_first_error(log)}); the .tex is {tex_path}, "
                                    f"the log {log_file}", log_tail=log[-3000:])
+        if _aux_state(work, src.stem) == before:
+            break
     tmp = pdf_path.with_suffix(".pdf.tmp")
     shutil.copyfile(out_pdf, tmp)
     os.replace(tmp, pdf_path)
+    stamp.write_text(digest)
     return TexResult(pdf_path, f"wrote {pdf_path}", pages=page_count(pdf_path))
+
+
+MAX_PASSES = 5
+_AUX = (".aux", ".toc", ".out", ".lof", ".lot")
+
+
+def _aux_state(work: Path, stem: str) -> tuple:
+    """The contents of the files a pass reads back (labels, contents, bookmarks)."""
+    return tuple(hashlib.sha256(f.read_bytes()).hexdigest() if f.is_file() else None
+                 for f in (work / (stem + ext) for ext in _AUX))
+
+
+def _digest(tex_path: Path, figs: list[Path], epoch: int | None) -> str:
+    h = hashlib.sha256(str(epoch).encode())
+    for f in (tex_path, *figs):
+        h.update(f.name.encode())
+        h.update(hashlib.sha256(f.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def compile_many(jobs: list[tuple[Path, Path]], epoch: int | None = None) -> list[TexResult]:
+    """:func:`compile_pdf` for each ``(tex, pdf)``, side by side (one TeX process each)."""
+    if len(jobs) == 1:
+        return [compile_pdf(*jobs[0], epoch=epoch)]
+    with ThreadPoolExecutor(max_workers=len(jobs)) as ex:
+        return list(ex.map(lambda j: compile_pdf(*j, epoch=epoch), jobs))
+
+
+def log_of(tex_path: Path) -> Path:
+    """The TeX log of the last compile of ``tex_path``."""
+    return tex_path.parent / f"tex-{tex_path.stem}" / (tex_path.stem + ".log")
