@@ -56,7 +56,7 @@ class Constants:
 
     c_pos: int = 2  # a position not exact in P: fl(k) * fl(step) or fl(p + offset)
     c_omega0: int = 4  # frequency: constant part (exp / pow / division / 2 pi, each ~u)
-    c_omega1: int = 2  # frequency: per unit of max |ln omega_i| (exp of a rounded logarithm)
+    c_omega1: int = 3  # frequency: per unit of max |ln omega_i| (exp of a rounded logarithm)
     c_red: int = 1  # argument reduction, relative to the (rounded) angle
     c_sin: int = 2  # sin/cos within c_sin ulps of their value at the reduced argument
     c_scale: int = 2  # a scale not exact in P: sqrt or division, then rounded

@@ -7,18 +7,12 @@ float64 fast path, see :mod:`peproof.oracle.exact`):
   *conforms* when it is within one ulp (a faithful rounding).  Whether it is the correctly rounded
   value is counted too.  Every such decision is certified: taken from the fast path only when its
   error bound cannot change it, else from arb balls at escalating precision.
-* **pipeline-faithful**: the same recipe run in the pipeline format ``P`` (the table's own dtype
-  unless told otherwise).  Two things are measured.  (1) The rounding budget: a forward error
-  bound of any straightforward evaluation in ``P`` (position rounded to ``P``; frequency from
-  ``exp`` or ``pow`` with relative error ``(2|ln omega_i| + 2) u``; one rounding of the product;
-  ``sin``/``cos`` within two ulps; the scale product), which is
-
-      B = scale |x| (a_pos + k_i) u_P + 2 u_P |v| + 2 ulp_P(v) + ulp_S(v) [S != P] + E
-
-  with ``k_i = 0`` for ``omega_i = 1`` and ``2|ln omega_i| + 3`` otherwise.  A table within ``B``
-  everywhere differs from the encoding only as a computation in ``P`` may.  (2) The recipes
-  themselves: the ``exp`` recipe (PyTorch tutorial, fairseq, diffusers) and the ``pow`` recipe
-  (``1 / base ** (2i/d)``) are run in ``P`` and compared bit for bit.
+* **error model**: every entry against the proved bound ``B`` of computing this variant in the
+  pipeline format ``P`` (the table's own dtype unless told otherwise) by *any* recipe of the
+  model's shape (:mod:`peproof.oracle.budget`, :mod:`peproof.families.error_model`).  A table
+  within ``B`` everywhere differs from the encoding only as a computation in ``P`` may.  Known
+  recipes (the ``exp`` and ``pow`` forms) are also run in ``P`` and compared bit for bit: evidence
+  of how the table was made, never the criterion.
 """
 
 from __future__ import annotations
@@ -30,6 +24,7 @@ import numpy as np
 
 from peproof.formats import Format
 
+from .budget import VACUOUS_ANGLE, Budget
 from .exact import Plan, certify, exact_pos
 from .recipes import recipes, run_recipe
 from .variant import Variant
@@ -84,6 +79,8 @@ class Comparison:
     not_correctly_rounded: int = 0
     cr_undecided: int = 0
     over_budget: int = 0
+    budget_undecided: int = 0
+    budget_entries: int = 0  # entries whose budget was evaluated (the others are within 1 ulp)
     max_budget_ratio: float = 0.0
     vacuous: int = 0
     first_vacuous_pos: float | None = None
@@ -94,6 +91,9 @@ class Comparison:
     row_budget: list = field(default_factory=list)
     row_barg: list = field(default_factory=list)
     worst: list = field(default_factory=list)
+    channel_over: np.ndarray | None = None  # over-budget entries per channel
+    row_index: np.ndarray | None = None  # table row of each entry of the row_* arrays
+    excluded_rows: int = 0
 
     @property
     def faithful(self) -> bool:
@@ -124,69 +124,56 @@ class Comparison:
 
 def compare(table, positions: np.ndarray, variant: Variant, stored: Format, pipe: Format,
             chunk_entries: int = 1 << 18, worst_k: int = 5, certify_cr: bool = True,
-            progress=None, row_hook=None) -> Comparison:
-    """Stream ``table`` (``n x d``, any array-like with row slicing) against ``variant``."""
+            progress=None, row_hook=None, keep: np.ndarray | None = None) -> Comparison:
+    """Stream ``table`` (``n x d``, any array-like with row slicing) against ``variant``.
+
+    ``keep`` (a boolean mask of the rows) leaves rows out of every count (padding rows); the
+    ``row_hook`` still sees every row."""
     n, d = table.shape
     if len(positions) != n:
         raise ValueError(f"{len(positions)} positions for {n} rows")
     plan = Plan(variant.encoding(d))
     res = Comparison(variant, d, stored, pipe)
+    res.channel_over = np.zeros(d, np.int64)
     recs = recipes(plan, pipe)
     for r in recs:
         res.recipe_equal[r.name] = 0
         res.recipe_max_ulp[r.name] = 0.0
-    kappa = _kappa(plan)
+    bud = Budget(plan, pipe, stored)
     rows = max(1, chunk_entries // d)
     arb_budget = [MAX_ARB, MAX_ARB_CR]
+    index = []
     for ci, k0 in enumerate(range(0, n, rows)):
         pos = np.asarray(positions[k0:k0 + rows], dtype=np.float64)
         t = np.asarray(table[k0:k0 + rows], dtype=np.float64)
         if row_hook is not None:
             row_hook(k0, t)
-        _chunk(res, plan, pos, t, recs, kappa, arb_budget, certify_cr,
+        idx = np.arange(k0, k0 + t.shape[0])
+        if keep is not None:
+            sel = keep[k0:k0 + rows]
+            if not sel.all():
+                res.excluded_rows += int((~sel).sum())
+                pos, t, idx = pos[sel], t[sel], idx[sel]
+                if not len(idx):
+                    continue
+        index.append(idx)
+        _chunk(res, plan, bud, pos, t, recs, arb_budget, certify_cr,
                with_recipes=k0 < RECIPE_ALL_ROWS or ci % RECIPE_EVERY == 0)
         if progress:
             progress(min(k0 + rows, n), n)
-    _finish(res, table, positions, plan, worst_k)
+    _finish(res, table, positions, plan, worst_k,
+            np.concatenate(index) if index else np.zeros(0, np.int64))
     return res
 
 
-def _kappa(plan: Plan) -> np.ndarray:
-    """Relative angle-error factor of each pair's frequency in a low-precision recipe."""
-    w = plan.omega
-    k = 2.0 * np.abs(np.log(w)) + 3.0
-    k[w == 1.0] = 0.0  # omega = 1 is exact in every recipe, and so is the product with it
-    return k
-
-
-def angle_budget(plan: Plan, pipe: Format, pos, x, kappa) -> np.ndarray:
-    """The angle part ``scale |x| (a_pos + k_i) u_P`` of the budget, per pair (``n x d/2``)."""
-    p = pos + plan.offset
-    apos = (p != pipe.round(p)).astype(np.float64)
-    return np.abs(x) * (apos[:, None] + kappa[None, :]) * (pipe.u * abs(plan.scale))
-
-
-def budget(plan: Plan, pipe: Format, stored: Format, pos, x, v, ulv, E, kappa,
-           bx=None) -> np.ndarray:
-    """The rounding budget ``B`` of every entry (see the module docstring)."""
-    if bx is None:
-        bx = angle_budget(plan, pipe, pos, x, kappa)
-    B = plan.assemble(bx, bx)
-    B += (2.0 * pipe.u) * np.abs(v)
-    B += 2.0 * (ulv if pipe == stored else pipe.ulp(v))
-    B += E
-    if stored != pipe:
-        B += ulv
-    return B
-
-
-def _chunk(res: Comparison, plan: Plan, pos, t, recs, kappa, arb_budget, certify_cr,
+def _chunk(res: Comparison, plan: Plan, bud: Budget, pos, t, recs, arb_budget, certify_cr,
            with_recipes: bool) -> None:
-    with np.errstate(over="ignore"):  # huge ulp errors (of exact zeros) may overflow to inf
-        _chunk_body(res, plan, pos, t, recs, kappa, arb_budget, certify_cr, with_recipes)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        # huge ulp errors (of exact zeros) may overflow to inf
+        _chunk_body(res, plan, bud, pos, t, recs, arb_budget, certify_cr, with_recipes)
 
 
-def _chunk_body(res: Comparison, plan: Plan, pos, t, recs, kappa, arb_budget, certify_cr,
+def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, recs, arb_budget, certify_cr,
                 with_recipes: bool) -> None:
     S, P = res.stored, res.pipe
     x = plan.angles(pos)
@@ -272,28 +259,35 @@ def _chunk_body(res: Comparison, plan: Plan, pos, t, recs, kappa, arb_budget, ce
             else:
                 res.cr_undecided += r.size
 
-    # ---- rounding budget of a pipeline in P
-    bx = angle_budget(plan, P, pos, x, kappa)
-    vac = bx >= abs(plan.scale)  # the angle alone may be off by a radian or more
+    # ---- the error model of a computation in P
+    delta = bud.angle_error(pos, x)
+    vac = delta >= VACUOUS_ANGLE  # the angle alone may be off by a radian or more
     if vac.any():
         res.vacuous += 2 * int(vac.sum())
         first = float(np.abs(pos[vac.any(axis=1)] + plan.offset).min())
         res.first_vacuous_pos = first if res.first_vacuous_pos is None else min(
             first, res.first_vacuous_pos)
     if P == S and nf_before == res.not_faithful and res.undecided == 0:
-        # every entry of the chunk is within one ulp, and B >= 2 ulp: the ratio is at most
-        # half the ulp error, which is what is recorded (B itself is not needed)
-        res.row_budget.append(res.row_max_ulp[-1] / 2.0)
+        # every entry of the chunk is within one ulp, which decides the verdict (conforms):
+        # B is not needed; eu / c_s (B >= c_s ulp for normal values) only ranks the worst
+        res.row_budget.append(res.row_max_ulp[-1] / bud.consts.c_sin)
         res.row_barg.append(res.row_arg[-1])
-        res.max_budget_ratio = max(res.max_budget_ratio, float(res.row_max_ulp[-1].max()) / 2)
     else:
-        B = budget(plan, P, S, pos, x, v, ul, E, kappa, bx)
+        B = bud.bound(delta, v)
+        over, within = bud.decide(ad, E, B)
+        res.budget_entries += t.size
+        left = ~(over | within)
+        if left.any():
+            over = over | _budget_left(res, plan, bud, pos, t, delta, left, arb_budget)
         ratio = ad / B
         barg = ratio.argmax(axis=1)
         rb = ratio[np.arange(ratio.shape[0]), barg]
         res.row_budget.append(rb)
         res.row_barg.append(barg)
-        res.over_budget += int((ratio > 1.0).sum()) if rb.max() > 1.0 else 0
+        n_over = int(over.sum())
+        if n_over:
+            res.over_budget += n_over
+            res.channel_over += over.sum(axis=0)
         res.max_budget_ratio = max(res.max_budget_ratio, float(rb.max()))
 
     # ---- the recipes, bit for bit (on a sample of the chunks)
@@ -306,6 +300,34 @@ def _chunk_body(res: Comparison, plan: Plan, pos, t, recs, kappa, arb_budget, ce
             res.recipe_equal[rec.name] += int((rv == t).sum())
             res.recipe_max_ulp[rec.name] = max(res.recipe_max_ulp[rec.name],
                                                float((np.abs(rv - v) / ul).max()))
+
+
+def _budget_left(res, plan, bud: Budget, pos, t, delta, left, arb_budget) -> np.ndarray:
+    """Entries the float64 reference could not place against ``B``: a sharper reference, then
+    arb balls (within the shared budget of certified decisions); the rest stay undecided and
+    count as neither within nor over.  Returns the mask of entries certified over."""
+    out = np.zeros_like(left)
+    r, c = np.nonzero(left)
+    vv, eb = plan.refine(pos[r], c)
+    tv = t[r, c]
+    dl = delta[r, plan.slots[0][c]]
+    Bc = bud.alpha * np.minimum(dl, 2.0) + bud.beta * np.abs(vv) + bud.gamma
+    ov, wi = bud.decide(np.abs(tv - vv), eb, Bc)
+    out[r[ov], c[ov]] = True
+    still = ~(ov | wi)
+    r, c, tv, dl = r[still], c[still], tv[still], dl[still]
+    if not r.size:
+        return out
+    if r.size > arb_budget[0]:
+        res.budget_undecided += int(r.size)
+        return out
+    arb_budget[0] -= r.size
+    res.arb_decisions += int(r.size)
+    got = certify(plan, [exact_pos(p) for p in pos[r]], [int(j) for j in c],
+                  lambda b, k: bud.ball_decide(b, float(tv[k]), float(dl[k])))
+    got = np.array(got, dtype=bool)
+    out[r[got], c[got]] = True
+    return out
 
 
 _CR_NOTE = """Why ``|t - v| <= ul(v)/2`` decides correct rounding without the ulp of ``t``: if ``t``
@@ -362,33 +384,32 @@ def _arb_round(plan, pos, cols, S) -> np.ndarray:
     return np.array(got, dtype=np.float64)
 
 
-def _finish(res: Comparison, table, positions, plan: Plan, k: int) -> None:
+def _finish(res: Comparison, table, positions, plan: Plan, k: int, index: np.ndarray) -> None:
     """Keep per-row maxima; list the worst entries: by ulps while every entry is within one ulp,
     else by how far beyond the rounding budget they are (where the table breaks)."""
     cat = (lambda xs, dt: np.concatenate(xs) if xs else np.zeros(0, dt))  # noqa: E731
     rm, ra = cat(res.row_max_ulp, np.float64), cat(res.row_arg, np.int64)
     rb, rba = cat(res.row_budget, np.float64), cat(res.row_barg, np.int64)
     res.row_max_ulp, res.row_arg, res.row_budget, res.row_barg = rm, ra, rb, rba
+    res.row_index = index
     if not rm.size:
         return
     by_ulp = res.faithful
     key, arg = (rm, ra) if by_ulp else (rb, rba)
     top = np.argsort(-key, kind="stable")[:k]
     top = top[key[top] > 0]
-    B_rows = {}
-    for r in top:
-        j = int(arg[r])
+    for k_ in top:
+        j, r = int(arg[k_]), int(index[k_])
         p = float(positions[r])
         t = float(np.asarray(table[r:r + 1], dtype=np.float64)[0, j])
         ball = plan.balls([exact_pos(p)], [j], 128)[0]
         v = float(ball.mid())
         ul = float(res.stored.ulp(np.array([v]))[0])
-        B_rows[int(r)] = True
         res.worst.append({
             "row": int(r), "position": _num(p), "channel": j, "pair": int(plan.slots[0][j]),
             "component": "cos" if plan.slots[1][j] else "sin", "table": t, "exact": v,
             "abs_error": abs(t - v), "ulp_error": abs(t - v) / ul,
-            "budget_ratio": float(rb[r]) if j == int(rba[r]) else None,
+            "budget_ratio": float(rb[k_]) if j == int(rba[k_]) else None,
         })
 
 

@@ -34,7 +34,7 @@ import sympy as sp
 from peproof.encoding import omega_expr
 from peproof.formats import Format, format_of_dtype, narrowest_exact
 
-from .compare import _kappa, budget
+from .budget import Budget
 from .estimate import (
     base_candidates,
     digits,
@@ -176,8 +176,8 @@ def _evaluate(v: Variant, T, P, stored: Format, pipe: Format, approx: bool = Fal
     E = plan.row_bound(P)
     diff = T - vals
     ad = np.abs(diff)
-    ul = stored.ulp(vals)
-    B = budget(plan, pipe, stored, P, x, vals, ul, E, _kappa(plan))
+    bud = Budget(plan, pipe, stored)
+    B = bud.bound(bud.angle_error(P, x), vals) + E * (1.0 + bud.beta)
     with np.errstate(over="ignore"):
         rr = (ad / B).max(axis=1)
     return (float((rr <= 1).mean()), float(np.sqrt(np.mean(diff * diff))), float(rr.max()),
