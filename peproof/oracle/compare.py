@@ -94,6 +94,7 @@ class Comparison:
     channel_over: np.ndarray | None = None  # over-budget entries per channel
     row_index: np.ndarray | None = None  # table row of each entry of the row_* arrays
     excluded_rows: int = 0
+    nonfinite: int = 0
 
     @property
     def faithful(self) -> bool:
@@ -185,6 +186,10 @@ def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, recs, arb_budg
             v *= plan.scale
         E = plan.row_bound(pos)
     ad = np.abs(t - v)
+    bad = ~np.isfinite(ad)
+    if bad.any():  # NaN or infinity in the table: certainly outside every bound
+        ad[bad] = np.inf
+        res.nonfinite += int(bad.sum())
     ul = S.ulp(v)
     eu = ad / ul
     res.rows += t.shape[0]
