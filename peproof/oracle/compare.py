@@ -157,13 +157,15 @@ def compare(table, positions: np.ndarray, variant: Variant, stored: Format, pipe
                 pos, t, idx = pos[sel], t[sel], idx[sel]
                 if not len(idx):
                     continue
-        index.append(idx)
+        if keep is not None:
+            index.append(idx)
         _chunk(res, plan, bud, pos, t, recs, arb_budget, certify_cr,
                with_recipes=k0 < RECIPE_ALL_ROWS or ci % RECIPE_EVERY == 0)
         if progress:
             progress(min(k0 + rows, n), n)
     _finish(res, table, positions, plan, worst_k,
-            np.concatenate(index) if index else np.zeros(0, np.int64))
+            (np.concatenate(index) if index else np.zeros(0, np.int64))
+            if res.excluded_rows else None)
     return res
 
 
@@ -199,8 +201,8 @@ def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, recs, arb_budg
     res.sum_ulp += float(eu.sum())
     res.hist += _hist2(eu, ad)
     arg = eu.argmax(axis=1)
-    res.row_arg.append(arg)
-    res.row_max_ulp.append(eu[np.arange(eu.shape[0]), arg])
+    res.row_arg.append(arg.astype(np.int32))
+    res.row_max_ulp.append(eu[np.arange(eu.shape[0]), arg].astype(np.float32))
 
     # ---- faithful (within one ulp of the exact value), certified
     # ulp(v) lies between the ulps at |v^| - E and |v^| + E (the ulp grows with |v|)
@@ -275,7 +277,7 @@ def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, recs, arb_budg
     if P == S and nf_before == res.not_faithful and res.undecided == 0:
         # every entry of the chunk is within one ulp, which decides the verdict (conforms):
         # B is not needed; eu / c_s (B >= c_s ulp for normal values) only ranks the worst
-        res.row_budget.append(res.row_max_ulp[-1] / bud.consts.c_sin)
+        res.row_budget.append((res.row_max_ulp[-1] / bud.consts.c_sin).astype(np.float32))
         res.row_barg.append(res.row_arg[-1])
     else:
         B = bud.bound(delta, v)
@@ -287,8 +289,8 @@ def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, recs, arb_budg
         ratio = ad / B
         barg = ratio.argmax(axis=1)
         rb = ratio[np.arange(ratio.shape[0]), barg]
-        res.row_budget.append(rb)
-        res.row_barg.append(barg)
+        res.row_budget.append(rb.astype(np.float32))
+        res.row_barg.append(barg.astype(np.int32))
         n_over = int(over.sum())
         if n_over:
             res.over_budget += n_over
@@ -389,13 +391,16 @@ def _arb_round(plan, pos, cols, S) -> np.ndarray:
     return np.array(got, dtype=np.float64)
 
 
-def _finish(res: Comparison, table, positions, plan: Plan, k: int, index: np.ndarray) -> None:
+def _finish(res: Comparison, table, positions, plan: Plan, k: int,
+            index: np.ndarray | None) -> None:
     """Keep per-row maxima; list the worst entries: by ulps while every entry is within one ulp,
     else by how far beyond the rounding budget they are (where the table breaks)."""
     cat = (lambda xs, dt: np.concatenate(xs) if xs else np.zeros(0, dt))  # noqa: E731
-    rm, ra = cat(res.row_max_ulp, np.float64), cat(res.row_arg, np.int64)
-    rb, rba = cat(res.row_budget, np.float64), cat(res.row_barg, np.int64)
+    rm, ra = cat(res.row_max_ulp, np.float32), cat(res.row_arg, np.int32)
+    rb, rba = cat(res.row_budget, np.float32), cat(res.row_barg, np.int32)
     res.row_max_ulp, res.row_arg, res.row_budget, res.row_barg = rm, ra, rb, rba
+    if index is None:
+        index = np.arange(rm.size)
     res.row_index = index
     if not rm.size:
         return
