@@ -103,9 +103,11 @@ class Budget:
     def angle_error(self, pos: np.ndarray, x: np.ndarray) -> np.ndarray:
         """``Delta`` of every pair (``len(pos) x d/2``) at the float64 angles ``x``."""
         rounds = self.position_rounds(np.asarray(pos, dtype=np.float64))
-        K = np.where(rounds[:, None], self.K1[None, :], self.K0[None, :])
         out = np.abs(x)
-        out *= K
+        if rounds.any():
+            out *= np.where(rounds[:, None], self.K1[None, :], self.K0[None, :])
+        else:
+            out *= self.K0[None, :]
         out += self.m
         return out
 
@@ -113,9 +115,11 @@ class Budget:
         """``B`` of every entry from the angle errors ``delta`` and the values ``v``."""
         D = np.minimum(delta, 2.0)
         D *= self.alpha
+        D += self.gamma
         B = self.plan.assemble(D, D)
-        B += self.beta * np.abs(v)
-        B += self.gamma
+        av = np.abs(v)
+        av *= self.beta
+        B += av
         return B
 
     def decide(self, ad: np.ndarray, E, B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

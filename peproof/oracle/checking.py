@@ -174,7 +174,7 @@ def check(table_or_callable, *, d: int | None = None, n: int | None = None, posi
         raise InputError("the h-1 family needs d >= 4")
     if want is not None:
         want.encoding(width)  # parameters valid at this d (bad input, not a verdict)
-    st, eff = detect_format(arr, np.arange(min(n_rows, 1024)),
+    st, eff = detect_format(arr, np.arange(min(n_rows, 256)),
                             get_format(dtype) if dtype is not None else None)
     pipe = get_format(pipeline_dtype) if pipeline_dtype is not None else (
         eff if eff.is_binary else get_format("float64"))

@@ -33,8 +33,8 @@ ULP_BINS = np.arange(-12, 42)  # bin k: error in [2**k, 2**(k+1)) ulps (ends ope
 ABS_BINS = np.arange(-64, 4)  # the same for the absolute error
 MAX_ARB = 20000
 MAX_ARB_CR = 2000  # the count of correctly rounded entries is informational: fewer arb calls
-RECIPE_ALL_ROWS = 8192  # the recipes run on every row up to here, then on every 4th chunk
-RECIPE_EVERY = 4  # certified decisions per comparison before the rest are reported undecided
+RECIPE_ALL_ROWS = 2048  # the recipes run on every row up to here, then on every 8th chunk
+RECIPE_EVERY = 8  # certified decisions per comparison before the rest are reported undecided
 
 
 def _hist2(eu: np.ndarray, ad: np.ndarray) -> np.ndarray:
@@ -188,15 +188,17 @@ def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, recs, arb_budg
             v *= plan.scale
         E = plan.row_bound(pos)
     ad = np.abs(t - v)
-    bad = ~np.isfinite(ad)
-    if bad.any():  # NaN or infinity in the table: certainly outside every bound
+    amax = float(ad.max())
+    if not amax < np.inf:  # NaN or infinity in the table: certainly outside every bound
+        bad = ~np.isfinite(ad)
         ad[bad] = np.inf
         res.nonfinite += int(bad.sum())
+        amax = np.inf
     ul = S.ulp(v)
     eu = ad / ul
     res.rows += t.shape[0]
     res.entries += t.size
-    res.max_abs = max(res.max_abs, float(ad.max()))
+    res.max_abs = max(res.max_abs, amax)
     res.max_ulp = max(res.max_ulp, float(eu.max()))
     res.sum_ulp += float(eu.sum())
     res.hist += _hist2(eu, ad)
@@ -238,12 +240,13 @@ def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, recs, arb_budg
     # ---- correctly rounded: t = RN(v) iff |t - v| <= ul(v) / 2 (ties aside), see _cr_note
     if S.is_binary:
         half = 0.5 * ul
-        yes = ad + E < half
-        no = ad - E > half
-        res.correctly_rounded += int(yes.sum())
-        res.not_correctly_rounded += int(no.sum())
-        amb = ~(yes | no)
-        if amb.any():
+        half -= ad  # half an ulp minus the error: > E is certainly, < -E certainly not
+        n_yes = int(np.count_nonzero(half > E))
+        n_no = int(np.count_nonzero(half < -E))
+        res.correctly_rounded += n_yes
+        res.not_correctly_rounded += n_no
+        if n_yes + n_no < half.size:
+            amb = np.abs(half) <= E
             r, c = np.nonzero(amb)
             tv = t[r, c]
             vv, eb = plan.refine(pos[r], c)
@@ -281,21 +284,30 @@ def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, recs, arb_budg
         res.row_barg.append(res.row_arg[-1])
     else:
         B = bud.bound(delta, v)
-        over, within = bud.decide(ad, E, B)
         res.budget_entries += t.size
-        left = ~(over | within)
-        if left.any():
-            over = over | _budget_left(res, plan, bud, pos, t, delta, left, arb_budget)
         ratio = ad / B
         barg = ratio.argmax(axis=1)
         rb = ratio[np.arange(ratio.shape[0]), barg]
         res.row_budget.append(rb.astype(np.float32))
         res.row_barg.append(barg.astype(np.int32))
-        n_over = int(over.sum())
-        if n_over:
-            res.over_budget += n_over
-            res.channel_over += over.sum(axis=0)
         res.max_budget_ratio = max(res.max_budget_ratio, float(rb.max()))
+        # rows certainly within: their largest ratio plus the reference's slack relative to
+        # their smallest bound is at most 1; the others are decided entry by entry
+        sl = E * (1.0 + bud.beta)
+        if sl.shape[1] == 1:
+            todo = np.nonzero(rb + sl[:, 0] / B.min(axis=1) > 1.0)[0]
+        else:
+            todo = np.arange(B.shape[0])
+        if todo.size:
+            over, within = bud.decide(ad[todo], E[todo], B[todo])
+            left = ~(over | within)
+            if left.any():
+                over = over | _budget_left(res, plan, bud, pos[todo], t[todo], delta[todo],
+                                           left, arb_budget)
+            n_over = int(over.sum())
+            if n_over:
+                res.over_budget += n_over
+                res.channel_over += over.sum(axis=0)
 
     # ---- the recipes, bit for bit (on a sample of the chunks)
     if with_recipes and recs:

@@ -163,22 +163,27 @@ def digits(x) -> int:
 
 
 def frequency_fit(est: dict, d: int) -> tuple[float, float]:
-    """``(c0, c1)`` of ``ln omega_i = c0 + c1 i``, weighted by how precisely each is read."""
+    """``(c0, c1)`` of ``ln omega_i = c0 + c1 i``: medians of the steps between pairs and of the
+    intercepts (robust to aliased fast pairs and a broken pair), then least squares on the
+    pairs that agree, weighted by how precisely each is read."""
     h = d // 2
     w = est["omega"]
     i = np.arange(h, dtype=np.float64)
     good = w > 0
     y = np.log(np.where(good, w, 1.0))
+    steps = np.diff(y)[good[1:] & good[:-1]]
+    c1 = float(np.median(steps)) if steps.size else 0.0
+    c0 = float(np.median((y - c1 * i)[good])) if good.any() else 0.0
     wt = np.where(good, np.minimum(w / max(w.max(), 1e-300), 1.0) ** 2, 0.0) + 1e-30
-    for _ in range(3):  # drop pairs off the line: aliased fast pairs, a broken pair
-        A = np.stack([np.ones(h), i], axis=1) * np.sqrt(wt)[:, None]
-        (c0, c1), *_ = np.linalg.lstsq(A, y * np.sqrt(wt), rcond=None)
+    for _ in range(2):
         res = np.abs(y - c0 - c1 * i)
-        used = wt > 1e-20
-        if not used.any():
+        inl = good & (res <= max(5.0 * float(np.median(res[good])) if good.any() else 0.0,
+                                  0.02))
+        if inl.sum() < 2:
             break
-        cut = max(5.0 * float(np.median(res[used])), 0.02)
-        wt = np.where(res <= cut, wt, 1e-30)
+        ww = np.where(inl, wt, 1e-30)
+        A = np.stack([np.ones(h), i], axis=1) * np.sqrt(ww)[:, None]
+        (c0, c1), *_ = np.linalg.lstsq(A, y * np.sqrt(ww), rcond=None)
     est["fit"] = {"ln_omega_0": float(c0), "slope": float(c1)}
     return float(c0), float(c1)
 

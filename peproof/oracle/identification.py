@@ -32,7 +32,6 @@ from fractions import Fraction
 from functools import cached_property
 
 import numpy as np
-import sympy as sp
 
 from peproof.encoding import row_positions
 from peproof.formats import Format, format_of_dtype, narrowest_exact
@@ -52,8 +51,8 @@ from .exact import Plan
 from .tables import as_table
 from .variant import LAYOUT_NAMES, SCALE_FORMS, Variant
 
-EST_ROWS = 1024
-EVAL_ROWS = 256
+EST_ROWS = 384
+EVAL_ROWS = 128
 CONFIDENT = 0.5  # fraction of entries within the bound for a confident identification
 
 
@@ -221,10 +220,9 @@ class _ApproxPlan(Plan):
 
     @cached_property
     def omega(self) -> np.ndarray:
-        i = sp.Symbol("i", integer=True, nonnegative=True)
-        f = sp.lambdify(i, self.enc.omega(i), "numpy")
-        return np.broadcast_to(np.asarray(f(np.arange(self.h, dtype=np.float64)),
-                                          dtype=np.float64), (self.h,)).copy()
+        const, b, rate = self.enc.law
+        i = np.arange(self.h, dtype=np.float64)
+        return float(const) * np.power(float(b), float(rate) * i)
 
 
 def _evaluate(v: Variant, T, P, stored: Format, pipe: Format, approx: bool = False) -> tuple:
@@ -270,9 +268,10 @@ def _choose(ident: Identification, rows, T, est, hyps, stored, pipe) -> None:
                     w = _ApproxPlan(probe.encoding(d)).omega
                 except ValueError:
                     continue
-                off = offset_estimate(hyp["theta"], P, w, est["phase_noise"],
-                                      est["resolved_u"])
-                for o in snap_offset(off):
+                # the offset read with the candidate's own frequencies (the estimated ones
+                # alias for fast pairs and are noisy in 16-bit formats)
+                for o in snap_offset(offset_estimate(hyp["theta"], P, w, est["phase_noise"],
+                                                     est["resolved_u"])):
                     v = probe.with_(offset=o)
                     scored.append((_evaluate(v, Ts, P[sub], stored, pipe, approx=True), v, P))
     if not scored:

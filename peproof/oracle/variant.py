@@ -82,16 +82,20 @@ def scale_expr(scale, d: int) -> sp.Expr:
     if isinstance(scale, sp.Expr):
         return scale
     if isinstance(scale, str):
-        try:
-            e = sp.sympify(scale.replace("^", "**"), locals={"d": sp.Integer(d),
-                                                             "sqrt": sp.sqrt})
-        except (sp.SympifyError, TypeError, SyntaxError):
-            raise ParameterError(f"scale must be a positive number or an expression in d such "
-                                 f"as 'sqrt(d)' or '1/sqrt(d)', got {scale!r}") from None
-        if e.free_symbols:
-            raise ParameterError(f"scale may only use d and sqrt, got {scale!r}")
-        return e
+        return _scale_str(scale, d)
     return sp.Rational(_exact_number(scale, "scale"))
+
+
+@lru_cache(maxsize=1024)
+def _scale_str(scale: str, d: int) -> sp.Expr:
+    try:
+        e = sp.sympify(scale.replace("^", "**"), locals={"d": sp.Integer(d), "sqrt": sp.sqrt})
+    except (sp.SympifyError, TypeError, SyntaxError):
+        raise ParameterError(f"scale must be a positive number or an expression in d such "
+                             f"as 'sqrt(d)' or '1/sqrt(d)', got {scale!r}") from None
+    if e.free_symbols:
+        raise ParameterError(f"scale may only use d and sqrt, got {scale!r}")
+    return e
 
 
 def scale_label(expr: sp.Expr, d: int, form: str | None = None) -> str:
@@ -141,9 +145,8 @@ class Variant:
         object.__setattr__(self, "_key", (self.family, self.base, self.layout, self.offset))
 
     def encoding(self, d: int) -> Encoding:
-        return Encoding(d, family=self.family, base=self.base, layout=self.layout,
-                        offset=self.offset, scale=scale_expr(self.scale, d),
-                        max_freq=self.max_freq, turns=self.turns)
+        return _encoding(self.family, self.base, self.layout, self.offset, self.scale,
+                         self.max_freq, self.turns, d)
 
     def positions(self, n: int) -> np.ndarray:
         """The positions of ``n`` rows in this variant's order (before the offset)."""
@@ -198,6 +201,13 @@ class Variant:
         if sp.expand(scale_expr(self.scale, d) ** 2 - scale_expr(other.scale, d) ** 2) != 0:
             return False
         return same_frequencies(self, other, d)
+
+
+@lru_cache(maxsize=512)
+def _encoding(family, base, layout, offset, scale, max_freq, turns, d) -> Encoding:
+    """One :class:`Encoding` per parameter set (its frequencies are computed once, in arb)."""
+    return Encoding(d, family=family, base=base, layout=layout, offset=offset,
+                    scale=scale_expr(scale, d), max_freq=max_freq, turns=turns)
 
 
 def _num(x) -> str:
