@@ -69,8 +69,9 @@ def test_random_corruptions_are_flagged(case, kind, data):
     r = int(data.draw(st.sampled_from(rows.tolist())))
     big = np.abs(table[r]) > 0.3 * sigma
     j = int(data.draw(st.sampled_from(np.nonzero(big)[0].tolist())))
-    if kind == "bump":
-        table[r, j] += 0.25 * sigma * np.sign(table[r, j])
+    if kind == "bump":  # a 16-bit model allows ~0.05 rad of angle error per unit of position
+        table[r, j] += (0.25 if dtype in ("float32", "float64") else 0.5) * sigma * np.sign(
+            table[r, j])
     elif kind == "negate":
         table[r, j] = -table[r, j]
     elif kind == "zero_row":  # among the first three rows a zero row counts as padding
