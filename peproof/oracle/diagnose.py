@@ -39,6 +39,12 @@ def diagnose(rep, arr, pos: np.ndarray, given: bool) -> list[str]:
     ident, want, d = rep.identified, rep.expected, rep.d
     iv = ident.variant
     if rep.verdict == OUTSIDE or iv is None:
+        if want is not None and not rep.nonfinite and np.isfinite(
+                np.asarray(arr[:SAMPLE], dtype=np.float64)).all():
+            lines = _pipelines(rep, arr, pos, given, want)
+            if lines:  # the expected variant, computed with a known mistake
+                rep.explained_by = want
+                return out + lines
         return out + _outside(rep, arr)
     if want is not None and not iv.same_as(want, d) and ident.confident:
         out += _variant_lines(want, iv, d)
@@ -46,10 +52,10 @@ def diagnose(rep, arr, pos: np.ndarray, given: bool) -> list[str]:
         return out
     c = rep.counted
     if c is not None and c.over_budget and not rep.nonfinite:
-        local = _localise(rep, arr, pos, given, c)
-        out += local
-        if not local:
-            out += _pipelines(rep, arr, pos, given, c)
+        many = int((c.row_budget > 1.0).sum()) > 8
+        lines = _pipelines(rep, arr, pos, given, c.variant) if many else []
+        out += lines or _localise(rep, arr, pos, given, c) or (
+            [] if many else _pipelines(rep, arr, pos, given, c.variant))
     if rep.verdict == DEGENERATE:
         col = rep.collisions
         ex = col["examples"][0]
@@ -97,21 +103,24 @@ def same_base(a, b) -> bool:
 
 
 # ----------------------------------------------------------------------------- sampling
-def _sample(rep, arr, pos, given, keep_rows: int = SAMPLE):
-    """First rows (not padding, finite): ``(row indices, positions under the identified
-    variant, table values)``."""
-    iv = rep.identified.variant
+def _sample(rep, arr, pos, given, keep_rows: int = SAMPLE, iv=None):
+    """First rows (not padding): ``(row indices, positions under the variant ``iv`` (default:
+    the identified one), table values)``."""
+    iv = iv or rep.identified.variant
     n = arr.shape[0]
-    rows = np.arange(min(n, keep_rows + len(rep.padding)))
-    rows = rows[~np.isin(rows, rep.padding)][:keep_rows]
+    rows = np.arange(min(n, keep_rows // 2 + len(rep.padding)))
+    if n > len(rows):  # and a spread over the rest, where later defects show
+        rows = np.unique(np.concatenate([rows, np.linspace(len(rows), n - 1,
+                                                           keep_rows // 2).astype(np.int64)]))
+    rows = rows[~np.isin(rows, rep.padding)]
     P = pos if given or iv.order == "forward" else iv.positions(n)
     return rows, P[rows], np.asarray(arr[rows], dtype=np.float64)
 
 
-def _model(rep, P, omega=None):
-    """Values of the identified variant at positions ``P`` (optionally other frequencies) and
-    the error model's bound for each entry."""
-    iv = rep.identified.variant
+def _model(rep, P, omega=None, iv=None):
+    """Values of a variant (default: the identified one) at positions ``P`` (optionally other
+    frequencies) and the error model's bound for each entry."""
+    iv = iv or rep.identified.variant
     plan = Plan(iv.encoding(rep.d))
     w = plan.omega if omega is None else omega
     x = (P + plan.offset)[:, None] * w[None, :]
@@ -209,22 +218,24 @@ def _rows(rep, arr, pos, given, bad) -> list[str]:
 
 
 # ----------------------------------------------------------------------------- pipelines
-def _pipelines(rep, arr, pos, given, c) -> list[str]:
-    rows, P, T = _sample(rep, arr, pos, given)
-    plan = Plan(rep.identified.variant.encoding(rep.d))
-    base = _fraction_within(T, *_model(rep, P)[1:])
+def _pipelines(rep, arr, pos, given, v) -> list[str]:
+    """Pipelines known to spoil a whole table, tried against variant ``v``: positions or
+    frequencies rounded to a 16-bit format before the product (in a wider pipeline)."""
+    rows, P, T = _sample(rep, arr, pos, given, iv=v)
+    plan = Plan(v.encoding(rep.d))
+    base = _fraction_within(T, *_model(rep, P, iv=v)[1:])
     for fmt in (FLOAT16, BFLOAT16):
         if fmt.p >= rep.pipe.p:
             continue
         q = fmt.round(P + plan.offset) - plan.offset
-        if not np.array_equal(q, P) and _fraction_within(T, *_model(rep, q)[1:]) >= max(
+        if not np.array_equal(q, P) and _fraction_within(T, *_model(rep, q, iv=v)[1:]) >= max(
                 EXPLAINS, base):
             k = np.nonzero(q != P)[0]
             return [f"positions were rounded to {fmt.name} before the product (exact only up "
                     f"to {fmt.horizon}; position {_p(P[k[0]])} became {_p(q[k[0]])})"]
         w = fmt.round(plan.omega)
         if not np.array_equal(w, plan.omega) and _fraction_within(
-                T, *_model(rep, P, omega=w)[1:]) >= max(EXPLAINS, base):
+                T, *_model(rep, P, omega=w, iv=v)[1:]) >= max(EXPLAINS, base):
             return [f"the frequencies were rounded to {fmt.name} before the product "
                     f"(relative error up to {fmt.u:.2g})"]
     return []

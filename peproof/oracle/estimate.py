@@ -244,12 +244,14 @@ def offset_estimate(theta: np.ndarray, P: np.ndarray, w: np.ndarray, noise: floa
         keep = np.abs(P)[:, None] * w[None, :] * u <= RESOLVED
         keep[: min(8, len(P))] = True
         z = np.where(keep, z, 0)
-    c = np.angle(z.mean(axis=0))
+    zm = z.mean(axis=0)
+    c = np.angle(zm)
+    coherent = np.abs(zm) >= 0.5 * np.max(np.abs(zm))  # a broken pair has no common phase
     order = np.argsort(w)
     o = None
     for i in order:
         wi = w[i]
-        if wi <= 0:
+        if wi <= 0 or not coherent[i]:
             continue
         if o is None:
             o = c[i] / wi

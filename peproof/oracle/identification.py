@@ -243,7 +243,7 @@ def _evaluate(v: Variant, T, P, stored: Format, pipe: Format, approx: bool = Fal
         r = ad / B
     rr = r.max(axis=1)
     return (float((r <= 1).mean()), float(np.sqrt(np.mean(diff * diff))), float(rr.max()),
-            float(ad.max()), float((rr <= 1).mean()))
+            float(ad.max()), float((rr <= 1).mean()), float((r <= 0.125).mean()))
 
 
 def _choose(ident: Identification, rows, T, est, hyps, stored, pipe) -> None:
@@ -287,7 +287,7 @@ def _choose(ident: Identification, rows, T, est, hyps, stored, pipe) -> None:
     fit = _evaluate(best, T, P, stored, pipe)
     ident.variant = best.with_(dtype=stored.name)
     (ident.entries_within_budget, _, ident.budget_ratio, ident.residual_abs,
-     ident.rows_within_budget) = fit
+     ident.rows_within_budget, _) = fit
     plan = Plan(best.encoding(d))
     vals = plan.refine_rows(P)[0] if stored.is_binary and stored.p > 40 else plan.values(P)
     with np.errstate(over="ignore", divide="ignore"):
@@ -321,10 +321,13 @@ def _pick(scored: list):
     """
     top = max(s[0] for s, _ in scored)
     pool = [(s, v) for s, v in scored if s[0] >= top - 1e-3]
+    # closeness on the rows the dtype resolves well: the fraction within an eighth of the bound
+    tight = max(s[5] for s, _ in pool)
+    pool = [(s, v) for s, v in pool if s[5] >= tight - 0.01]
     best_rms = min(s[1] for s, _ in pool)
     best_max = min(s[2] for s, _ in pool)
-    near = [(s, v) for s, v in pool if s[1] <= 1.1 * best_rms + 1e-300]
-    ok = [(s, v) for s, v in near if s[2] <= 1.2 * best_max + 0.02] or near
+    near = [(s, v) for s, v in pool if s[1] <= 1.5 * best_rms + 1e-300]
+    ok = [(s, v) for s, v in near if s[2] <= 1.5 * best_max + 0.02] or near
     return min(ok, key=lambda sv: (_complexity(sv[1]), sv[0][1]))[1], ok
 
 
