@@ -163,6 +163,16 @@ def check(table_or_callable, *, d: int | None = None, n: int | None = None, posi
     detected format of the values and ``pipeline_dtype`` the format the table was computed in
     (default: the same).  ``allow_collisions`` accepts identical rows at distinct positions.
     """
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore", under="ignore"):
+        # NaN payloads, overflowing casts of a broken table: judged, not warned about
+        return _check(table_or_callable, d, n, positions, expect, base, layout, offset, scale,
+                      max_freq, min_freq, turns, order, dtype, pipeline_dtype, allow_collisions,
+                      progress, source)
+
+
+def _check(table_or_callable, d, n, positions, expect, base, layout, offset, scale, max_freq,
+           min_freq, turns, order, dtype, pipeline_dtype, allow_collisions, progress,
+           source) -> Report:
     t0 = time.perf_counter()
     obj = table_or_callable
     if callable(obj) and not hasattr(obj, "shape"):

@@ -160,6 +160,11 @@ def identify(table, positions=None, *, dtype=None, pipeline_dtype=None) -> Ident
     ``"float32"`` for a CSV file); ``pipeline_dtype`` the format the table was computed in
     (default: the same).
     """
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore", under="ignore"):
+        return _identify(table, positions, dtype, pipeline_dtype)
+
+
+def _identify(table, positions, dtype, pipeline_dtype) -> Identification:
     from peproof.formats import get_format
 
     table = as_table(table) if not isinstance(table, np.ndarray) or table.ndim != 2 else table
