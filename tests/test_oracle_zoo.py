@@ -6,7 +6,6 @@ diagnosis that stops firing (or fires on the wrong table) fails.  The last tests
 defect confined to a pair or a row is localised and that ``assert_sinusoidal`` says so briefly.
 """
 
-import math
 import re
 
 import ml_dtypes
@@ -38,13 +37,11 @@ def pipeline(pos, d=64, omega=None, dt=np.float32):
 
 
 def tutorial_buffer(max_len=512, d=64):
-    torch = pytest.importorskip("torch")
-    position = torch.arange(max_len).unsqueeze(1)
-    div = torch.exp(torch.arange(0, d, 2) * (-math.log(10000.0) / d))
-    pe = torch.zeros(max_len, 1, d)
-    pe[:, 0, 0::2] = torch.sin(position * div)
-    pe[:, 0, 1::2] = torch.cos(position * div)
-    return pe
+    """The PyTorch tutorial's (max_len, 1, d) buffer, as its readers build it."""
+    pytest.importorskip("torch")
+    from peproof.oracle.peers import tutorial
+
+    return tutorial(max_len, d)
 
 
 def test_positions_cast_to_float16_before_the_product():
