@@ -116,10 +116,17 @@ class Budget:
         D = np.minimum(delta, 2.0)
         D *= self.alpha
         D += self.gamma
-        B = self.plan.assemble(D, D)
-        av = np.abs(v)
-        av *= self.beta
-        B += av
+        B = np.abs(v)
+        B *= self.beta
+        plan, h = self.plan, self.plan.h
+        if plan.mode == "interleaved":  # the pair's term into both its channels, in place
+            B[:, 0::2] += D
+            B[:, 1::2] += D
+        elif plan.mode in ("sin_cos", "cos_sin"):
+            B[:, :h] += D
+            B[:, h:] += D
+        else:
+            B += plan.assemble(D, D)
         return B
 
     def decide(self, ad: np.ndarray, E, B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -338,7 +338,7 @@ class _Scan:
         self.bad_count = 0
 
     def add(self, k0: int, t: np.ndarray) -> None:
-        t = np.ascontiguousarray(t, dtype=np.float64) + 0.0  # -0.0 and 0.0 alike
+        t = np.ascontiguousarray(t, dtype=np.float64)
         with np.errstate(over="ignore"):
             f = (t.view(np.uint64) * self.w).sum(axis=1, dtype=np.uint64)
         with np.errstate(over="ignore", invalid="ignore"):
