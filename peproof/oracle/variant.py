@@ -164,9 +164,11 @@ class Variant:
         parts = [f"{self.family} family"]
         if self.family != "nerf":
             parts.append(f"base {_num(self.base)}")
-        if self.max_freq != 1 or self.turns:
-            parts.append(f"max frequency {_num(self.max_freq)}" + (" turns (x 2 pi)"
-                                                                   if self.turns else ""))
+        if self.turns:
+            parts.append("frequencies in full turns (x 2 pi)" if self.max_freq == 1 else
+                         f"max frequency {_num(self.max_freq)} x 2 pi (full turns)")
+        elif self.max_freq != 1:
+            parts.append(f"max frequency {_num(self.max_freq)}")
         parts.append(f"{LAYOUT_NAMES[self.layout]} layout")
         parts.append(f"offset {_num(self.offset)}")
         if d is not None:
