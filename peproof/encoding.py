@@ -205,6 +205,8 @@ class Encoding:
 
     # ----------------------------------------------------------------- symbolic
     def omega(self, i) -> sp.Expr:
+        if self._max_freq == 1 and not self.turns:  # the original law: four arguments
+            return omega_expr(i, self.d, self.family, self._base)
         return omega_expr(i, self.d, self.family, self._base, self._max_freq, bool(self.turns))
 
     @cached_property
@@ -231,6 +233,8 @@ class Encoding:
     # ----------------------------------------------------------------- certified
     @cached_property
     def _law(self) -> tuple:
+        if self._max_freq == 1 and not self.turns:
+            return omega_law(self.d, self.family, self._base)
         return omega_law(self.d, self.family, self._base, self._max_freq, bool(self.turns))
 
     @property

@@ -133,7 +133,8 @@ class Budget:
         """``(over, within)`` masks, each certain: ``|t - v| > B(|v|)`` and ``<= B(|v|)`` for
         every exact ``v`` within ``E`` of ``v^`` (``ad = |t - v^|``)."""
         sl = E * (1.0 + self.beta)
-        return ad - sl > B, ad + sl <= B
+        d = ad - B
+        return d > sl, d <= -sl
 
     def ball_decide(self, ball, t: float, delta: float) -> bool | None:
         """The same decision from an arb ball of the exact value: ``True`` over, ``False``

@@ -339,8 +339,9 @@ class _Scan:
 
     def add(self, k0: int, t: np.ndarray) -> None:
         t = np.ascontiguousarray(t, dtype=np.float64)
-        with np.errstate(over="ignore"):
-            f = (t.view(np.uint64) * self.w).sum(axis=1, dtype=np.uint64)
+        with np.errstate(over="ignore"):  # 32 bits kept: candidates are confirmed bit for bit
+            f = ((t.view(np.uint64) * self.w).sum(axis=1, dtype=np.uint64)
+                 >> np.uint64(32)).astype(np.uint32)
         with np.errstate(over="ignore", invalid="ignore"):
             fin = np.isfinite(t.sum(axis=1))  # a row sum is finite when every entry is
         if not fin.all():
@@ -362,14 +363,21 @@ class _Scan:
                                           len(rows) == rows[-1] - rows[0] + 1)}
 
     def collisions(self, arr, pos) -> dict:
-        f = np.concatenate(self.parts) if self.parts else np.zeros(0, np.uint64)
+        f = np.concatenate(self.parts) if self.parts else np.zeros(0, np.uint32)
         valid = np.concatenate(self.finite) if self.finite else np.zeros(0, bool)
+        self.parts.clear()
+        self.finite.clear()
         if self.keep is not None:
             valid &= self.keep[: len(f)]
-        idx = np.nonzero(valid)[0]
-        order = idx[np.argsort(f[idx], kind="stable")]
+        if valid.all():
+            idx = None
+            order = np.argsort(f, kind="stable")
+        else:
+            idx = np.nonzero(valid)[0]
+            order = idx[np.argsort(f[idx], kind="stable")]
         fs = f[order]
         dup = np.nonzero(fs[1:] == fs[:-1])[0]
+        del fs
         groups: dict[int, list[int]] = {}
         for k in dup:
             a, b = int(order[k]), int(order[k + 1])
@@ -383,7 +391,8 @@ class _Scan:
         return {
             "identical_row_groups": len(sets),
             "rows_in_collisions": int(sum(len(g) for g in sets)),
-            "distinct_rows": int(len(idx) - sum(len(g) - 1 for g in sets)),
+            "distinct_rows": int((len(f) if idx is None else len(idx))
+                                 - sum(len(g) - 1 for g in sets)),
             "examples": [[_p(pos[r]) for r in g[:4]] for g in sets[:5]],
             "first_rows": sets[0][:4] if sets else [],
         }

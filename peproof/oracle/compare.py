@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import flint
 import numpy as np
 
+from peproof.families.error_model import CONSTANTS
 from peproof.formats import Format
 
 from .budget import VACUOUS_ANGLE, Budget
@@ -32,7 +33,8 @@ from .variant import Variant
 ULP_BINS = np.arange(-12, 42)  # bin k: error in [2**k, 2**(k+1)) ulps (ends open)
 ABS_BINS = np.arange(-64, 4)  # the same for the absolute error
 MAX_ARB = 20000
-MAX_ARB_CR = 2000  # the count of correctly rounded entries is informational: fewer arb calls
+MAX_ARB_CR = 2000
+ARB_BATCH = 1024  # entries sent to arb at a time
 RECIPE_ALL_ROWS = 2048  # the recipes run on every row up to here, then on every 8th chunk
 RECIPE_EVERY = 8  # certified decisions per comparison before the rest are reported undecided
 
@@ -168,11 +170,13 @@ def _chunk(res: Comparison, plan: Plan, bud: Budget, pos, t, recs, arb_budget, c
            with_recipes: bool) -> None:
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         # huge ulp errors (of exact zeros) may overflow to inf
-        _chunk_body(res, plan, bud, pos, t, recs, arb_budget, certify_cr, with_recipes)
+        v, ul = _chunk_body(res, plan, bud, pos, t, arb_budget, certify_cr)
+        if with_recipes and recs:
+            _recipes(res, plan, pos, t, v, ul, recs)
 
 
-def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, recs, arb_budget, certify_cr,
-                with_recipes: bool) -> None:
+def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, arb_budget, certify_cr
+                ) -> tuple[np.ndarray, np.ndarray]:
     S, P = res.stored, res.pipe
     x = plan.angles(pos)
     if S.is_binary and S.p > 40:  # float64 tables need the double-double reference
@@ -224,7 +228,7 @@ def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, recs, arb_budg
             r, c = np.nonzero(cand & ~sure_bad)  # near one ulp, or tiny values: refined below
         if r.size:
             tv = t[r, c]
-            vv, eb = plan.refine(pos[r], c)
+            vv, eb = _refine(plan, pos, r, c)
             ad1, a = np.abs(tv - vv), np.abs(vv)
             ok = ad1 + eb <= S.ulp(np.maximum(a - eb, 0.0))
             bad = ad1 - eb > S.ulp(a + eb)
@@ -246,7 +250,7 @@ def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, recs, arb_budg
             amb = np.abs(half) <= E
             r, c = np.nonzero(amb)
             tv = t[r, c]
-            vv, eb = plan.refine(pos[r], c)
+            vv, eb = _refine(plan, pos, r, c)
             ad1, h1 = np.abs(tv - vv), 0.5 * S.ulp(vv)
             y1, n1 = ad1 + eb < h1, ad1 - eb > h1
             # near a power of two the ulp of v and of its estimate may differ: leave to arb
@@ -282,8 +286,8 @@ def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, recs, arb_budg
     if shortcut:
         # every entry of the chunk is within one ulp, which decides the verdict (conforms):
         # B is not needed; eu / c_s (B >= c_s ulp for normal values) only ranks the worst
-        res.row_budget.append((res.row_max_ulp[-1] / bud.consts.c_sin).astype(np.float32))
-        res.row_barg.append(res.row_arg[-1])
+        res.row_budget.append(None)  # filled in _finish from the row maxima, when needed
+        res.row_barg.append(None)
     else:
         B = bud.bound(delta, v)
         res.budget_entries += t.size
@@ -300,9 +304,12 @@ def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, recs, arb_budg
             todo = np.nonzero(rb + sl[:, 0] / B.min(axis=1) > 1.0)[0]
         else:
             todo = np.arange(B.shape[0])
-        if todo.size:
+        if todo.size > B.shape[0] // 2:  # most rows: decide in place, no gathered copies
+            todo = slice(None)
+        if not isinstance(todo, np.ndarray) or todo.size:
             over, within = bud.decide(ad[todo], E[todo], B[todo])
             left = ~(over | within)
+            del within
             if left.any():
                 over = over | _budget_left(res, plan, bud, pos[todo], t[todo], delta[todo],
                                            left, arb_budget)
@@ -311,16 +318,30 @@ def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, recs, arb_budg
                 res.over_budget += n_over
                 res.channel_over += over.sum(axis=0)
 
-    # ---- the recipes, bit for bit (on a sample of the chunks)
-    if with_recipes and recs:
-        res.recipe_rows += t.shape[0]
-        for rec in recs:
-            rv = run_recipe(plan, rec, pos, P)
-            if S != P:
-                rv = S.round(rv)
-            res.recipe_equal[rec.name] += int((rv == t).sum())
-            res.recipe_max_ulp[rec.name] = max(res.recipe_max_ulp[rec.name],
-                                               float((np.abs(rv - v) / ul).max()))
+    return v, ul
+
+
+def _recipes(res: Comparison, plan: Plan, pos, t, v, ul, recs) -> None:
+    """The recipes, bit for bit (on a sample of the chunks; after the chunk's other arrays are
+    freed)."""
+    S, P = res.stored, res.pipe
+    res.recipe_rows += t.shape[0]
+    for rec in recs:
+        rv = run_recipe(plan, rec, pos, P)
+        if S != P:
+            rv = S.round(rv)
+        res.recipe_equal[rec.name] += int((rv == t).sum())
+        res.recipe_max_ulp[rec.name] = max(res.recipe_max_ulp[rec.name],
+                                           float((np.abs(rv - v) / ul).max()))
+
+
+def _refine(plan: Plan, pos, r, c, batch: int = 1 << 15):
+    """:meth:`Plan.refine` of the gathered entries ``(pos[r], c)``, in batches (its temporaries
+    are a dozen arrays the size of its input)."""
+    if len(r) <= batch:
+        return plan.refine(pos[r], c)
+    parts = [plan.refine(pos[r[k:k + batch]], c[k:k + batch]) for k in range(0, len(r), batch)]
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
 def _budget_left(res, plan, bud: Budget, pos, t, delta, left, arb_budget) -> np.ndarray:
@@ -329,7 +350,7 @@ def _budget_left(res, plan, bud: Budget, pos, t, delta, left, arb_budget) -> np.
     count as neither within nor over.  Returns the mask of entries certified over."""
     out = np.zeros_like(left)
     r, c = np.nonzero(left)
-    vv, eb = plan.refine(pos[r], c)
+    vv, eb = _refine(plan, pos, r, c)
     tv = t[r, c]
     dl = delta[r, plan.slots[0][c]]
     Bc = bud.alpha * np.minimum(dl, 2.0) + bud.beta * np.abs(vv) + bud.gamma
@@ -383,8 +404,13 @@ def _arb_faithful(res, plan, pos, cols, tv, S, budget) -> int:
             return True
         return None
 
-    got = certify(plan, [exact_pos(p) for p in pos], [int(c) for c in cols], decide)
-    return int(sum(got))
+    total = 0
+    for k0 in range(0, len(pos), ARB_BATCH):  # in batches: the balls' memory stays bounded
+        sl = slice(k0, k0 + ARB_BATCH)
+        got = certify(plan, [exact_pos(p) for p in pos[sl]], [int(c) for c in cols[sl]],
+                      lambda b, k, o=k0: decide(b, k + o))
+        total += int(sum(got))
+    return total
 
 
 def _ulp1(x: float, S: Format) -> float:
@@ -409,9 +435,25 @@ def _finish(res: Comparison, table, positions, plan: Plan, k: int,
             index: np.ndarray | None) -> None:
     """Keep per-row maxima; list the worst entries: by ulps while every entry is within one ulp,
     else by how far beyond the rounding budget they are (where the table breaks)."""
-    cat = (lambda xs, dt: np.concatenate(xs) if xs else np.zeros(0, dt))  # noqa: E731
+    def cat(xs: list, dt) -> np.ndarray:  # one list at a time, emptied as it goes
+        out = np.concatenate(xs) if xs else np.zeros(0, dt)
+        xs.clear()
+        return out
+
+    if any(x is not None for x in res.row_budget):  # chunks within 1 ulp: eu / c_sin ranks
+        c = CONSTANTS.c_sin
+        res.row_budget = [rm_ / c if rb_ is None else rb_ for rm_, rb_ in
+                          zip(res.row_max_ulp, res.row_budget, strict=True)]
+        res.row_barg = [ra_ if rba_ is None else rba_ for ra_, rba_ in
+                        zip(res.row_arg, res.row_barg, strict=True)]
+        rb, rba = cat(res.row_budget, np.float32), cat(res.row_barg, np.int32)
+    else:
+        rb = rba = None
+        res.row_budget.clear()
+        res.row_barg.clear()
     rm, ra = cat(res.row_max_ulp, np.float32), cat(res.row_arg, np.int32)
-    rb, rba = cat(res.row_budget, np.float32), cat(res.row_barg, np.int32)
+    if rb is None:
+        rb, rba = rm / CONSTANTS.c_sin, ra
     res.row_max_ulp, res.row_arg, res.row_budget, res.row_barg = rm, ra, rb, rba
     if index is None:
         index = np.arange(rm.size)
