@@ -235,8 +235,11 @@ def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, arb_budget, ce
             res.not_faithful += int(bad.sum())
             left = ~(ok | bad)
             if left.any():
-                res.not_faithful += _arb_faithful(res, plan, pos[r[left]], c[left], tv[left],
-                                                  S, arb_budget)
+                if res.not_faithful:  # the table is certainly not within 1 ulp everywhere:
+                    res.undecided += int(left.sum())  # arb would only refine a count
+                else:
+                    res.not_faithful += _arb_faithful(res, plan, pos[r[left]], c[left],
+                                                      tv[left], S, arb_budget)
 
     # ---- correctly rounded: t = RN(v) iff |t - v| <= ul(v) / 2 (ties aside), see _cr_note
     if S.is_binary:
