@@ -19,14 +19,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import flint
 import numpy as np
 
 from peproof.families.error_model import CONSTANTS
 from peproof.formats import Format
 
 from .budget import VACUOUS_ANGLE, Budget
-from .exact import Plan, certify, exact_pos
+from .decisions import arb_faithful, arb_round, budget_left, refine_gathered
+from .exact import Plan, exact_pos
 from .recipes import recipes, run_recipe
 from .variant import Variant
 
@@ -34,7 +34,6 @@ ULP_BINS = np.arange(-12, 42)  # bin k: error in [2**k, 2**(k+1)) ulps (ends ope
 ABS_BINS = np.arange(-64, 4)  # the same for the absolute error
 MAX_ARB = 20000
 MAX_ARB_CR = 2000
-ARB_BATCH = 1024  # entries sent to arb at a time
 RECIPE_ALL_ROWS = 2048  # the recipes run on every row up to here, then on every 8th chunk
 RECIPE_EVERY = 8  # certified decisions per comparison before the rest are reported undecided
 
@@ -228,7 +227,7 @@ def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, arb_budget, ce
             r, c = np.nonzero(cand & ~sure_bad)  # near one ulp, or tiny values: refined below
         if r.size:
             tv = t[r, c]
-            vv, eb = _refine(plan, pos, r, c)
+            vv, eb = refine_gathered(plan, pos, r, c)
             ad1, a = np.abs(tv - vv), np.abs(vv)
             ok = ad1 + eb <= S.ulp(np.maximum(a - eb, 0.0))
             bad = ad1 - eb > S.ulp(a + eb)
@@ -238,7 +237,7 @@ def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, arb_budget, ce
                 if res.not_faithful:  # the table is certainly not within 1 ulp everywhere:
                     res.undecided += int(left.sum())  # arb would only refine a count
                 else:
-                    res.not_faithful += _arb_faithful(res, plan, pos[r[left]], c[left],
+                    res.not_faithful += arb_faithful(res, plan, pos[r[left]], c[left],
                                                       tv[left], S, arb_budget)
 
     # ---- correctly rounded: t = RN(v) iff |t - v| <= ul(v) / 2 (ties aside), see _cr_note
@@ -253,7 +252,7 @@ def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, arb_budget, ce
             amb = np.abs(half) <= E
             r, c = np.nonzero(amb)
             tv = t[r, c]
-            vv, eb = _refine(plan, pos, r, c)
+            vv, eb = refine_gathered(plan, pos, r, c)
             ad1, h1 = np.abs(tv - vv), 0.5 * S.ulp(vv)
             y1, n1 = ad1 + eb < h1, ad1 - eb > h1
             # near a power of two the ulp of v and of its estimate may differ: leave to arb
@@ -265,7 +264,7 @@ def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, arb_budget, ce
             r, c, tv = r[left], c[left], tv[left]
             if r.size and certify_cr and r.size <= arb_budget[1]:
                 arb_budget[1] -= r.size
-                got = _arb_round(plan, pos[r], c, S)
+                got = arb_round(plan, pos[r], c, S)
                 eq = int((got == tv).sum())
                 res.correctly_rounded += eq
                 res.not_correctly_rounded += r.size - eq
@@ -314,7 +313,7 @@ def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, arb_budget, ce
             left = ~(over | within)
             del within
             if left.any():
-                over = over | _budget_left(res, plan, bud, pos[todo], t[todo], delta[todo],
+                over = over | budget_left(res, plan, bud, pos[todo], t[todo], delta[todo],
                                            left, arb_budget)
             n_over = int(over.sum())
             if n_over:
@@ -338,100 +337,11 @@ def _recipes(res: Comparison, plan: Plan, pos, t, v, ul, recs) -> None:
                                            float((np.abs(rv - v) / ul).max()))
 
 
-def _refine(plan: Plan, pos, r, c, batch: int = 1 << 15):
-    """:meth:`Plan.refine` of the gathered entries ``(pos[r], c)``, in batches (its temporaries
-    are a dozen arrays the size of its input)."""
-    if len(r) <= batch:
-        return plan.refine(pos[r], c)
-    parts = [plan.refine(pos[r[k:k + batch]], c[k:k + batch]) for k in range(0, len(r), batch)]
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
-
-
-def _budget_left(res, plan, bud: Budget, pos, t, delta, left, arb_budget) -> np.ndarray:
-    """Entries the float64 reference could not place against ``B``: a sharper reference, then
-    arb balls (within the shared budget of certified decisions); the rest stay undecided and
-    count as neither within nor over.  Returns the mask of entries certified over."""
-    out = np.zeros_like(left)
-    r, c = np.nonzero(left)
-    vv, eb = _refine(plan, pos, r, c)
-    tv = t[r, c]
-    dl = delta[r, plan.slots[0][c]]
-    Bc = bud.alpha * np.minimum(dl, 2.0) + bud.beta * np.abs(vv) + bud.gamma
-    ov, wi = bud.decide(np.abs(tv - vv), eb, Bc)
-    out[r[ov], c[ov]] = True
-    still = ~(ov | wi)
-    r, c, tv, dl = r[still], c[still], tv[still], dl[still]
-    if not r.size:
-        return out
-    if r.size > arb_budget[0]:
-        res.budget_undecided += int(r.size)
-        return out
-    arb_budget[0] -= r.size
-    res.arb_decisions += int(r.size)
-    got = certify(plan, [exact_pos(p) for p in pos[r]], [int(j) for j in c],
-                  lambda b, k: bud.ball_decide(b, float(tv[k]), float(dl[k])))
-    got = np.array(got, dtype=bool)
-    out[r[got], c[got]] = True
-    return out
-
-
 _CR_NOTE = """Why ``|t - v| <= ul(v)/2`` decides correct rounding without the ulp of ``t``: if ``t``
 and ``v`` share a binade the spacing around ``t`` is ``ul(v)``; if not, ``t`` can only be the power
 of two between them, whose half-spacing on ``v``'s side is again ``ul(v)/2``.  The first pass
 compares with the estimate's ulp; it can only err when ``v`` lies within ``E`` of a power of two,
 and then ``ad + E`` already reaches the threshold, so neither quick answer fires wrongly."""
-
-
-def _arb_faithful(res, plan, pos, cols, tv, S, budget) -> int:
-    """Certified count of entries more than one ulp from the exact value."""
-    if len(pos) > budget[0]:
-        res.undecided += len(pos)
-        return 0
-    budget[0] -= len(pos)
-    res.arb_decisions += len(pos)
-
-    def decide(b, k):
-        # faithful iff |t - v| <= ulp(v): certain when the ball fits within the smallest ulp
-        # over it, impossible when it misses the largest
-        lo, hi = b.lower(), b.upper()
-        t = flint.arb(float(tv[k]))
-        if b.is_exact() and flint.arb(float(b)) == b:  # an exact value: its own ulp, exactly
-            return not bool(abs(t - b) <= flint.arb(_ulp1(float(b), S)))
-        a_lo = 0.0 if b.contains(0) else min(abs(float(lo)), abs(float(hi)))
-        a_hi = max(abs(float(lo)), abs(float(hi)))
-        u_min = flint.arb(_ulp1(a_lo * (1 - 2**-50), S))
-        u_max = flint.arb(_ulp1(a_hi * (1 + 2**-50), S))
-        if lo >= t - u_min and hi <= t + u_min:
-            return False  # faithful
-        if hi < t - u_max or lo > t + u_max:
-            return True
-        return None
-
-    total = 0
-    for k0 in range(0, len(pos), ARB_BATCH):  # in batches: the balls' memory stays bounded
-        sl = slice(k0, k0 + ARB_BATCH)
-        got = certify(plan, [exact_pos(p) for p in pos[sl]], [int(c) for c in cols[sl]],
-                      lambda b, k, o=k0: decide(b, k + o))
-        total += int(sum(got))
-    return total
-
-
-def _ulp1(x: float, S: Format) -> float:
-    """:meth:`Format.ulp` of one float, without NumPy's per-call overhead."""
-    if S.is_binary:
-        import math
-
-        e = math.frexp(abs(x))[1] if x != 0 else S.emin
-        return math.ldexp(1.0, max(e, S.emin) - S.p)
-    return float(S.ulp(np.array([x]))[0])
-
-
-def _arb_round(plan, pos, cols, S) -> np.ndarray:
-    from .exact import round_ball
-
-    got = certify(plan, [exact_pos(p) for p in pos], [int(c) for c in cols],
-                  lambda b, _k: round_ball(b, S), start_prec=2 * S.p + 40)
-    return np.array(got, dtype=np.float64)
 
 
 def _finish(res: Comparison, table, positions, plan: Plan, k: int,
