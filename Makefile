@@ -5,6 +5,9 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+# peers whose declared dependencies would pull TensorFlow or an old torch: their real ones are
+# in pyproject's peers extra
+PEERS_NODEPS := keras-hub==0.32.0 labml-nn==0.5.1
 TEXPKG := texlive-latex-base texlive-latex-recommended texlive-fonts-recommended \
           texlive-pictures latexmk poppler-utils
 
@@ -13,6 +16,7 @@ TEXPKG := texlive-latex-base texlive-latex-recommended texlive-fonts-recommended
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet -e '.[test,peers,report]'
+	$(PY) -m pip install --quiet --no-deps $(PEERS_NODEPS)
 	touch $(STAMP)
 
 # TeX from Debian's packages, installed when missing and we are root; otherwise say what to do

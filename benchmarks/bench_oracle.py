@@ -99,10 +99,15 @@ def main() -> None:
     print(f"setup: reference() of the whole table took {t_ref:.1f} s "
           f"({t_ref / t_np:.1f} x NumPy's float64 build)")
     ok = t_chk <= 3.0
-    print(f"\ntarget: check <= 3 s -> {t_chk:.2f} s ({'met' if ok else 'NOT met'}); "
-          f"ratio to NumPy's build {t_chk / t_np:.2f}; peak memory target <= 3 x table -> "
-          f"{peak / size:.2f} x ({'met' if peak <= 3 * size else 'NOT met'})")
-
+    print("\ntargets (ratios measured in this run):")
+    print(f"  check <= 3 s and <= 2 x NumPy's float64 build: {t_chk:.2f} s, "
+          f"{t_chk / t_np:.2f} x (worst of the three tables {max(t_chk, t_chk2, t_chk3):.2f} s, "
+          f"{max(t_chk, t_chk2, t_chk3) / t_np:.2f} x) -> "
+          f"{'met' if ok and max(t_chk, t_chk2, t_chk3) <= 2 * t_np else 'NOT met'}")
+    print(f"  identify <= 0.5 s: {t_id:.2f} s ({t_id / t_np:.2f} x NumPy's build) -> "
+          f"{'met' if t_id <= 0.5 else 'NOT met'}")
+    print(f"  peak memory <= 3 x the table: {peak / size:.2f} x -> "
+          f"{'met' if peak <= 3 * size else 'NOT met'}")
 
 if __name__ == "__main__":
     main()

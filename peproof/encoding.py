@@ -21,6 +21,17 @@ Layouts of the ``d`` channels:
 ``cos_sin``      channels ``0..d/2-1`` are the cosines, ``d/2..d-1`` the sines
 
 An entry is ``scale * f((pos + offset) * omega_i)`` with ``f`` in ``{sin, cos}``.
+
+Two more parameters widen the frequency law (both default to the paper's):
+
+``max_freq``  multiplies every frequency: the frequencies run geometrically from ``max_freq``
+              down towards ``max_freq / base`` (the h-1 family reaches it at ``i = d/2 - 1``:
+              mlx's ``min_freq``/``max_freq``); rows ``step`` apart in position are the same table
+              as rows 1 apart with ``max_freq * step``
+``turns``     frequencies in full turns: every frequency is multiplied by ``2 pi``
+
+and the rows of a table sit at positions given by :func:`row_positions` (``forward`` ``0..n-1``,
+``reversed`` ``n-1..0``, ``symmetric`` ``|k - center|`` for relative-position tables).
 """
 
 from __future__ import annotations
@@ -35,6 +46,7 @@ import sympy as sp
 
 FAMILIES = ("paper", "h-1", "nerf")
 LAYOUTS = ("interleaved", "sin_cos", "cos_sin")
+ORDERS = ("forward", "reversed", "symmetric")
 Which = Literal["sin", "cos"]
 
 
@@ -73,28 +85,50 @@ def check_d(d, family: str = "paper") -> int:
     return d
 
 
-def omega_expr(i, d, family: str = "paper", base=10000) -> sp.Expr:
+def omega_expr(i, d, family: str = "paper", base=10000, max_freq=1, turns: bool = False
+               ) -> sp.Expr:
     """Frequency of pair ``i`` as a SymPy expression; ``i`` and ``d`` may be symbols."""
     base = sp.sympify(base)
+    const = sp.sympify(max_freq) * (2 * sp.pi if turns else 1)
     if family == "paper":
-        return base ** (-2 * sp.sympify(i) / d)
+        return const * base ** (-2 * sp.sympify(i) / d)
     if family == "h-1":
         # exp(-i ln(base)/(d/2-1)) written as the equal power, so SymPy keeps it exact
-        return base ** (-sp.sympify(i) / (sp.sympify(d) / 2 - 1))
+        return const * base ** (-sp.sympify(i) / (sp.sympify(d) / 2 - 1))
     if family == "nerf":
-        return 2 ** sp.sympify(i) * sp.pi
+        return const * 2 ** sp.sympify(i) * sp.pi
     raise ParameterError(f"family must be one of {', '.join(FAMILIES)}, got {family!r}")
 
 
-def omega_law(d, family: str = "paper", base=10000) -> tuple[sp.Expr, sp.Expr, sp.Rational]:
+def omega_law(d, family: str = "paper", base=10000, max_freq=1, turns: bool = False
+              ) -> tuple[sp.Expr, sp.Expr, sp.Rational]:
     """``(const, b, rate)`` with ``omega_i = const * b**(rate * i)``, read off :func:`omega_expr`
-    (paper: ``(1, base, -2/d)``; h-1: ``(1, base, -1/(d/2-1))``; nerf: ``(pi, 2, 1)``).
-    Recipes that compute the frequencies in a floating-point dtype start from this."""
+    (paper: ``(1, base, -2/d)``; h-1: ``(1, base, -1/(d/2-1))``; nerf: ``(pi, 2, 1)``; times
+    ``max_freq`` and ``2 pi`` for turns).  Recipes that compute the frequencies in a
+    floating-point dtype start from this."""
     i = sp.Symbol("i", integer=True, nonnegative=True)
-    expr = omega_expr(i, d, family, base)
+    expr = omega_expr(i, d, family, base, max_freq, turns)
     const, dep = expr.as_independent(i, as_Add=False)
     b, ex = dep.as_base_exp()
     return const, b, sp.Rational(ex.coeff(i))
+
+
+def row_positions(n: int, order: str = "forward", center=None) -> np.ndarray:
+    """Positions of the ``n`` rows of a table, as exact float64 numbers: ``forward`` ``k``,
+    ``reversed`` ``n-1-k``, ``symmetric`` ``|k - center|`` (default center ``(n-1)/2``, the
+    middle row of a relative-position table ``-(S-1) .. S-1``)."""
+    k = np.arange(n, dtype=np.float64)
+    if order == "forward":
+        return k
+    if order == "reversed":
+        return (n - 1) - k
+    if order == "symmetric":
+        c = Fraction(n - 1, 2) if center is None else Fraction(center)
+        if c.denominator not in (1, 2):
+            raise ParameterError(f"a symmetric order needs an integer or half-integer center, "
+                                 f"got {center!r}")
+        return np.abs(k - float(c))
+    raise ParameterError(f"order must be one of {', '.join(ORDERS)}, got {order!r}")
 
 
 @dataclass(frozen=True)
@@ -111,9 +145,12 @@ class Encoding:
     layout: str = "interleaved"
     offset: object = 0
     scale: object = 1
+    max_freq: object = 1
+    turns: bool = False
     _base: sp.Rational = field(init=False, repr=False, compare=False)
     _offset: sp.Rational = field(init=False, repr=False, compare=False)
     _scale: sp.Expr = field(init=False, repr=False, compare=False)
+    _max_freq: sp.Rational = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         if self.family not in FAMILIES:
@@ -134,6 +171,12 @@ class Encoding:
         if not (scale.is_number and scale.is_extended_real and scale.is_positive):
             raise ParameterError(f"scale must be a positive real number, got {self.scale!r}")
         object.__setattr__(self, "_scale", scale)
+        mf = _as_rational(self.max_freq, "max_freq")
+        if mf <= 0:
+            raise ParameterError(f"max_freq must be a positive number, got {self.max_freq!r}")
+        object.__setattr__(self, "_max_freq", mf)
+        if not isinstance(self.turns, bool | np.bool_):
+            raise ParameterError(f"turns must be True or False, got {self.turns!r}")
 
     # ----------------------------------------------------------------- structure
     @property
@@ -162,7 +205,9 @@ class Encoding:
 
     # ----------------------------------------------------------------- symbolic
     def omega(self, i) -> sp.Expr:
-        return omega_expr(i, self.d, self.family, self._base)
+        if self._max_freq == 1 and not self.turns:  # the original law: four arguments
+            return omega_expr(i, self.d, self.family, self._base)
+        return omega_expr(i, self.d, self.family, self._base, self._max_freq, bool(self.turns))
 
     @cached_property
     def omegas(self) -> tuple[sp.Expr, ...]:
@@ -188,7 +233,14 @@ class Encoding:
     # ----------------------------------------------------------------- certified
     @cached_property
     def _law(self) -> tuple:
-        return omega_law(self.d, self.family, self._base)
+        if self._max_freq == 1 and not self.turns:
+            return omega_law(self.d, self.family, self._base)
+        return omega_law(self.d, self.family, self._base, self._max_freq, bool(self.turns))
+
+    @property
+    def law(self) -> tuple:
+        """``(const, b, rate)`` of this encoding's frequencies (:func:`omega_law`)."""
+        return self._law
 
     def omega_arb(self, i: int, prec: int = 128):
         """``omega_i`` as an arb ball, from the same law as :meth:`omega` (``omega_law``)."""
@@ -252,7 +304,12 @@ class Encoding:
         return out
 
     def describe(self) -> str:
+        extra = ""
+        if self._max_freq != 1:
+            extra += f" max_freq={self._max_freq}"
+        if self.turns:
+            extra += " turns"
         return (
             f"d={self.d} family={self.family} base={self._base} layout={self.layout} "
-            f"offset={self._offset} scale={self._scale}"
+            f"offset={self._offset} scale={self._scale}{extra}"
         )

@@ -199,14 +199,16 @@ def _(root):
 
 
 # ----------------------------------------------------------------------------- values
-@case("nan/inf", "NaN in npy", "NaN")
+# a readable table holding NaN or infinity is not bad input: the oracle judges it (exit 1,
+# "wrong", the diagnosis names the first non-finite entry), in one verdict, no traceback
+@case("nan/inf", "NaN in npy", "NaN or infinity", verdict=True)
 def _(root):
     t = GOOD.copy()
     t[40, 3] = np.nan
     return ["check", put(root, "t.npy", npy_bytes(t))]
 
 
-@case("nan/inf", "infinity in csv", "infinity")
+@case("nan/inf", "infinity in csv", "NaN or infinity", verdict=True)
 def _(root):
     rows = "\n".join(",".join(repr(float(x)) for x in r) for r in GOOD.astype(float))
     return ["check", put(root, "t.csv", (rows + "\n" + ",".join(["inf"] * 16)).encode())]
@@ -323,14 +325,20 @@ def _(root):
 @pytest.fixture(scope="module", autouse=True)
 def _prefetch(hostile):
     for key, (make, _, kw) in CASES.items():
-        hostile.start(key, make, **kw)
+        hostile.start(key, make, **{k: v for k, v in kw.items() if k != "verdict"})
 
 
 @pytest.mark.parametrize("key", list(CASES))
 def test_refused_in_one_line(hostile, key):
     _, fragment, kw = CASES[key]
     r = hostile.result(key)
-    hostile.refused(r, fragment, seconds=kw.get("timeout", 30) * 0.9)
+    if kw.get("verdict"):  # judged, not refused
+        assert r.rc == 1, (r.rc, r.err[-2000:])
+        assert "Traceback" not in r.err and not r.err.strip(), r.err[-2000:]
+        assert "verdict    : wrong" in r.out and fragment in r.out, r.out[:2000]
+        assert not r.stray, r.stray
+    else:
+        hostile.refused(r, fragment, seconds=kw.get("timeout", 30) * 0.9)
     assert r.max_rss < 2**30, f"{key}: peak memory {r.max_rss / 2**20:.0f} MiB"
 
 

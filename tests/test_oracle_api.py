@@ -13,6 +13,7 @@ from peproof.encoding import Encoding
 from peproof.formats import BFLOAT16, BINARY, FLOAT16, FLOAT32, get_format
 from peproof.oracle import (
     CONFORMS,
+    DEGENERATE,
     ROUNDING,
     VARIANT,
     WRONG,
@@ -193,7 +194,7 @@ def test_identify_float32_values_stored_as_float64():
 
 @pytest.mark.parametrize("table,fragment", [
     (np.random.default_rng(0).standard_normal((100, 16)), "constant amplitude"),
-    (np.zeros((100, 16)), "constant amplitude"),
+    (np.zeros((100, 16)), "all zeros"),
     (reference(100, 16)[:, [1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14]],
      "cosine first"),
     (reference(1, 16), "at least two rows"),
@@ -209,7 +210,13 @@ def test_identify_sees_through_a_zeroed_padding_row():
     ident = identify(T)
     assert ident.variant.same_as(Variant("h-1", 10000, "sin_cos"), 64)
     rep = check(T, expect="h-1", layout="sin_cos")
-    assert rep.verdict == WRONG and rep.spec.worst[0]["position"] == 1
+    assert rep.verdict == CONFORMS and rep.padding == [1] and rep.spec.excluded_rows == 1
+    assert "row 1 all zeros: padding row, left out" in rep.headline
+    T[1] = reference(300, 64, family="h-1", layout="sin_cos")[1]
+    T[57] = 0  # a zero row in the middle is no padding row: a defect, localised
+    rep = check(T, expect="h-1", layout="sin_cos")
+    assert rep.verdict == WRONG and rep.padding == [] and rep.spec.worst[0]["position"] == 57
+    assert "row 57 (position 57): all zeros" in rep.diagnoses
 
 
 # ----------------------------------------------------------------------------- check
@@ -261,7 +268,11 @@ def test_check_reports_collisions_and_the_horizon():
     assert rep.collisions["identical_row_groups"] >= 1
     assert rep.horizon["integer_positions_exact_up_to"] == 2048
     assert rep.horizon["rows_whose_position_rounds_in_dtype"] > 0
-    assert rep.verdict == ROUNDING  # rounding positions is what a float16 pipeline does
+    # rounding positions is what a float16 pipeline does, but distinct positions now share rows
+    assert rep.verdict == DEGENERATE and rep.exit_code == 1
+    assert rep.diagnoses[-1].startswith("positions 2048, 2049 give identical rows")
+    assert "exactly only up to 2048" in rep.diagnoses[-1]
+    assert check(T, positions=pos, allow_collisions=True).verdict == ROUNDING
 
 
 def test_json_envelope():
@@ -272,7 +283,8 @@ def test_json_envelope():
     assert env["precision"]["fast_path_axiom"]
     assert env["verdict"]["code"] == "conforms" and env["verdict"]["exit_code"] == 0
     ids = [c["id"] for c in env["checks"]]
-    assert ids[:3] == ["spec_exact", "pipeline_faithful", "variant"]
+    assert ids[:3] == ["spec_exact", "error_model", "variant"]
+    assert env["checks"][1]["constants"]["c_sin"] >= 1
     spec = env["checks"][0]
     assert sum(h["count"] for h in spec["histogram_ulp"]) == 64 * 16
     assert set(spec["quantiles_ulp"]) == {"0.5", "0.9", "0.99", "0.999"}
@@ -291,8 +303,9 @@ def test_assert_sinusoidal_passes_and_fails_with_a_useful_message():
         assert_sinusoidal(reference(64, 16, family="h-1", layout="sin_cos"))
     msg = str(err.value)
     assert "different variant: h-1 family, base 10000, [sin|cos] layout" in msg
-    assert "worst positions" in msg
-    with pytest.raises(AssertionError, match="(?i)conforms up to the rounding"):
+    assert "the h-1 exponent i/(d/2-1)" in msg and "worst" not in msg  # nothing is wrong
+    assert len(msg.splitlines()) <= 12
+    with pytest.raises(AssertionError, match="(?i)within the error model of its dtype"):
         assert_sinusoidal(_recipe_float32(3000, 64), allow_rounding=False)
 
 

@@ -50,7 +50,7 @@ def test_check_json_envelope_and_out_file(tmp_path, capsys):
     env = json.loads(out)
     assert rc == 0 and env["schema"] == "peproof.check/1"
     assert env["verdict"] == {"text": "conforms", "code": "conforms", "exit_code": 0,
-                              "reasons": []}
+                              "diagnoses": [], "reasons": []}
     assert env["identified"]["variant"]["scale"] in ("4*sqrt(2)", "sqrt(d)")
     assert env["input"]["path"] == str(p) and env["input"]["shape"] == [128, 32]
     assert env["platform"]["numpy"] and env["precision"]["ulps_of"] == "float32"

@@ -1,7 +1,8 @@
 """``peproof check FILE|module:function``: identify and check a sinusoidal table.
 
-Exit codes: 0 the table conforms (possibly up to the rounding of its dtype), 1 it is a different
-variant or wrong, 2 bad input (one line on stderr).
+Exit codes: 0 the table conforms (or is within the error model of its dtype), 1 a different
+variant, wrong, degenerate (identical rows at distinct positions) or outside the model, 2 bad
+input (one line on stderr).
 """
 
 from __future__ import annotations
@@ -34,6 +35,17 @@ def add_parser(sub) -> None:
     p.add_argument("--offset", default="0", help="expected position offset (default 0)")
     p.add_argument("--scale", default="1", help="expected scale: a number, 'sqrt(d)' or "
                    "'1/sqrt(d)' (default 1)")
+    p.add_argument("--max-freq", default="1", help="expected first (largest) frequency "
+                   "(default 1)")
+    p.add_argument("--min-freq", help="expected smallest frequency (mlx's min_freq): sets the "
+                   "base to max-freq / min-freq")
+    p.add_argument("--turns", action="store_true", help="expected frequencies in full turns "
+                   "(multiplied by 2 pi)")
+    p.add_argument("--order", default="forward", choices=("forward", "reversed", "symmetric"),
+                   help="expected order of the rows: forward 0..n-1 (default), reversed "
+                   "n-1..0, symmetric |k - (n-1)/2|")
+    p.add_argument("--allow-collisions", action="store_true", help="accept identical rows at "
+                   "distinct positions (otherwise the verdict is degenerate, exit 1)")
     p.add_argument("--positions", help="positions of the rows: 'start:stop[:step]' (default "
                    "0:n)")
     p.add_argument("--dtype", help="format of the values, if not what the file says "
@@ -100,7 +112,10 @@ def run(args) -> int:
         pos = positions.float64() if positions is not None else None
         rep = oracle_check(table, d=args.d, positions=pos, expect=args.expect,
                            base=args.base, layout=args.layout, offset=args.offset,
-                           scale=args.scale, dtype=dtype, pipeline_dtype=args.pipeline_dtype,
+                           scale=args.scale, max_freq=args.max_freq, min_freq=args.min_freq,
+                           turns=args.turns, order=args.order,
+                           allow_collisions=args.allow_collisions,
+                           dtype=dtype, pipeline_dtype=args.pipeline_dtype,
                            progress=_progress, source=info)
     except (InputError, ParameterError) as exc:
         raise UsageError(f"{args.source}: {exc}") from None

@@ -31,7 +31,7 @@ from fractions import Fraction
 import ml_dtypes
 import numpy as np
 
-from peproof.encoding import Encoding, ParameterError, omega_law
+from peproof.encoding import Encoding, ParameterError
 from peproof.formats import BINARY
 
 DTYPES = {name: BINARY[name].numpy_dtype for name in ("float64", "float32", "float16", "bfloat16")}
@@ -65,7 +65,7 @@ _SPELLING = {
 def frequencies(enc: Encoding, dt: np.dtype, how: str) -> np.ndarray:
     """The ``d/2`` frequencies as the recipe computes them, in dtype ``dt`` (the only place the
     exp/log and power recipes are written; the oracle's pipeline-faithful reference uses it)."""
-    const, b, rate = omega_law(enc.d, enc.family, enc._base)
+    const, b, rate = enc.law
     idx, denom = _SPELLING[enc.family](enc)
     if len(idx) > 1 and Fraction(int(idx[1] - idx[0]), denom) != -Fraction(int(rate.p),
                                                                            int(rate.q)):

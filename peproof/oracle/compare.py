@@ -7,58 +7,49 @@ float64 fast path, see :mod:`peproof.oracle.exact`):
   *conforms* when it is within one ulp (a faithful rounding).  Whether it is the correctly rounded
   value is counted too.  Every such decision is certified: taken from the fast path only when its
   error bound cannot change it, else from arb balls at escalating precision.
-* **pipeline-faithful**: the same recipe run in the pipeline format ``P`` (the table's own dtype
-  unless told otherwise).  Two things are measured.  (1) The rounding budget: a forward error
-  bound of any straightforward evaluation in ``P`` (position rounded to ``P``; frequency from
-  ``exp`` or ``pow`` with relative error ``(2|ln omega_i| + 2) u``; one rounding of the product;
-  ``sin``/``cos`` within two ulps; the scale product), which is
-
-      B = scale |x| (a_pos + k_i) u_P + 2 u_P |v| + 2 ulp_P(v) + ulp_S(v) [S != P] + E
-
-  with ``k_i = 0`` for ``omega_i = 1`` and ``2|ln omega_i| + 3`` otherwise.  A table within ``B``
-  everywhere differs from the encoding only as a computation in ``P`` may.  (2) The recipes
-  themselves: the ``exp`` recipe (PyTorch tutorial, fairseq, diffusers) and the ``pow`` recipe
-  (``1 / base ** (2i/d)``) are run in ``P`` and compared bit for bit.
+* **error model**: every entry against the proved bound ``B`` of computing this variant in the
+  pipeline format ``P`` (the table's own dtype unless told otherwise) by *any* recipe of the
+  model's shape (:mod:`peproof.oracle.budget`, :mod:`peproof.families.error_model`).  A table
+  within ``B`` everywhere differs from the encoding only as a computation in ``P`` may.  Known
+  recipes (the ``exp`` and ``pow`` forms) are also run in ``P`` and compared bit for bit: evidence
+  of how the table was made, never the criterion.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import flint
 import numpy as np
 
+from peproof.families.error_model import CONSTANTS
 from peproof.formats import Format
 
-from .exact import Plan, certify, exact_pos
+from .budget import VACUOUS_ANGLE, Budget
+from .decisions import arb_faithful, arb_round, budget_left, refine_gathered
+from .exact import Plan, exact_pos
 from .recipes import recipes, run_recipe
 from .variant import Variant
 
 ULP_BINS = np.arange(-12, 42)  # bin k: error in [2**k, 2**(k+1)) ulps (ends open)
 ABS_BINS = np.arange(-64, 4)  # the same for the absolute error
 MAX_ARB = 20000
-MAX_ARB_CR = 2000  # the count of correctly rounded entries is informational: fewer arb calls
-RECIPE_ALL_ROWS = 8192  # the recipes run on every row up to here, then on every 4th chunk
-RECIPE_EVERY = 4  # certified decisions per comparison before the rest are reported undecided
+MAX_ARB_CR = 2000
+RECIPE_ALL_ROWS = 2048  # the recipes run on every row up to here, then on every 8th chunk
+RECIPE_EVERY = 8  # certified decisions per comparison before the rest are reported undecided
 
 
-def _hist2(eu: np.ndarray, ad: np.ndarray) -> np.ndarray:
-    """Joint histogram of the ulp-error and absolute-error bins (one ``bincount`` pass).
-
-    Bin ``k`` of a histogram holds the errors in ``[2**edges[k], 2**(edges[k]+1))``, read from
-    the float64 exponent bits; the first bin also holds everything smaller (exact zeros
-    included), the last everything larger.
-    """
-    nu, na = len(ULP_BINS), len(ABS_BINS)
-    iu = np.ascontiguousarray(eu).view(np.int64) >> 52
-    iu -= 1023 + ULP_BINS[0]
-    np.clip(iu, 0, nu - 1, out=iu)
-    ia = np.ascontiguousarray(ad).view(np.int64) >> 52
-    ia -= 1023 + ABS_BINS[0]
-    np.clip(ia, 0, na - 1, out=ia)
-    iu *= na
-    iu += ia
-    return np.bincount(iu.ravel(), minlength=nu * na).reshape(nu, na)
+def _hist(x: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Histogram of nonnegative errors in binades: bin ``k`` holds ``[2**edges[k],
+    2**(edges[k]+1))``, read from the float64 exponent bits (one shift, one ``bincount`` over the
+    2048 exponents); the first bin also holds everything smaller (exact zeros included), the last
+    everything larger (infinity and NaN included)."""
+    e = np.ascontiguousarray(x).view(np.int64) >> 52  # sign bit 0: the biased exponent
+    c = np.bincount(e.ravel(), minlength=4096)
+    lo, hi = 1023 + int(edges[0]), 1023 + int(edges[-1])
+    out = c[lo:hi + 1].copy()
+    out[0] += c[:lo].sum()
+    out[-1] += c[hi + 1:].sum()
+    return out
 
 
 @dataclass
@@ -74,8 +65,8 @@ class Comparison:
     max_abs: float = 0.0
     max_ulp: float = 0.0
     sum_ulp: float = 0.0
-    hist: np.ndarray = field(
-        default_factory=lambda: np.zeros((len(ULP_BINS), len(ABS_BINS)), np.int64))
+    hist_u: np.ndarray = field(default_factory=lambda: np.zeros(len(ULP_BINS), np.int64))
+    hist_a: np.ndarray = field(default_factory=lambda: np.zeros(len(ABS_BINS), np.int64))
     recipe_rows: int = 0
     not_faithful: int = 0
     undecided: int = 0
@@ -84,6 +75,8 @@ class Comparison:
     not_correctly_rounded: int = 0
     cr_undecided: int = 0
     over_budget: int = 0
+    budget_undecided: int = 0
+    budget_entries: int = 0  # entries whose budget was evaluated (the others are within 1 ulp)
     max_budget_ratio: float = 0.0
     vacuous: int = 0
     first_vacuous_pos: float | None = None
@@ -94,6 +87,10 @@ class Comparison:
     row_budget: list = field(default_factory=list)
     row_barg: list = field(default_factory=list)
     worst: list = field(default_factory=list)
+    channel_over: np.ndarray | None = None  # over-budget entries per channel
+    row_index: np.ndarray | None = None  # table row of each entry of the row_* arrays
+    excluded_rows: int = 0
+    nonfinite: int = 0
 
     @property
     def faithful(self) -> bool:
@@ -106,11 +103,11 @@ class Comparison:
 
     @property
     def hist_ulp(self) -> np.ndarray:
-        return self.hist.sum(axis=1)
+        return self.hist_u
 
     @property
     def hist_abs(self) -> np.ndarray:
-        return self.hist.sum(axis=0)
+        return self.hist_a
 
     def quantile(self, q: float, which: str = "ulp") -> float:
         """An upper bound of the ``q`` quantile of the error, from the histogram."""
@@ -124,70 +121,61 @@ class Comparison:
 
 def compare(table, positions: np.ndarray, variant: Variant, stored: Format, pipe: Format,
             chunk_entries: int = 1 << 18, worst_k: int = 5, certify_cr: bool = True,
-            progress=None, row_hook=None) -> Comparison:
-    """Stream ``table`` (``n x d``, any array-like with row slicing) against ``variant``."""
+            progress=None, row_hook=None, keep: np.ndarray | None = None) -> Comparison:
+    """Stream ``table`` (``n x d``, any array-like with row slicing) against ``variant``.
+
+    ``keep`` (a boolean mask of the rows) leaves rows out of every count (padding rows); the
+    ``row_hook`` still sees every row."""
     n, d = table.shape
     if len(positions) != n:
         raise ValueError(f"{len(positions)} positions for {n} rows")
     plan = Plan(variant.encoding(d))
     res = Comparison(variant, d, stored, pipe)
+    res.channel_over = np.zeros(d, np.int64)
     recs = recipes(plan, pipe)
     for r in recs:
         res.recipe_equal[r.name] = 0
         res.recipe_max_ulp[r.name] = 0.0
-    kappa = _kappa(plan)
+    bud = Budget(plan, pipe, stored)
     rows = max(1, chunk_entries // d)
     arb_budget = [MAX_ARB, MAX_ARB_CR]
+    index = []
     for ci, k0 in enumerate(range(0, n, rows)):
         pos = np.asarray(positions[k0:k0 + rows], dtype=np.float64)
         t = np.asarray(table[k0:k0 + rows], dtype=np.float64)
         if row_hook is not None:
             row_hook(k0, t)
-        _chunk(res, plan, pos, t, recs, kappa, arb_budget, certify_cr,
+        idx = np.arange(k0, k0 + t.shape[0])
+        if keep is not None:
+            sel = keep[k0:k0 + rows]
+            if not sel.all():
+                res.excluded_rows += int((~sel).sum())
+                pos, t, idx = pos[sel], t[sel], idx[sel]
+                if not len(idx):
+                    continue
+        if keep is not None:
+            index.append(idx)
+        _chunk(res, plan, bud, pos, t, recs, arb_budget, certify_cr,
                with_recipes=k0 < RECIPE_ALL_ROWS or ci % RECIPE_EVERY == 0)
         if progress:
             progress(min(k0 + rows, n), n)
-    _finish(res, table, positions, plan, worst_k)
+    _finish(res, table, positions, plan, worst_k,
+            (np.concatenate(index) if index else np.zeros(0, np.int64))
+            if res.excluded_rows else None)
     return res
 
 
-def _kappa(plan: Plan) -> np.ndarray:
-    """Relative angle-error factor of each pair's frequency in a low-precision recipe."""
-    w = plan.omega
-    k = 2.0 * np.abs(np.log(w)) + 3.0
-    k[w == 1.0] = 0.0  # omega = 1 is exact in every recipe, and so is the product with it
-    return k
-
-
-def angle_budget(plan: Plan, pipe: Format, pos, x, kappa) -> np.ndarray:
-    """The angle part ``scale |x| (a_pos + k_i) u_P`` of the budget, per pair (``n x d/2``)."""
-    p = pos + plan.offset
-    apos = (p != pipe.round(p)).astype(np.float64)
-    return np.abs(x) * (apos[:, None] + kappa[None, :]) * (pipe.u * abs(plan.scale))
-
-
-def budget(plan: Plan, pipe: Format, stored: Format, pos, x, v, ulv, E, kappa,
-           bx=None) -> np.ndarray:
-    """The rounding budget ``B`` of every entry (see the module docstring)."""
-    if bx is None:
-        bx = angle_budget(plan, pipe, pos, x, kappa)
-    B = plan.assemble(bx, bx)
-    B += (2.0 * pipe.u) * np.abs(v)
-    B += 2.0 * (ulv if pipe == stored else pipe.ulp(v))
-    B += E
-    if stored != pipe:
-        B += ulv
-    return B
-
-
-def _chunk(res: Comparison, plan: Plan, pos, t, recs, kappa, arb_budget, certify_cr,
+def _chunk(res: Comparison, plan: Plan, bud: Budget, pos, t, recs, arb_budget, certify_cr,
            with_recipes: bool) -> None:
-    with np.errstate(over="ignore"):  # huge ulp errors (of exact zeros) may overflow to inf
-        _chunk_body(res, plan, pos, t, recs, kappa, arb_budget, certify_cr, with_recipes)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        # huge ulp errors (of exact zeros) may overflow to inf
+        v, ul = _chunk_body(res, plan, bud, pos, t, arb_budget, certify_cr)
+        if with_recipes and recs:
+            _recipes(res, plan, pos, t, v, ul, recs)
 
 
-def _chunk_body(res: Comparison, plan: Plan, pos, t, recs, kappa, arb_budget, certify_cr,
-                with_recipes: bool) -> None:
+def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, arb_budget, certify_cr
+                ) -> tuple[np.ndarray, np.ndarray]:
     S, P = res.stored, res.pipe
     x = plan.angles(pos)
     if S.is_binary and S.p > 40:  # float64 tables need the double-double reference
@@ -198,17 +186,25 @@ def _chunk_body(res: Comparison, plan: Plan, pos, t, recs, kappa, arb_budget, ce
             v *= plan.scale
         E = plan.row_bound(pos)
     ad = np.abs(t - v)
+    amax = float(ad.max())
+    if not amax < np.inf:  # NaN or infinity in the table: certainly outside every bound
+        bad = ~np.isfinite(ad)
+        ad[bad] = np.inf
+        res.nonfinite += int(bad.sum())
+        amax = np.inf
     ul = S.ulp(v)
     eu = ad / ul
     res.rows += t.shape[0]
     res.entries += t.size
-    res.max_abs = max(res.max_abs, float(ad.max()))
-    res.max_ulp = max(res.max_ulp, float(eu.max()))
+    res.max_abs = max(res.max_abs, amax)
     res.sum_ulp += float(eu.sum())
-    res.hist += _hist2(eu, ad)
+    res.hist_u += _hist(eu, ULP_BINS)
+    res.hist_a += _hist(ad, ABS_BINS)
     arg = eu.argmax(axis=1)
-    res.row_arg.append(arg)
-    res.row_max_ulp.append(eu[np.arange(eu.shape[0]), arg])
+    rmax = eu[np.arange(eu.shape[0]), arg]
+    res.max_ulp = max(res.max_ulp, float(rmax.max()))
+    res.row_arg.append(arg.astype(np.int32))
+    res.row_max_ulp.append(rmax.astype(np.float32))
 
     # ---- faithful (within one ulp of the exact value), certified
     # ulp(v) lies between the ulps at |v^| - E and |v^| + E (the ulp grows with |v|)
@@ -231,28 +227,32 @@ def _chunk_body(res: Comparison, plan: Plan, pos, t, recs, kappa, arb_budget, ce
             r, c = np.nonzero(cand & ~sure_bad)  # near one ulp, or tiny values: refined below
         if r.size:
             tv = t[r, c]
-            vv, eb = plan.refine(pos[r], c)
+            vv, eb = refine_gathered(plan, pos, r, c)
             ad1, a = np.abs(tv - vv), np.abs(vv)
             ok = ad1 + eb <= S.ulp(np.maximum(a - eb, 0.0))
             bad = ad1 - eb > S.ulp(a + eb)
             res.not_faithful += int(bad.sum())
             left = ~(ok | bad)
             if left.any():
-                res.not_faithful += _arb_faithful(res, plan, pos[r[left]], c[left], tv[left],
-                                                  S, arb_budget)
+                if res.not_faithful:  # the table is certainly not within 1 ulp everywhere:
+                    res.undecided += int(left.sum())  # arb would only refine a count
+                else:
+                    res.not_faithful += arb_faithful(res, plan, pos[r[left]], c[left],
+                                                      tv[left], S, arb_budget)
 
     # ---- correctly rounded: t = RN(v) iff |t - v| <= ul(v) / 2 (ties aside), see _cr_note
     if S.is_binary:
         half = 0.5 * ul
-        yes = ad + E < half
-        no = ad - E > half
-        res.correctly_rounded += int(yes.sum())
-        res.not_correctly_rounded += int(no.sum())
-        amb = ~(yes | no)
-        if amb.any():
+        half -= ad  # half an ulp minus the error: > E is certainly, < -E certainly not
+        n_yes = int(np.count_nonzero(half > E))
+        n_no = int(np.count_nonzero(half < -E))
+        res.correctly_rounded += n_yes
+        res.not_correctly_rounded += n_no
+        if n_yes + n_no < half.size:
+            amb = np.abs(half) <= E
             r, c = np.nonzero(amb)
             tv = t[r, c]
-            vv, eb = plan.refine(pos[r], c)
+            vv, eb = refine_gathered(plan, pos, r, c)
             ad1, h1 = np.abs(tv - vv), 0.5 * S.ulp(vv)
             y1, n1 = ad1 + eb < h1, ad1 - eb > h1
             # near a power of two the ulp of v and of its estimate may differ: leave to arb
@@ -264,7 +264,7 @@ def _chunk_body(res: Comparison, plan: Plan, pos, t, recs, kappa, arb_budget, ce
             r, c, tv = r[left], c[left], tv[left]
             if r.size and certify_cr and r.size <= arb_budget[1]:
                 arb_budget[1] -= r.size
-                got = _arb_round(plan, pos[r], c, S)
+                got = arb_round(plan, pos[r], c, S)
                 eq = int((got == tv).sum())
                 res.correctly_rounded += eq
                 res.not_correctly_rounded += r.size - eq
@@ -272,40 +272,69 @@ def _chunk_body(res: Comparison, plan: Plan, pos, t, recs, kappa, arb_budget, ce
             else:
                 res.cr_undecided += r.size
 
-    # ---- rounding budget of a pipeline in P
-    bx = angle_budget(plan, P, pos, x, kappa)
-    vac = bx >= abs(plan.scale)  # the angle alone may be off by a radian or more
-    if vac.any():
+    # ---- the error model of a computation in P
+    # the angle alone may be off by a radian or more (vacuous): only possible in rows whose
+    # largest angle error bound reaches it, read from the row's largest angle
+    shortcut = P == S and nf_before == res.not_faithful and res.undecided == 0
+    reach = (np.abs(pos + plan.offset) * float(plan.omega.max()) * float(bud.K1.max())
+             + bud.m >= VACUOUS_ANGLE)
+    delta = None if shortcut and not reach.any() else bud.angle_error(pos, x)
+    vac = delta >= VACUOUS_ANGLE if delta is not None else None
+    if vac is not None and vac.any():
         res.vacuous += 2 * int(vac.sum())
         first = float(np.abs(pos[vac.any(axis=1)] + plan.offset).min())
         res.first_vacuous_pos = first if res.first_vacuous_pos is None else min(
             first, res.first_vacuous_pos)
-    if P == S and nf_before == res.not_faithful and res.undecided == 0:
-        # every entry of the chunk is within one ulp, and B >= 2 ulp: the ratio is at most
-        # half the ulp error, which is what is recorded (B itself is not needed)
-        res.row_budget.append(res.row_max_ulp[-1] / 2.0)
-        res.row_barg.append(res.row_arg[-1])
-        res.max_budget_ratio = max(res.max_budget_ratio, float(res.row_max_ulp[-1].max()) / 2)
+    if shortcut:
+        # every entry of the chunk is within one ulp, which decides the verdict (conforms):
+        # B is not needed; eu / c_s (B >= c_s ulp for normal values) only ranks the worst
+        res.row_budget.append(None)  # filled in _finish from the row maxima, when needed
+        res.row_barg.append(None)
     else:
-        B = budget(plan, P, S, pos, x, v, ul, E, kappa, bx)
+        B = bud.bound(delta, v)
+        res.budget_entries += t.size
         ratio = ad / B
         barg = ratio.argmax(axis=1)
         rb = ratio[np.arange(ratio.shape[0]), barg]
-        res.row_budget.append(rb)
-        res.row_barg.append(barg)
-        res.over_budget += int((ratio > 1.0).sum()) if rb.max() > 1.0 else 0
+        res.row_budget.append(rb.astype(np.float32))
+        res.row_barg.append(barg.astype(np.int32))
         res.max_budget_ratio = max(res.max_budget_ratio, float(rb.max()))
+        # rows certainly within: their largest ratio plus the reference's slack relative to
+        # their smallest bound is at most 1; the others are decided entry by entry
+        sl = E * (1.0 + bud.beta)
+        if sl.shape[1] == 1:
+            todo = np.nonzero(rb + sl[:, 0] / B.min(axis=1) > 1.0)[0]
+        else:
+            todo = np.arange(B.shape[0])
+        if todo.size > B.shape[0] // 2:  # most rows: decide in place, no gathered copies
+            todo = slice(None)
+        if not isinstance(todo, np.ndarray) or todo.size:
+            over, within = bud.decide(ad[todo], E[todo], B[todo])
+            left = ~(over | within)
+            del within
+            if left.any():
+                over = over | budget_left(res, plan, bud, pos[todo], t[todo], delta[todo],
+                                           left, arb_budget)
+            n_over = int(over.sum())
+            if n_over:
+                res.over_budget += n_over
+                res.channel_over += over.sum(axis=0)
 
-    # ---- the recipes, bit for bit (on a sample of the chunks)
-    if with_recipes and recs:
-        res.recipe_rows += t.shape[0]
-        for rec in recs:
-            rv = run_recipe(plan, rec, pos, P)
-            if S != P:
-                rv = S.round(rv)
-            res.recipe_equal[rec.name] += int((rv == t).sum())
-            res.recipe_max_ulp[rec.name] = max(res.recipe_max_ulp[rec.name],
-                                               float((np.abs(rv - v) / ul).max()))
+    return v, ul
+
+
+def _recipes(res: Comparison, plan: Plan, pos, t, v, ul, recs) -> None:
+    """The recipes, bit for bit (on a sample of the chunks; after the chunk's other arrays are
+    freed)."""
+    S, P = res.stored, res.pipe
+    res.recipe_rows += t.shape[0]
+    for rec in recs:
+        rv = run_recipe(plan, rec, pos, P)
+        if S != P:
+            rv = S.round(rv)
+        res.recipe_equal[rec.name] += int((rv == t).sum())
+        res.recipe_max_ulp[rec.name] = max(res.recipe_max_ulp[rec.name],
+                                           float((np.abs(rv - v) / ul).max()))
 
 
 _CR_NOTE = """Why ``|t - v| <= ul(v)/2`` decides correct rounding without the ulp of ``t``: if ``t``
@@ -315,80 +344,51 @@ compares with the estimate's ulp; it can only err when ``v`` lies within ``E`` o
 and then ``ad + E`` already reaches the threshold, so neither quick answer fires wrongly."""
 
 
-def _arb_faithful(res, plan, pos, cols, tv, S, budget) -> int:
-    """Certified count of entries more than one ulp from the exact value."""
-    if len(pos) > budget[0]:
-        res.undecided += len(pos)
-        return 0
-    budget[0] -= len(pos)
-    res.arb_decisions += len(pos)
-
-    def decide(b, k):
-        # faithful iff |t - v| <= ulp(v): certain when the ball fits within the smallest ulp
-        # over it, impossible when it misses the largest
-        lo, hi = b.lower(), b.upper()
-        t = flint.arb(float(tv[k]))
-        if b.is_exact() and flint.arb(float(b)) == b:  # an exact value: its own ulp, exactly
-            return not bool(abs(t - b) <= flint.arb(_ulp1(float(b), S)))
-        a_lo = 0.0 if b.contains(0) else min(abs(float(lo)), abs(float(hi)))
-        a_hi = max(abs(float(lo)), abs(float(hi)))
-        u_min = flint.arb(_ulp1(a_lo * (1 - 2**-50), S))
-        u_max = flint.arb(_ulp1(a_hi * (1 + 2**-50), S))
-        if lo >= t - u_min and hi <= t + u_min:
-            return False  # faithful
-        if hi < t - u_max or lo > t + u_max:
-            return True
-        return None
-
-    got = certify(plan, [exact_pos(p) for p in pos], [int(c) for c in cols], decide)
-    return int(sum(got))
-
-
-def _ulp1(x: float, S: Format) -> float:
-    """:meth:`Format.ulp` of one float, without NumPy's per-call overhead."""
-    if S.is_binary:
-        import math
-
-        e = math.frexp(abs(x))[1] if x != 0 else S.emin
-        return math.ldexp(1.0, max(e, S.emin) - S.p)
-    return float(S.ulp(np.array([x]))[0])
-
-
-def _arb_round(plan, pos, cols, S) -> np.ndarray:
-    from .exact import round_ball
-
-    got = certify(plan, [exact_pos(p) for p in pos], [int(c) for c in cols],
-                  lambda b, _k: round_ball(b, S), start_prec=2 * S.p + 40)
-    return np.array(got, dtype=np.float64)
-
-
-def _finish(res: Comparison, table, positions, plan: Plan, k: int) -> None:
+def _finish(res: Comparison, table, positions, plan: Plan, k: int,
+            index: np.ndarray | None) -> None:
     """Keep per-row maxima; list the worst entries: by ulps while every entry is within one ulp,
     else by how far beyond the rounding budget they are (where the table breaks)."""
-    cat = (lambda xs, dt: np.concatenate(xs) if xs else np.zeros(0, dt))  # noqa: E731
-    rm, ra = cat(res.row_max_ulp, np.float64), cat(res.row_arg, np.int64)
-    rb, rba = cat(res.row_budget, np.float64), cat(res.row_barg, np.int64)
+    def cat(xs: list, dt) -> np.ndarray:  # one list at a time, emptied as it goes
+        out = np.concatenate(xs) if xs else np.zeros(0, dt)
+        xs.clear()
+        return out
+
+    if any(x is not None for x in res.row_budget):  # chunks within 1 ulp: eu / c_sin ranks
+        c = CONSTANTS.c_sin
+        res.row_budget = [rm_ / c if rb_ is None else rb_ for rm_, rb_ in
+                          zip(res.row_max_ulp, res.row_budget, strict=True)]
+        res.row_barg = [ra_ if rba_ is None else rba_ for ra_, rba_ in
+                        zip(res.row_arg, res.row_barg, strict=True)]
+        rb, rba = cat(res.row_budget, np.float32), cat(res.row_barg, np.int32)
+    else:
+        rb = rba = None
+        res.row_budget.clear()
+        res.row_barg.clear()
+    rm, ra = cat(res.row_max_ulp, np.float32), cat(res.row_arg, np.int32)
+    if rb is None:
+        rb, rba = rm / CONSTANTS.c_sin, ra
     res.row_max_ulp, res.row_arg, res.row_budget, res.row_barg = rm, ra, rb, rba
+    if index is None:
+        index = np.arange(rm.size)
+    res.row_index = index
     if not rm.size:
         return
     by_ulp = res.faithful
     key, arg = (rm, ra) if by_ulp else (rb, rba)
     top = np.argsort(-key, kind="stable")[:k]
     top = top[key[top] > 0]
-    B_rows = {}
-    for r in top:
-        j = int(arg[r])
+    for k_ in top:
+        j, r = int(arg[k_]), int(index[k_])
         p = float(positions[r])
         t = float(np.asarray(table[r:r + 1], dtype=np.float64)[0, j])
         ball = plan.balls([exact_pos(p)], [j], 128)[0]
         v = float(ball.mid())
         ul = float(res.stored.ulp(np.array([v]))[0])
-        B_rows[int(r)] = True
         res.worst.append({
             "row": int(r), "position": _num(p), "channel": j, "pair": int(plan.slots[0][j]),
             "component": "cos" if plan.slots[1][j] else "sin", "table": t, "exact": v,
             "abs_error": abs(t - v), "ulp_error": abs(t - v) / ul,
-            "budget_ratio": float(rb[r]) if j == int(rba[r]) else None,
+            "budget_ratio": float(rb[k_]) if j == int(rba[k_]) else None,
         })
 
 

@@ -1,6 +1,11 @@
-"""Estimates read off a table: pairing, scale, frequencies, orientation, family and base
-candidates, offset.  Steps 1-4 of :mod:`peproof.oracle.identification`; nothing here decides, the
-candidates are confirmed there against references built by the encoding.
+"""Estimates read off a table: pairing, scale, frequencies, orientation and row order, family,
+base and frequency-scale candidates, offset.  Steps 1-4 of :mod:`peproof.oracle.identification`;
+nothing here decides, the candidates are confirmed there against references built by the
+encoding.
+
+Only what the table's dtype still resolves is used: the phase of pair ``i`` at position ``p`` is
+read only where ``|p omega_i| u`` is small (a bfloat16 pipeline loses the phase of fast pairs
+after a few hundred positions), and robust fits drop the rest (padding rows, a broken pair).
 """
 
 from __future__ import annotations
@@ -13,9 +18,10 @@ import sympy as sp
 
 from peproof.formats import Format
 
-from .variant import family_rate
+from .variant import SCALE_FORMS, family_rate
 
 COMMON_BASES = (10, 100, 1000, 10000, 100000, 500000, 1000000, 10000000)
+RESOLVED = 0.5  # radians of angle error up to which a phase is still read
 
 
 def _f(x: float):
@@ -23,7 +29,7 @@ def _f(x: float):
 
 
 def estimate(T: np.ndarray, P: np.ndarray, fmt: Format, ident) -> dict | None:
-    """Pairing, scale, frequencies and orientation; notes go to ``ident`` on failure."""
+    """Pairing, scale, frequencies and the sign of the phase advance; notes go to ``ident``."""
     m, d = T.shape
     h = d // 2
     pairings = {"interleaved": (T[:, 0::2], T[:, 1::2]), "split": (T[:, :h], T[:, h:])}
@@ -31,7 +37,9 @@ def estimate(T: np.ndarray, P: np.ndarray, fmt: Format, ident) -> dict | None:
     for name, (a, b) in pairings.items():
         r2 = a * a + b * b
         med = float(np.median(r2))
-        scores[name] = (float(np.median(np.abs(r2 - med))) / med if med > 0 else np.inf, med)
+        # the median over pairs of each pair's spread: a few broken pairs do not hide the rest
+        spread = np.median(np.abs(r2 - med), axis=0)
+        scores[name] = (float(np.median(spread)) / med if med > 0 else np.inf, med)
     pairing = min(scores, key=lambda k: scores[k][0])
     score, med = scores[pairing]
     tol = 50.0 * max(fmt.u, 2.0**-40) + 1e-12
@@ -48,35 +56,57 @@ def estimate(T: np.ndarray, P: np.ndarray, fmt: Format, ident) -> dict | None:
     ok = dp > 0
     step = np.where(ok, dp, 1.0)[:, None]
     dth = wrap(np.diff(th, axis=0)) / step
-    w0 = np.median(dth[ok], axis=0) if ok.any() else np.zeros(h)
-    # refine: unwrap the residual phase and fit a line per pair (robustly)
+    first = ok.copy()
+    first[64:] = False  # the smallest positions: every dtype resolves their phases
+    w0 = np.median(dth[first], axis=0) if first.any() else np.zeros(h)
+    # refine: unwrap the residual phase and fit a line per pair, on the rows the dtype resolves
+    u = max(fmt.u, 2.0**-53)
+    resolved = (np.abs(Ps)[:, None] * np.abs(w0)[None, :] * u <= RESOLVED)
+    resolved[: min(8, len(Ps))] = True
     psi = np.unwrap(wrap(th - np.outer(Ps, w0)), axis=0)
-    slope, _ = robust_line(Ps, psi)
+    slope, _ = robust_line(Ps, psi, resolved.astype(np.float64))
     w = w0 + slope
     sign = np.sign(np.median(w))
     if sign == 0:
         ident.notes.append("the phases do not advance with the position (no frequency found)")
         return None
-    cos_first = sign < 0
-    w = np.abs(w)
-    theta = (np.pi / 2 - theta) if cos_first else theta
-    ident.estimates.update({"pairing": pairing, "a_is": "cos" if cos_first else "sin",
-                            "scale": math.sqrt(med), "omega_0": float(w[0])})
-    return {"pairing": pairing, "cos_first": cos_first, "omega": w, "theta": theta,
-            "scale": math.sqrt(med), "phase_noise": max(fmt.u, 2.0**-50) / math.sqrt(med)}
+    ident.estimates.update({"pairing": pairing, "phase_advance": "+" if sign > 0 else "-",
+                            "scale": math.sqrt(med), "omega_0": float(abs(w[0]))})
+    return {"pairing": pairing, "sign": float(sign), "omega": np.abs(w), "theta": theta,
+            "resolved_u": u, "scale": math.sqrt(med),
+            "phase_noise": max(fmt.u, 2.0**-50) / math.sqrt(med)}
+
+
+def hypotheses(est: dict, d: int, P: np.ndarray, given_positions: bool) -> list[dict]:
+    """Readings of the phases: (layout, order, positions, sine phases).  A phase that falls with
+    the row is a cosine-first layout, or sines of positions listed in reversed order."""
+    out = []
+    theta = est["theta"]
+    if est["sign"] > 0:
+        out.append({"layout": layout_of(est["pairing"], False, d), "order": "forward",
+                    "P": P, "theta": theta})
+    else:
+        lay = layout_of(est["pairing"], True, d)
+        if lay is not None:
+            out.append({"layout": lay, "order": "forward", "P": P, "theta": np.pi / 2 - theta})
+        if not given_positions:
+            out.append({"layout": layout_of(est["pairing"], False, d), "order": "reversed",
+                         "P": None, "theta": theta})  # P set by the caller (row count known)
+    return [h for h in out if h["layout"] is not None] or out[:0]
 
 
 def wrap(x):
     return (x + np.pi) % (2 * np.pi) - np.pi
 
 
-def robust_line(x: np.ndarray, Y: np.ndarray):
-    """Least-squares slopes and intercepts of every column of ``Y`` against ``x``, twice, the
-    second time without points far from the first fit (zeroed padding rows and the like)."""
+def robust_line(x: np.ndarray, Y: np.ndarray, wts: np.ndarray | None = None):
+    """Weighted least-squares slopes and intercepts of every column of ``Y`` against ``x``,
+    twice, the second time without points far from the first fit (zeroed padding rows and the
+    like)."""
     X = x - x.mean()
-    wts = np.ones_like(Y)
+    wts = np.ones_like(Y) if wts is None else wts.copy()
     for _ in range(2):
-        sw = wts.sum(axis=0)
+        sw = np.maximum(wts.sum(axis=0), 1e-300)
         mx = (wts * X[:, None]).sum(axis=0) / sw
         my = (wts * Y).sum(axis=0) / sw
         dx = X[:, None] - mx
@@ -85,8 +115,9 @@ def robust_line(x: np.ndarray, Y: np.ndarray):
                          0.0)
         icpt = my - slope * (mx + x.mean())
         res = np.abs(Y - (icpt + slope * x[:, None]))
-        mad = np.median(res, axis=0)
-        wts = (res <= 6.0 * mad + 1e-12).astype(np.float64)
+        mad = np.median(np.where(wts > 0, res, np.nan), axis=0)
+        mad = np.where(np.isfinite(mad), mad, 0.0)
+        wts = wts * (res <= 6.0 * mad + 1e-12)
     return slope, icpt
 
 
@@ -112,6 +143,11 @@ def nice(x: float, digits=(1, 2, 3, 4)) -> list:
             out.append(r)
     if int(round(x)) > 0 and int(round(x)) not in out:
         out.append(int(round(x)))
+    if x < 1:  # reciprocals of round numbers: 1/3, 1/1000
+        k = round(1 / x)
+        f = Fraction(1, k) if k else None
+        if f and abs(float(f) / x - 1) < 0.02 and f not in out:
+            out.append(f)
     return out
 
 
@@ -119,33 +155,51 @@ def digits(x) -> int:
     """Significant digits of a candidate number (simplicity for tie-breaks)."""
     f = Fraction(x)
     if f.denominator != 1:
+        if f.numerator == 1:
+            return len(str(f.denominator).rstrip("0")) + 1
         return 20
     s = str(abs(f.numerator)).rstrip("0")
     return len(s)
 
 
-def base_candidates(est: dict, d: int) -> list[tuple[str, object]]:
+def frequency_fit(est: dict, d: int) -> tuple[float, float]:
+    """``(c0, c1)`` of ``ln omega_i = c0 + c1 i``: medians of the steps between pairs and of the
+    intercepts (robust to aliased fast pairs and a broken pair), then least squares on the
+    pairs that agree, weighted by how precisely each is read."""
     h = d // 2
     w = est["omega"]
+    i = np.arange(h, dtype=np.float64)
+    good = w > 0
+    y = np.log(np.where(good, w, 1.0))
+    steps = np.diff(y)[good[1:] & good[:-1]]
+    c1 = float(np.median(steps)) if steps.size else 0.0
+    c0 = float(np.median((y - c1 * i)[good])) if good.any() else 0.0
+    wt = np.where(good, np.minimum(w / max(w.max(), 1e-300), 1.0) ** 2, 0.0) + 1e-30
+    for _ in range(2):
+        res = np.abs(y - c0 - c1 * i)
+        inl = good & (res <= max(5.0 * float(np.median(res[good])) if good.any() else 0.0,
+                                  0.02))
+        if inl.sum() < 2:
+            break
+        ww = np.where(inl, wt, 1e-30)
+        A = np.stack([np.ones(h), i], axis=1) * np.sqrt(ww)[:, None]
+        (c0, c1), *_ = np.linalg.lstsq(A, y * np.sqrt(ww), rcond=None)
+    est["fit"] = {"ln_omega_0": float(c0), "slope": float(c1)}
+    return float(c0), float(c1)
+
+
+def base_candidates(est: dict, d: int) -> list[tuple[str, object]]:
+    h = d // 2
     out: list[tuple[str, object]] = []
     if h == 1:
         est["note"] = "d = 2 has the single frequency 1: the base cannot be read (10000 named)"
         return [("paper", 10000)]
-    i = np.arange(h, dtype=np.float64)
-    # weights: the relative precision of omega_i grows with the phase it accumulates
-    good = w > 0
-    y = np.log(np.where(good, w, 1.0))
-    wt = np.where(good, np.minimum(w, 1.0) ** 2, 0.0) + 1e-30
-    A = np.stack([np.ones(h), i], axis=1) * np.sqrt(wt)[:, None]
-    (c0, c1), *_ = np.linalg.lstsq(A, y * np.sqrt(wt), rcond=None)
-    est["fit"] = {"ln_omega_0": float(c0), "slope": float(c1)}
+    c0, c1 = frequency_fit(est, d)
     if c1 > 0.3:
         out.append(("nerf", 10000))
         return out
     L = -c1
     for fam in ("paper", "h-1"):
-        if fam == "h-1" and h < 2:
-            continue
         rate = family_rate(fam, d)  # ln(omega_i) = -rate * ln(base) * i
         if rate is None:
             continue
@@ -157,24 +211,47 @@ def base_candidates(est: dict, d: int) -> list[tuple[str, object]]:
     return out
 
 
+def frequency_scales(est: dict, family: str) -> list[tuple[object, bool]]:
+    """``(max_freq, turns)`` candidates from the fitted first frequency ``exp(c0)``."""
+    w0 = math.exp(est["fit"]["ln_omega_0"])
+    if family == "nerf":
+        w0 /= math.pi
+    out = [(1, False)]
+    for turns, val in ((False, w0), (True, w0 / (2 * math.pi))):
+        for c in nice(val, (1, 2, 3)):
+            if abs(float(c) / val - 1) < 0.01 and (c, turns) not in out:
+                out.append((c, turns))
+    if abs(math.log(w0)) < 0.01:
+        return [(1, False)]
+    return out
+
+
 def scale_candidates(s: float, d: int) -> list:
-    out: list = [1, "sqrt(d)", "1/sqrt(d)"]
+    out: list = [1, *SCALE_FORMS]
     out += [c for c in nice(s, (1, 2, 3, 4)) if c not in out]
     vals = {c: float(sp.sympify(str(c).replace("d", str(d)))) for c in out}
     near = [c for c in out if abs(vals[c] / s - 1) < 0.02]
     return near or [Fraction(s).limit_denominator(10**9)]
 
 
-def offset_estimate(est: dict, P: np.ndarray, w: np.ndarray, noise: float) -> float:
-    """Offset from the residual phases, read slow pair first and refined towards fast ones."""
-    th = est["theta"]
-    rho = wrap(th - np.outer(P, w))
-    c = np.angle(np.exp(1j * rho).mean(axis=0))
+def offset_estimate(theta: np.ndarray, P: np.ndarray, w: np.ndarray, noise: float,
+                    u: float = 0.0) -> float:
+    """Offset from the residual phases, read slow pair first and refined towards fast ones
+    (each pair on the rows whose phase the dtype resolves)."""
+    rho = wrap(theta - np.outer(P, w))
+    z = np.exp(1j * rho)
+    if u:
+        keep = np.abs(P)[:, None] * w[None, :] * u <= RESOLVED
+        keep[: min(8, len(P))] = True
+        z = np.where(keep, z, 0)
+    zm = z.mean(axis=0)
+    c = np.angle(zm)
+    coherent = np.abs(zm) >= 0.5 * np.max(np.abs(zm))  # a broken pair has no common phase
     order = np.argsort(w)
     o = None
     for i in order:
         wi = w[i]
-        if wi <= 0:
+        if wi <= 0 or not coherent[i]:
             continue
         if o is None:
             o = c[i] / wi

@@ -1,24 +1,27 @@
-"""Name the variant a table implements: family and base, layout, offset, scale and dtype.
+"""Name the variant a table implements: family, base and frequency scale, layout, offset, scale,
+row order and dtype.
 
 Implementation notes.  Everything is estimated from the table, then confirmed against references
 built by :class:`~peproof.encoding.Encoding`:
 
-1. *Pairing and scale.*  Sine and cosine of one frequency satisfy ``a**2 + b**2 = scale**2`` on
+1. *Rows.*  Rows holding NaN or infinity and all-zero rows are left out of the estimate (zero
+   rows among the first three are padding rows, named by :func:`padding_rows`); a table equal to
+   its own reversal is a symmetric relative-position table (rows at ``|k - (n-1)/2|``).
+2. *Pairing and scale.*  Sine and cosine of one frequency satisfy ``a**2 + b**2 = scale**2`` on
    every row; the pairing (channels ``2i, 2i+1`` or ``i, i+d/2``) with the flattest ``a**2+b**2``
    wins and its median gives the scale.
-2. *Frequencies and orientation.*  The phase ``atan2(a, b)`` advances by ``omega_i`` per unit of
-   position; a robust slope of the unwrapped phase against the positions gives ``omega_i``, and its
-   sign tells whether ``a`` is the sine (positive) or the cosine (negative).
-3. *Family and base.*  ``ln omega_i`` is linear in ``i``: slope ``-2 ln(base)/d`` (paper) or
-   ``-ln(base)/(d/2-1)`` (h-1), ``+ln 2`` from ``ln pi`` (nerf).  Both readings of the slope give a
-   base; round numbers near each are candidates.
-4. *Offset.*  The phase left after removing ``omega_i * pos`` is ``offset * omega_i (mod 2 pi)``;
-   it is read from the slowest pair and refined pair by pair up to the fastest.
-5. *Confirmation.*  Every candidate is compared with its float64 reference within the rounding
-   budget of the table's dtype (:func:`peproof.oracle.compare.budget`); among candidates that fit
-   the simplest (fewest significant digits, the paper before h-1) is named, the others that fit
-   equally are listed, and exactly equal variants (e.g. paper base 10000 = h-1 base 1000 at
-   ``d = 8``) are reported as equivalent.
+3. *Frequencies and orientation.*  The phase ``atan2(a, b)`` advances by ``omega_i`` per unit of
+   position, read on the rows the dtype resolves; a phase that falls is a cosine-first layout or
+   sines at positions listed in reverse: both readings are kept as hypotheses.
+4. *Family, base, frequency scale.*  ``ln omega_i`` is linear in ``i``: the slope gives the base
+   of the paper and h-1 families (``+ln 2`` is nerf), the intercept the first frequency
+   (``max_freq``, possibly in full turns ``2 pi``); round numbers near each are candidates.
+5. *Offset.*  The phase left after removing ``omega_i * pos`` is ``offset * omega_i (mod 2 pi)``,
+   read slow pair first.
+6. *Confirmation.*  Every candidate is compared with its reference within the proved error model
+   of the table's dtype (:mod:`peproof.oracle.budget`); candidates are ranked by the fraction of
+   *entries* within the bound (a broken pair or row does not hide the variant of the rest), then
+   the simplest is named; exactly equal variants are reported as equivalent.
 """
 
 from __future__ import annotations
@@ -29,27 +32,28 @@ from fractions import Fraction
 from functools import cached_property
 
 import numpy as np
-import sympy as sp
 
-from peproof.encoding import omega_expr
+from peproof.encoding import row_positions
 from peproof.formats import Format, format_of_dtype, narrowest_exact
 
-from .compare import _kappa, budget
+from .budget import Budget
 from .estimate import (
     base_candidates,
     digits,
     estimate,
-    layout_of,
+    frequency_scales,
+    hypotheses,
     offset_estimate,
     scale_candidates,
     snap_offset,
 )
 from .exact import Plan
 from .tables import as_table
-from .variant import LAYOUT_NAMES, Variant, scale_label
+from .variant import LAYOUT_NAMES, SCALE_FORMS, Variant
 
-EST_ROWS = 1024
-EVAL_ROWS = 256
+EST_ROWS = 384
+EVAL_ROWS = 128
+CONFIDENT = 0.5  # fraction of entries within the bound for a confident identification
 
 
 @dataclass
@@ -65,15 +69,23 @@ class Identification:
     residual_ulp: float = float("nan")
     budget_ratio: float = float("nan")
     rows_within_budget: float = 0.0
+    entries_within_budget: float = 0.0
     equivalent: list = field(default_factory=list)
     alternatives: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     estimates: dict = field(default_factory=dict)
+    left_out_rows: list = field(default_factory=list)
 
     @property
     def fits(self) -> bool:
-        """Every examined entry is within the rounding budget of the dtype."""
+        """Every examined entry is within the error model of the dtype."""
         return self.variant is not None and self.budget_ratio <= 1.0
+
+    @property
+    def confident(self) -> bool:
+        """Most examined entries fit the named variant: what does not is a defect of the table,
+        not a doubt about the variant."""
+        return self.variant is not None and self.entries_within_budget >= CONFIDENT
 
     @property
     def name(self) -> str:
@@ -85,12 +97,15 @@ class Identification:
         return {
             "variant": self.variant.to_json(self.d) if self.variant else None,
             "name": self.name, "dtype": self.dtype, "stored_dtype": self.stored_dtype,
-            "fits_within_rounding": self.fits, "rows_examined": self.rows_examined,
+            "fits_within_rounding": self.fits, "confident": self.confident,
+            "rows_examined": self.rows_examined,
             "residual": {"max_abs": _f(self.residual_abs), "max_ulp": _f(self.residual_ulp),
                          "max_budget_ratio": _f(self.budget_ratio),
-                         "rows_within_budget": self.rows_within_budget},
+                         "rows_within_budget": self.rows_within_budget,
+                         "entries_within_budget": self.entries_within_budget},
             "equivalent": self.equivalent, "alternatives": self.alternatives,
             "notes": self.notes, "estimates": self.estimates,
+            "left_out_rows": self.left_out_rows[:20],
         }
 
 
@@ -114,19 +129,47 @@ def detect_format(table, rows: np.ndarray, stored: Format | None = None) -> tupl
     if st is None:
         raise ValueError(f"unsupported dtype {table.dtype}")
     sample = np.asarray(table[rows], dtype=np.float64)
+    sample = sample[np.isfinite(sample).all(axis=1)]
     return st, narrowest_exact(sample, st)
+
+
+def padding_rows(table) -> list[int]:
+    """All-zero rows among the first three rows (fairseq and the models derived from it zero the
+    row of ``padding_idx``, 0 or 1): never a row of the encoding, whose pairs have norm
+    ``scale``; at most two."""
+    head = np.asarray(table[:3], dtype=np.float64)
+    rows = [int(k) for k in range(head.shape[0]) if not head[k].any()]
+    return rows if 0 < len(rows) <= 2 and len(rows) < table.shape[0] - 1 else []
+
+
+def is_symmetric(table, rows: np.ndarray) -> bool:
+    """Whether row ``k`` equals row ``n-1-k`` (bit for bit) on the sampled rows."""
+    n = table.shape[0]
+    if n < 5:
+        return False
+    a = np.asarray(table[rows])
+    b = np.asarray(table[(n - 1) - rows])
+    return bool(np.array_equal(a, b)) and not np.array_equal(a[0], a[1])
 
 
 def identify(table, positions=None, *, dtype=None, pipeline_dtype=None) -> Identification:
     """Identify the variant of ``table`` (``n x d``) whose row ``k`` is at ``positions[k]``.
 
-    ``dtype`` overrides the detected format of the values (e.g. ``"float32"`` for a CSV file);
-    ``pipeline_dtype`` the format the table was computed in (default: the same).
+    Without ``positions`` the rows may be in forward (``0..n-1``), reversed or symmetric order,
+    which is identified too.  ``dtype`` overrides the detected format of the values (e.g.
+    ``"float32"`` for a CSV file); ``pipeline_dtype`` the format the table was computed in
+    (default: the same).
     """
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore", under="ignore"):
+        return _identify(table, positions, dtype, pipeline_dtype)
+
+
+def _identify(table, positions, dtype, pipeline_dtype) -> Identification:
     from peproof.formats import get_format
 
     table = as_table(table) if not isinstance(table, np.ndarray) or table.ndim != 2 else table
     n, d = table.shape
+    given = positions is not None
     positions = np.arange(n, dtype=np.float64) if positions is None else np.asarray(
         positions, dtype=np.float64)
     stored_fmt = get_format(dtype) if dtype is not None else None
@@ -136,37 +179,60 @@ def identify(table, positions=None, *, dtype=None, pipeline_dtype=None) -> Ident
         eff if eff.is_binary else get_format("float64"))
     rows = sample_rows(n, positions, pipe.horizon)
     T = np.asarray(table[rows], dtype=np.float64)
-    P = positions[rows]
-    ident = Identification(None, d, eff.name, st.name, rows_examined=len(rows))
+    good = np.isfinite(T).all(axis=1) & T.any(axis=1)
+    ident = Identification(None, d, eff.name, st.name, rows_examined=int(good.sum()))
+    ident.left_out_rows = [int(r) for r in rows[~good]]
+    rows, T = rows[good], T[good]
+    orders = ["forward"]
+    if not given and is_symmetric(table, sample_rows(n, positions, 2**62)):
+        orders = ["symmetric"]
+    P = row_positions(n, orders[0])[rows] if not given else positions[rows]
     if d % 2:
         ident.notes.append(f"odd width d={d}: sin/cos pairs need an even number of channels")
         return ident
-    if n < 2 or np.ptp(P) == 0:
-        ident.notes.append("need at least two rows at different positions to read frequencies")
+    if len(rows) < 2 or np.ptp(P) == 0:
+        if len(rows) >= 2 or not ident.left_out_rows:
+            ident.notes.append("need at least two rows at different positions to read "
+                               "frequencies")
+        else:
+            left = np.asarray(table[np.array(ident.left_out_rows[:64])], dtype=np.float64)
+            ident.notes.append("every examined row is all zeros (an unfilled buffer?)"
+                               if not np.nan_to_num(left, nan=1.0).any() else
+                               "fewer than two rows are finite and non-zero")
         return ident
     est = estimate(T, P, eff, ident)
     if est is None:
         return ident
-    _choose(ident, table, positions, rows, T, P, est, eff, pipe)
+    hyps = hypotheses(est, d, P, given or orders[0] == "symmetric")
+    for h in hyps:
+        if h["order"] != "forward" or orders[0] == "symmetric":
+            h["order"] = h["order"] if h["order"] != "forward" else orders[0]
+            h["P"] = row_positions(n, h["order"])[rows]
+    cos_first_interleaved = est["sign"] < 0 and est["pairing"] == "interleaved" and d > 2
+    if hyps:
+        _choose(ident, rows, T, est, hyps, eff, pipe)
+    if cos_first_interleaved and not ident.confident:
+        ident.variant = None
+        ident.notes.insert(0, "interleaved pairs with the cosine first (channel 2i is cos): not "
+                              "a layout of peproof.encoding")
     return ident
 
 
 # ----------------------------------------------------------------------------- choice
 class _ApproxPlan(Plan):
-    """A plan whose float64 frequencies come from ``omega_expr`` evaluated by NumPy (a few ulps
-    off, instead of correctly rounded from arb): fast enough to rank many candidates."""
+    """A plan whose float64 frequencies come from the encoding's law evaluated by NumPy (a few
+    ulps off, instead of correctly rounded from arb): fast enough to rank many candidates."""
 
     @cached_property
     def omega(self) -> np.ndarray:
-        i = sp.Symbol("i", integer=True, nonnegative=True)
-        e = self.enc
-        f = sp.lambdify(i, omega_expr(i, e.d, e.family, e._base), "numpy")
-        return np.broadcast_to(np.asarray(f(np.arange(self.h, dtype=np.float64)),
-                                          dtype=np.float64), (self.h,)).copy()
+        const, b, rate = self.enc.law
+        i = np.arange(self.h, dtype=np.float64)
+        return float(const) * np.power(float(b), float(rate) * i)
 
 
 def _evaluate(v: Variant, T, P, stored: Format, pipe: Format, approx: bool = False) -> tuple:
-    """(fraction of rows within budget, rms abs error, max ratio, max abs) against ``v``."""
+    """(fraction of entries within the bound, rms abs error, max ratio, max abs, fraction of
+    rows within) against ``v`` at positions ``P``."""
     d = T.shape[1]
     plan = (_ApproxPlan if approx else Plan)(v.encoding(d))
     x = plan.angles(P)
@@ -176,56 +242,60 @@ def _evaluate(v: Variant, T, P, stored: Format, pipe: Format, approx: bool = Fal
     E = plan.row_bound(P)
     diff = T - vals
     ad = np.abs(diff)
-    ul = stored.ulp(vals)
-    B = budget(plan, pipe, stored, P, x, vals, ul, E, _kappa(plan))
-    with np.errstate(over="ignore"):
-        rr = (ad / B).max(axis=1)
-    return (float((rr <= 1).mean()), float(np.sqrt(np.mean(diff * diff))), float(rr.max()),
-            float(ad.max()))
+    bud = Budget(plan, pipe, stored)
+    B = bud.bound(bud.angle_error(P, x), vals) + E * (1.0 + bud.beta)
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = ad / B
+    rr = r.max(axis=1)
+    return (float((r <= 1).mean()), float(np.sqrt(np.mean(diff * diff))), float(rr.max()),
+            float(ad.max()), float((rr <= 1).mean()), float((r <= 0.125).mean()))
 
 
-def _choose(ident: Identification, table, positions, rows, T, P, est, stored, pipe) -> None:
+def _choose(ident: Identification, rows, T, est, hyps, stored, pipe) -> None:
     d = T.shape[1]
-    layout = layout_of(est["pairing"], est["cos_first"], d)
-    if layout is None:
-        ident.notes.append("interleaved pairs with the cosine first (channel 2i is cos): not a "
-                           "layout of peproof.encoding")
-        return
     sub = np.arange(min(len(rows), 128))
     if len(rows) > 128:
         sub = np.concatenate([sub, np.linspace(128, len(rows) - 1, 128).astype(np.int64)])
-    Ts, Ps = T[sub], P[sub]
-    scale0 = scale_candidates(est["scale"], d)[0]
+    Ts = T[sub]
+    scales = scale_candidates(est["scale"], d)
     fams = base_candidates(est, d)
     if not fams:
         ident.notes.append("no frequency family fits the phases")
         return
-    offs = snap_offset(offset_estimate(est, P, est["omega"], est["phase_noise"]))
     scored = []
-    for fam, base in fams:
-        try:
-            probe = Variant(fam, base, layout, 0, scale0)
-        except ValueError:
-            continue
-        for off in offs:
-            v = probe.with_(offset=off)
-            scored.append((_evaluate(v, Ts, Ps, stored, pipe, approx=True), v))
+    for hyp in hyps:
+        P = hyp["P"]
+        for fam, base in fams:
+            for mf, turns in frequency_scales(est, fam):
+                try:
+                    probe = Variant(fam, base, hyp["layout"], 0, scales[0], max_freq=mf,
+                                    turns=turns, order=hyp["order"])
+                    w = _ApproxPlan(probe.encoding(d)).omega
+                except ValueError:
+                    continue
+                # the offset read with the candidate's own frequencies (the estimated ones
+                # alias for fast pairs and are noisy in 16-bit formats)
+                for o in snap_offset(offset_estimate(hyp["theta"], P, w, est["phase_noise"],
+                                                     est["resolved_u"])):
+                    v = probe.with_(offset=o)
+                    scored.append((_evaluate(v, Ts, P[sub], stored, pipe, approx=True), v, P))
     if not scored:
         ident.notes.append("no candidate variant could be built")
         return
-    best, _ = _pick(scored)
-    # the scale, with the family, base and offset fixed
-    sc = [(_evaluate(best.with_(scale=s), Ts, Ps, stored, pipe, approx=True),
-           best.with_(scale=s))
-          for s in scale_candidates(est["scale"], d)]
+    best, _ = _pick([(s, v) for s, v, _ in scored])
+    P = next(p for _, v, p in scored if v == best)
+    # the scale, with the family, base, frequency scale and offset fixed
+    sc = [(_evaluate(best.with_(scale=s), Ts, P[sub], stored, pipe, approx=True),
+           best.with_(scale=s)) for s in scales]
     best, ok2 = _pick(sc)
-    _, ok1 = _pick([(s, v.with_(scale=best.scale)) for s, v in scored])
+    _, ok1 = _pick([(s, v.with_(scale=best.scale)) for s, v, p in scored if p is P])
     fit = _evaluate(best, T, P, stored, pipe)
     ident.variant = best.with_(dtype=stored.name)
-    ident.rows_within_budget, _, ident.budget_ratio, ident.residual_abs = fit
+    (ident.entries_within_budget, _, ident.budget_ratio, ident.residual_abs,
+     ident.rows_within_budget, _) = fit
     plan = Plan(best.encoding(d))
     vals = plan.refine_rows(P)[0] if stored.is_binary and stored.p > 40 else plan.values(P)
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", divide="ignore"):
         ident.residual_ulp = float((np.abs(T - vals) / stored.ulp(vals)).max())
     for score, v in ok1 + ok2:  # as well supported by the data as the one named
         if v == best or v.name(d) == best.name(d):
@@ -237,32 +307,32 @@ def _choose(ident: Identification, table, positions, rows, T, P, est, stored, pi
                                        "max_budget_ratio": score[2]})
     ident.equivalent = sorted(set(ident.equivalent))
     ident.alternatives = ident.alternatives[:5]
-    if abs(est.get("fit", {}).get("ln_omega_0", 0.0)) > 0.05 and best.family != "nerf":
-        ident.notes.append(f"the fastest frequency reads {math.exp(est['fit']['ln_omega_0']):.6g}"
-                           ", not 1: are the positions scaled? pass them explicitly")
     if "note" in est:
         ident.notes.append(est["note"])
     if not ident.fits:
-        ident.notes.append(f"closest variant does not fit within the rounding of {stored.name}"
-                           f" (max budget ratio {ident.budget_ratio:.3g})")
-    ident.estimates["layout"] = LAYOUT_NAMES[layout]
-    ident.estimates["scale_label"] = scale_label(sp.sympify(1), d) if best.scale == 1 else str(
-        best.scale)
+        ident.notes.append(f"closest variant does not fit within the error model of "
+                           f"{stored.name} ({100 * ident.entries_within_budget:.1f}% of the "
+                           f"examined entries do; max ratio to the bound "
+                           f"{ident.budget_ratio:.3g})")
+    ident.estimates["layout"] = LAYOUT_NAMES[best.layout]
 
 
 def _pick(scored: list):
     """The simplest candidate that fits as well as the best one.
 
-    Candidates are ranked by the fraction of rows within the rounding budget; among the best,
-    every candidate within 10% of the best rms error and within 20% of the best largest
-    budget ratio is equally supported by the data, and the simplest of those is named.
+    Candidates are ranked by the fraction of entries within the error model; among those
+    within 0.1% of the best, every candidate within 10% of the best rms error and within 20% of
+    the best largest ratio is equally supported by the data, and the simplest is named.
     """
     top = max(s[0] for s, _ in scored)
-    pool = [(s, v) for s, v in scored if s[0] == top]
+    pool = [(s, v) for s, v in scored if s[0] >= top - 1e-3]
+    # closeness on the rows the dtype resolves well: the fraction within an eighth of the bound
+    tight = max(s[5] for s, _ in pool)
+    pool = [(s, v) for s, v in pool if s[5] >= tight - 0.01]
     best_rms = min(s[1] for s, _ in pool)
     best_max = min(s[2] for s, _ in pool)
-    near = [(s, v) for s, v in pool if s[1] <= 1.1 * best_rms + 1e-300]
-    ok = [(s, v) for s, v in near if s[2] <= 1.2 * best_max + 0.02] or near
+    near = [(s, v) for s, v in pool if s[1] <= 1.5 * best_rms + 1e-300]
+    ok = [(s, v) for s, v in near if s[2] <= 1.5 * best_max + 0.02] or near
     return min(ok, key=lambda sv: (_complexity(sv[1]), sv[0][1]))[1], ok
 
 
@@ -271,11 +341,13 @@ def _complexity(v: Variant) -> tuple:
     sc = str(v.scale)
     if sc == "1":
         sk = 0
-    elif sc in ("sqrt(d)", "1/sqrt(d)"):
-        sk = 1
+    elif sc in SCALE_FORMS:
+        sk = 1 + SCALE_FORMS.index(sc) / 10
     else:
         try:
             sk = 2 + digits(Fraction(sc))
         except (ValueError, ZeroDivisionError):
             sk = 30
-    return (digits(v.base), Fraction(v.offset).denominator, sk, fam)
+    freq = (0 if v.max_freq == 1 else digits(v.max_freq)) + (1 if v.turns else 0)
+    order = {"forward": 0, "symmetric": 1, "reversed": 2}[v.order]
+    return (order, digits(v.base) + freq, Fraction(v.offset).denominator, sk, fam)

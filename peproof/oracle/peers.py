@@ -63,7 +63,101 @@ def positional_encodings_1d(n: int = 1000, channels: int = 128, dtype=None):
     return mod.PositionalEncoding1D(channels)(x)[0]
 
 
-#: (implementation, distribution, builder) for the report's table
+def mlx_sinusoidal(n: int = 2048, dims: int = 512, **kwargs):
+    """mlx.nn.SinusoidalPositionalEncoding (mlx's own kernels, CPU build), as a NumPy array."""
+    import mlx.core as mx
+    import mlx.nn as nn
+    import numpy as np
+
+    return np.array(nn.SinusoidalPositionalEncoding(dims, **kwargs)(mx.arange(n)))
+
+
+def keras_hub_sine(n: int = 2048, d: int = 256):
+    """keras_hub.layers.SinePositionEncoding with the torch backend (KERAS_BACKEND=torch)."""
+    import os
+
+    os.environ.setdefault("KERAS_BACKEND", "torch")
+    import torch
+
+    hub = importlib.import_module("keras_hub")
+    return hub.layers.SinePositionEncoding()(torch.zeros(1, n, d))[0]
+
+
+def labml(n: int = 2048, d: int = 512):
+    mod = importlib.import_module("labml_nn.transformers.positional_encoding")
+    return mod.get_positional_encoding(d, n)  # (max_len, 1, d)
+
+
+def x_transformers_scaled(n: int = 2048, d: int = 512):
+    import torch
+
+    mod = importlib.import_module("x_transformers.x_transformers")
+    return mod.ScaledSinusoidalEmbedding(d)(torch.zeros(1, n, d))  # scale d**-0.5 at init
+
+
+def torch_geometric(n: int = 2048, d: int = 256, **kwargs):
+    import torch
+
+    mod = importlib.import_module("torch_geometric.nn")
+    return mod.PositionalEncoding(d, **kwargs)(torch.arange(n).float())
+
+
+def performer(n: int = 2048, d: int = 512):
+    import torch
+
+    mod = importlib.import_module("performer_pytorch.performer_pytorch")
+    return mod.FixedPositionalEmbedding(d, n)(torch.zeros(1, n, d))[0]
+
+
+def reformer(n: int = 2048, d: int = 512):
+    import torch
+
+    mod = importlib.import_module("reformer_pytorch.reformer_pytorch")
+    return mod.FixedPositionalEmbedding(d)(torch.zeros(1, n, d))[0]
+
+
+#: transformers models whose sinusoidal embedding zeroes the row of ``padding_idx`` (fairseq's
+#: convention): (model module, class)
+PADDED = {
+    "xglm": "XGLMSinusoidalPositionalEmbedding",
+    "m2m_100": "M2M100SinusoidalPositionalEmbedding",
+    "nllb_moe": "NllbMoeSinusoidalPositionalEmbedding",
+    "kosmos2": "Kosmos2TextSinusoidalPositionalEmbedding",
+    "trocr": "TrOCRSinusoidalPositionalEmbedding",
+    "speecht5": "SpeechT5SinusoidalPositionalEmbedding",
+    "speech_to_text": "Speech2TextSinusoidalPositionalEmbedding",
+    "seamless_m4t": "SeamlessM4TSinusoidalPositionalEmbedding",
+}
+
+
+def transformers_padded(model: str, n: int = 1024, dim: int = 256, padding_idx: int = 1):
+    """The buffer a transformers model holds: row ``padding_idx`` zeroed."""
+    mod = importlib.import_module(f"transformers.models.{model}.modeling_{model}")
+    return getattr(mod, PADDED[model])(n, dim, padding_idx=padding_idx).weights
+
+
+def musicgen(n: int = 1024, dim: int = 256):
+    mod = importlib.import_module("transformers.models.musicgen.modeling_musicgen")
+    return mod.MusicgenSinusoidalPositionalEmbedding(n, dim).weights
+
+
+def diffusers_sincos_1d(n: int = 1024, dim: int = 256):
+    """diffusers' get_1d_sincos_pos_embed_from_grid (DiT, PixArt), in float64."""
+    import torch
+
+    mod = importlib.import_module("diffusers.models.embeddings")
+    return mod.get_1d_sincos_pos_embed_from_grid(dim, torch.arange(n), output_type="pt")
+
+
+def _padded(model: str):
+    def build(n: int = 1024, dim: int = 256):
+        return transformers_padded(model, n, dim)
+
+    build.__name__ = f"transformers_padded_{model}"
+    return build
+
+
+#: (implementation, distribution, builder) for the report's table and the peer tests
 CATALOGUE = (
     ("PyTorch tutorial recipe (float32)", "torch", tutorial),
     ("DistilBERT create_sinusoidal_embeddings", "transformers", distilbert),
@@ -72,4 +166,15 @@ CATALOGUE = (
     ("diffusers get_timestep_embedding (defaults)", "diffusers", diffusers_timesteps),
     ("positional-encodings PositionalEncoding1D", "positional-encodings",
      positional_encodings_1d),
+    ("mlx SinusoidalPositionalEncoding (defaults)", "mlx", mlx_sinusoidal),
+    ("keras-hub SinePositionEncoding (torch backend)", "keras-hub", keras_hub_sine),
+    ("labml-nn get_positional_encoding", "labml-nn", labml),
+    ("x-transformers ScaledSinusoidalEmbedding", "x-transformers", x_transformers_scaled),
+    ("torch-geometric PositionalEncoding", "torch-geometric", torch_geometric),
+    ("performer-pytorch FixedPositionalEmbedding", "performer-pytorch", performer),
+    ("reformer-pytorch FixedPositionalEmbedding", "reformer-pytorch", reformer),
+    *((f"transformers {m} sinusoidal embedding (padding row)", "transformers", _padded(m))
+      for m in PADDED),
+    ("transformers MusicGen sinusoidal embedding", "transformers", musicgen),
+    ("diffusers get_1d_sincos_pos_embed_from_grid", "diffusers", diffusers_sincos_1d),
 )

@@ -49,13 +49,14 @@ def positions_array(positions) -> np.ndarray:
     return out
 
 
-def variant_of(family="paper", base=10000, layout="interleaved", offset=0, scale=1) -> Variant:
-    return Variant(family, base, layout, offset, scale)
+def variant_of(family="paper", base=10000, layout="interleaved", offset=0, scale=1,
+               max_freq=1, turns=False) -> Variant:
+    return Variant(family, base, layout, offset, scale, max_freq=max_freq, turns=turns)
 
 
 def reference(positions, d: int, *, family: str = "paper", base=10000,
               layout: str = "interleaved", offset=0, scale=1, dtype="float32",
-              chunk_rows: int = 1024) -> np.ndarray:
+              max_freq=1, turns: bool = False, chunk_rows: int = 1024) -> np.ndarray:
     """The table ``len(positions) x d`` correctly rounded (to nearest, ties to even) to ``dtype``.
 
     ``dtype`` is ``float16``, ``bfloat16``, ``float32`` or ``float64``.  Every entry is the
@@ -66,7 +67,7 @@ def reference(positions, d: int, *, family: str = "paper", base=10000,
     if not fmt.is_binary:
         raise InputError(f"reference() rounds to a binary dtype, not {fmt.name}")
     pos = positions_array(positions)
-    plan = Plan(variant_of(family, base, layout, offset, scale).encoding(d))
+    plan = Plan(variant_of(family, base, layout, offset, scale, max_freq, turns).encoding(d))
     out = np.empty((len(pos), d), dtype=fmt.numpy_dtype)
     for k0 in range(0, len(pos), chunk_rows):
         vals, _ = correctly_rounded(plan, pos[k0:k0 + chunk_rows], fmt)

@@ -11,9 +11,18 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 
+import numpy as np
 import sympy as sp
 
-from peproof.encoding import FAMILIES, LAYOUTS, Encoding, ParameterError, omega_law
+from peproof.encoding import (
+    FAMILIES,
+    LAYOUTS,
+    ORDERS,
+    Encoding,
+    ParameterError,
+    omega_law,
+    row_positions,
+)
 
 LAYOUT_NAMES = {"interleaved": "interleaved", "sin_cos": "[sin|cos]", "cos_sin": "[cos|sin]"}
 _LAYOUT_ALIASES = {"[sin|cos]": "sin_cos", "[cos|sin]": "cos_sin", "sincos": "sin_cos",
@@ -65,29 +74,39 @@ def _exact_number(value, what: str):
         raise ParameterError(f"{what} must be a number, got {value!r}") from None
 
 
+SCALE_FORMS = ("sqrt(d)", "1/sqrt(d)", "sqrt(2/d)", "sqrt(d/2)", "sqrt(2)", "1/sqrt(2)")
+
+
 def scale_expr(scale, d: int) -> sp.Expr:
     """The scale as an exact SymPy number; strings may use ``d`` and ``sqrt``."""
     if isinstance(scale, sp.Expr):
         return scale
     if isinstance(scale, str):
-        try:
-            e = sp.sympify(scale.replace("^", "**"), locals={"d": sp.Integer(d),
-                                                             "sqrt": sp.sqrt})
-        except (sp.SympifyError, TypeError, SyntaxError):
-            raise ParameterError(f"scale must be a positive number or an expression in d such "
-                                 f"as 'sqrt(d)' or '1/sqrt(d)', got {scale!r}") from None
-        if e.free_symbols:
-            raise ParameterError(f"scale may only use d and sqrt, got {scale!r}")
-        return e
+        return _scale_str(scale, d)
     return sp.Rational(_exact_number(scale, "scale"))
 
 
-def scale_label(expr: sp.Expr, d: int) -> str:
-    """``sqrt(d)`` / ``1/sqrt(d)`` when the scale is one of those, else the number."""
-    if expr == sp.sqrt(d):
-        return f"sqrt(d)={float(expr):.6g}" if not expr.is_Integer else str(expr)
-    if expr == 1 / sp.sqrt(d):
-        return f"1/sqrt(d)={float(expr):.6g}" if not expr.is_Rational else str(expr)
+@lru_cache(maxsize=1024)
+def _scale_str(scale: str, d: int) -> sp.Expr:
+    try:
+        e = sp.sympify(scale.replace("^", "**"), locals={"d": sp.Integer(d), "sqrt": sp.sqrt})
+    except (sp.SympifyError, TypeError, SyntaxError):
+        raise ParameterError(f"scale must be a positive number or an expression in d such "
+                             f"as 'sqrt(d)' or '1/sqrt(d)', got {scale!r}") from None
+    if e.free_symbols:
+        raise ParameterError(f"scale may only use d and sqrt, got {scale!r}")
+    return e
+
+
+def scale_label(expr: sp.Expr, d: int, form: str | None = None) -> str:
+    """The scale's form (``sqrt(d)``, ``1/sqrt(d)``, ``sqrt(2/d)``, ...) with its value when it is
+    one of :data:`SCALE_FORMS` (``form`` picks the one meant when several are equal), else the
+    number."""
+    forms = [form] if form in SCALE_FORMS else []
+    forms += [f for f in SCALE_FORMS if f not in forms]
+    for f in forms:
+        if scale_expr(f, d) == expr:
+            return f"{f}={float(expr):.6g}" if not expr.is_Rational else f"{f}={expr}"
     if expr.is_Rational:
         return str(expr) if expr.q == 1 else f"{float(expr):.9g}"
     return f"{float(expr):.9g}"
@@ -95,7 +114,9 @@ def scale_label(expr: sp.Expr, d: int) -> str:
 
 @dataclass(frozen=True)
 class Variant:
-    """Family, base, layout, offset and scale; ``dtype`` is carried along for naming only."""
+    """Family, base, layout, offset, scale, frequency scale (``max_freq``, ``turns``) and the
+    order of the rows (:func:`peproof.encoding.row_positions`); ``dtype`` is carried along for
+    naming only."""
 
     family: str = "paper"
     base: object = 10000
@@ -103,6 +124,9 @@ class Variant:
     offset: object = 0
     scale: object = 1
     dtype: str | None = None
+    max_freq: object = 1
+    turns: bool = False
+    order: str = "forward"
     _key: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -110,17 +134,28 @@ class Variant:
         object.__setattr__(self, "layout", parse_layout(self.layout))
         object.__setattr__(self, "base", _exact_number(self.base, "base"))
         object.__setattr__(self, "offset", _exact_number(self.offset, "offset"))
+        object.__setattr__(self, "max_freq", _exact_number(self.max_freq, "max_freq"))
         if self.base <= 1:
             raise ParameterError(f"base must be a number > 1, got {self.base}")
+        if self.max_freq <= 0:
+            raise ParameterError(f"max_freq must be a positive number, got {self.max_freq}")
+        if self.order not in ORDERS:
+            raise ParameterError(f"order must be one of {', '.join(ORDERS)}, got {self.order!r}")
+        object.__setattr__(self, "turns", bool(self.turns))
         object.__setattr__(self, "_key", (self.family, self.base, self.layout, self.offset))
 
     def encoding(self, d: int) -> Encoding:
-        return Encoding(d, family=self.family, base=self.base, layout=self.layout,
-                        offset=self.offset, scale=scale_expr(self.scale, d))
+        return _encoding(self.family, self.base, self.layout, self.offset, self.scale,
+                         self.max_freq, self.turns, d)
+
+    def positions(self, n: int) -> np.ndarray:
+        """The positions of ``n`` rows in this variant's order (before the offset)."""
+        return row_positions(n, self.order)
 
     def with_(self, **kw) -> Variant:
         fields = {"family": self.family, "base": self.base, "layout": self.layout,
-                  "offset": self.offset, "scale": self.scale, "dtype": self.dtype}
+                  "offset": self.offset, "scale": self.scale, "dtype": self.dtype,
+                  "max_freq": self.max_freq, "turns": self.turns, "order": self.order}
         fields.update(kw)
         return Variant(**fields)
 
@@ -129,19 +164,29 @@ class Variant:
         parts = [f"{self.family} family"]
         if self.family != "nerf":
             parts.append(f"base {_num(self.base)}")
+        if self.turns:
+            parts.append("frequencies in full turns (x 2 pi)" if self.max_freq == 1 else
+                         f"max frequency {_num(self.max_freq)} x 2 pi (full turns)")
+        elif self.max_freq != 1:
+            parts.append(f"max frequency {_num(self.max_freq)}")
         parts.append(f"{LAYOUT_NAMES[self.layout]} layout")
         parts.append(f"offset {_num(self.offset)}")
         if d is not None:
-            parts.append(f"scale {scale_label(scale_expr(self.scale, d), d)}")
+            parts.append(f"scale {scale_label(scale_expr(self.scale, d), d, self.scale)}")
         else:
             parts.append(f"scale {self.scale}")
+        if self.order != "forward":
+            parts.append({"reversed": "rows in reversed order (n-1 .. 0)",
+                          "symmetric": "rows at |k - (n-1)/2| (symmetric)"}[self.order])
         if self.dtype:
             parts.append(self.dtype)
         return ", ".join(parts)
 
     def to_json(self, d: int | None = None) -> dict:
         out = {"family": self.family, "base": _num(self.base), "layout": self.layout,
-               "offset": _num(self.offset), "scale": str(self.scale), "dtype": self.dtype}
+               "offset": _num(self.offset), "scale": str(self.scale),
+               "max_freq": _num(self.max_freq), "turns": self.turns, "order": self.order,
+               "dtype": self.dtype}
         if d is not None:
             se = scale_expr(self.scale, d)
             out["scale"] = str(se)
@@ -153,9 +198,18 @@ class Variant:
         """Whether both variants define the same table at this ``d`` (exactly)."""
         if self.layout != other.layout or Fraction(self.offset) != Fraction(other.offset):
             return False
+        if self.order != other.order:
+            return False
         if sp.expand(scale_expr(self.scale, d) ** 2 - scale_expr(other.scale, d) ** 2) != 0:
             return False
         return same_frequencies(self, other, d)
+
+
+@lru_cache(maxsize=512)
+def _encoding(family, base, layout, offset, scale, max_freq, turns, d) -> Encoding:
+    """One :class:`Encoding` per parameter set (its frequencies are computed once, in arb)."""
+    return Encoding(d, family=family, base=base, layout=layout, offset=offset,
+                    scale=scale_expr(scale, d), max_freq=max_freq, turns=turns)
 
 
 def _num(x) -> str:
@@ -183,6 +237,8 @@ def log_rate(v: Variant, d: int) -> Fraction | None:
 
 def same_frequencies(a: Variant, b: Variant, d: int) -> bool:
     """Exact test that two variants have the same frequency for every pair at this ``d``."""
+    if a.turns != b.turns or Fraction(a.max_freq) != Fraction(b.max_freq):
+        return False  # 2 pi is irrational; the first frequencies differ
     if d == 2 and "nerf" not in (a.family, b.family):
         return True  # the only frequency is base**0 = 1
     ka, kb = log_rate(a, d), log_rate(b, d)
