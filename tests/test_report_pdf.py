@@ -258,3 +258,15 @@ def _dec(x):
     import mpmath
 
     return Decimal(mpmath.nstr(x, 40, strip_zeros=False))
+
+
+def test_literature_sources_compile_and_read_as_paraphrases(tmp_path):
+    """Caught: two literature sources printed one after the other ran together as
+    ``\\parbase`` (TeX failed on the whole report); a paraphrase printed as a quotation."""
+    _need_tex()
+    res = gen.build(build_dir=tmp_path, pattern="rope.dynamic_ntk_*", numerics="none",
+                    peers=False, workers=1, quiet=True, full=True)
+    assert res.pdf_path is not None, res.tex_message
+    assert res.more_pdf, "the record was not written"
+    text = _squash(pdf_text(res.pdf_path))
+    assert "paraphraseof" in text and "ourparaphrase" in _squash(pdf_text(record_pdf(res)))

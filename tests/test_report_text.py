@@ -246,3 +246,14 @@ def test_every_cited_seed_has_a_title_in_the_project_data():
     cited = {s.seed for c in registry.all_claims() for s in c.sources}
     assert all(source_info(k) for k in cited), [k for k in cited if not source_info(k)]
     assert source_info("arXiv:0000.00000") is None  # an undescribed key is noticed
+
+
+@pytest.mark.parametrize("text", ["L/high_freq_factor", "rotate_every_two(x) sin",
+                                  "inv_freq * s", "x cos + rotate_half(x) sin"])
+def test_code_names_are_not_double_subscripts(text):
+    """Caught: ``high_freq_factor`` typeset as h_{freq}_{factor} (TeX: Double subscript)."""
+    from peproof_report.mathtext import ascii_math, title_tex
+
+    for out in (ascii_math(text), title_tex(text)):
+        assert not re.search(r"_\{[^{}]*\}_", out), out
+    assert ascii_math("omega_min") == r"\omega _{\min}" and ascii_math("B_d(k)") == "B_{d}(k)"

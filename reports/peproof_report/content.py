@@ -258,7 +258,10 @@ def claim_view(row: dict, render: dict | None, used_by: list[str], refs: Refs) -
         sources.append({"short": info.short, "key": seed_key(s["seed"]),
                         "known": s["seed"] in SOURCES or s["seed"] in LITERATURE,
                         "paraphrase": s["seed"] in LITERATURE,
-                        "section": Markup(title_tex(s["section"])),
+                        # a cited work's section may name code (modeling_rope_utils._compute_...):
+                        # plain text, breakable, never read as mathematics
+                        "section": Markup(tex_breakable(s["section"]) if s["seed"] in LITERATURE
+                                          else title_tex(s["section"])),
                         "quote": Markup(quote_tex(s["quote"]))})
     full = statement_view(render.get("statement"))
     compact = statement_view(render.get("compact") or render.get("statement"), COMPACT_LINES)

@@ -234,6 +234,9 @@ def _kind(w: str) -> str:
     core = w.strip("()[].,;:'\"")
     if _CODE.search(w) or _ID.match(core) or re.search(r"\w\.\w+_", core):
         return "code"
+    snake = re.match(r"([A-Za-z]{3,})_\w", core)  # rotate_half(x), inv_freq: code, not x_y
+    if snake and snake.group(1) not in _MATH_WORDS:
+        return "code"
     if re.fullmatch(r"[\w-]+'s|'\w{2,}|\w{2,}'", core):
         return "prose"  # a possessive or a quoted word
     if re.fullmatch(r"-?\d+(?:[.,]\d+)*", core):
@@ -267,6 +270,9 @@ def _braced(s: str, i: int) -> tuple[str, int]:
     if m:
         return m.group(), m.end()
     return "", i
+
+
+_SNAKE = re.compile(r"([A-Za-z][A-Za-z0-9]*)(?:_[A-Za-z][A-Za-z0-9]*)+(?![A-Za-z0-9])")
 
 
 def ascii_math(s: str) -> str:
@@ -304,6 +310,13 @@ def ascii_math(s: str) -> str:
         if c == "%":
             out.append(r"\%")
             i += 1
+            continue
+        m = _SNAKE.match(s, i)
+        if m and (m.group().count("_") >= 2 or (len(m.group(1)) >= 3
+                                                and m.group(1) not in _MATH_WORDS)):
+            # a code name (high_freq_factor, inv_freq), not a variable with a subscript
+            out.append(r"\mathrm{" + m.group().replace("_", r"\_") + "}")
+            i = m.end()
             continue
         m = re.compile(r"[A-Za-z]+").match(s, i)
         if m:
