@@ -229,27 +229,46 @@ def test_stop_takes_any_executor():
     assert queued.cancelled()
 
 
-def test_a_failed_vectors_write_leaves_no_stale_manifest(tmp_path, monkeypatch, capsys):
-    """Caught: new vector files beside the old manifest (its checksums then lie)."""
+def _snapshot(folder):
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.name != ".peproof.lock"}
+
+
+@pytest.mark.parametrize("failure", ["disk full", "interrupt"])
+def test_a_failed_vectors_write_leaves_the_folder_as_it_was(tmp_path, monkeypatch, capsys, failure):
+    """Caught: new vector files beside the old manifest (its checksums then lie), or a folder
+    left without its manifest, when the disk fills or Ctrl-C comes in the middle of a write."""
     import errno
 
-    import peproof.oracle.vectors as V
+    import peproof.guard.paths as G
+    from peproof.oracle.vectors import verify
 
     out = tmp_path / "v"
     argv = ["vectors", "--d", "4", "--digits", "8", "--format", "csv", "--dtype", "float32",
             "--out", str(out)]
     assert main([*argv, "--positions", "0:3"]) == 0
-    real, calls = V.write_atomic, []
+    before = _snapshot(out)
+    real, calls = G._stage, []
 
-    def disk_full_on_the_second_file(path, data):
+    def fails_on_the_second_file(path, raw):
         calls.append(path)
         if len(calls) == 2:
+            if failure == "interrupt":
+                raise KeyboardInterrupt
             raise OSError(errno.ENOSPC, "No space left on device", str(path))
-        real(path, data)
+        return real(path, raw)
 
-    monkeypatch.setattr(V, "write_atomic", disk_full_on_the_second_file)
-    assert main([*argv, "--positions", "0:5"]) == 2
+    monkeypatch.setattr(G, "_stage", fails_on_the_second_file)
+    capsys.readouterr()
+    code = main([*argv, "--positions", "0:5"])
     err = capsys.readouterr().err.strip()
-    assert err.startswith("peproof: error: No space left on device") and "\n" not in err
-    assert not (out / "manifest.json").exists()
-    assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
+    assert "\n" not in err
+    if failure == "interrupt":
+        assert code == 130 and err == "peproof: interrupted"
+    else:
+        assert code == 2 and err.startswith("peproof: error: No space left on device")
+    assert len(calls) == 2
+    assert _snapshot(out) == before  # the old vectors and their manifest, byte for byte
+    assert verify(out) == []
+    monkeypatch.setattr(G, "_stage", real)
+    assert main([*argv, "--positions", "0:5"]) == 0 and verify(out) == []
+    assert _snapshot(out) != before

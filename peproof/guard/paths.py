@@ -8,7 +8,9 @@
   the user may not write to is caught whatever ``os.access`` would say for root.
 * :func:`write_atomic` writes a temporary file in the same folder and renames it over the
   target, with the permissions an ordinary ``open(path, "w")`` would give (``0666 & ~umask``),
-  so a reader sees the old file or the new one, never half of it.
+  so a reader sees the old file or the new one, never half of it; :func:`write_group_atomic`
+  does the same for a set of files and the index that lists them (all staged before any is
+  replaced, the index renamed last).
 * :func:`folder_lock` holds ``fcntl.flock`` on ``<folder>/.peproof.lock`` for a whole run: a
   second run into the same folder says it is waiting and starts when the first is done.
 * :func:`emit` prints to stdout; a closed pipe (``peproof prove --json | head``) silences the
@@ -135,12 +137,9 @@ def out_folder(value: str | os.PathLike, flag: str = "--out") -> Path:
     return p
 
 
-def write_atomic(path: str | os.PathLike, data: str | bytes, encoding: str = "utf-8") -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename;
-    the file gets the mode ``open()`` would give it (``0666 & ~umask``)."""
-    path = Path(path)
+def _stage(path: Path, raw: bytes) -> str:
+    """Write ``raw`` to a synced temporary file next to ``path``; returns its name."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    raw = data.encode(encoding) if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(fd, 0o666 & ~current_umask())
@@ -148,10 +147,52 @@ def write_atomic(path: str | os.PathLike, data: str | bytes, encoding: str = "ut
             fh.write(raw)
             fh.flush()
             os.fsync(fh.fileno())
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return tmp
+
+
+def _raw(data: str | bytes, encoding: str) -> bytes:
+    return data.encode(encoding) if isinstance(data, str) else data
+
+
+def write_atomic(path: str | os.PathLike, data: str | bytes, encoding: str = "utf-8") -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename;
+    the file gets the mode ``open()`` would give it (``0666 & ~umask``)."""
+    path = Path(path)
+    tmp = _stage(path, _raw(data, encoding))
+    try:
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_group_atomic(folder: str | os.PathLike, files: dict[str, str | bytes],
+                       last: tuple[str, str | bytes], encoding: str = "utf-8") -> None:
+    """Write a set of files and then ``last`` (the index that lists them, e.g. a manifest).
+
+    Every file is first written to a synced temporary file; only when all of them are on disk
+    is the old index removed, the files renamed into place and the new index renamed last.  A
+    failure or a signal while writing (a full disk, Ctrl-C) leaves the folder as it was: the
+    temporaries are removed and the old files and old index are untouched.  A reader who finds
+    an index always finds the files it lists (renames are atomic and the index goes last).
+    """
+    folder = Path(folder)
+    staged: list[tuple[str, Path]] = []
+    try:
+        for name, data in files.items():
+            staged.append((_stage(folder / name, _raw(data, encoding)), folder / name))
+        index_tmp = _stage(folder / last[0], _raw(last[1], encoding))
+        staged.append((index_tmp, folder / last[0]))
+        (folder / last[0]).unlink(missing_ok=True)
+        for tmp, target in staged[:-1]:
+            os.replace(tmp, target)
+        os.replace(index_tmp, folder / last[0])
+    finally:
+        for tmp, _ in staged:
+            Path(tmp).unlink(missing_ok=True)
 
 
 def _holder(fd: int) -> str:

@@ -26,7 +26,7 @@ import numpy as np
 
 from peproof.formats import get_format
 from peproof.guard import positions as P
-from peproof.guard.paths import write_atomic
+from peproof.guard.paths import write_group_atomic
 
 from .exact import Plan, certify, round_ball
 from .reference import decimal_strings, reference
@@ -149,14 +149,8 @@ def write(out_dir: Path, fmt: str, d: int, positions, variant: Variant, digits: 
         files["positions.npy"] = _npy_bytes(pos_npy)
         for k, v in g["rounded"].items():
             files[f"rounded_{k}.npy"] = _npy_bytes(v)
-    listing = []
-    # a folder holding a manifest is always consistent: the old one goes first, the new one
-    # is written last (each file is replaced atomically in between)
-    (out_dir / "manifest.json").unlink(missing_ok=True)
-    for name, data in files.items():
-        write_atomic(out_dir / name, data)
-        listing.append({"name": name, "bytes": len(data),
-                        "sha256": hashlib.sha256(data).hexdigest()})
+    listing = [{"name": name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+               for name, data in files.items()]
     manifest = {
         "schema": MANIFEST_SCHEMA, "suite": "peproof", "suite_version": __version__,
         "created_by": "peproof vectors", "parameters": params, "format": fmt,
@@ -167,7 +161,9 @@ def write(out_dir: Path, fmt: str, d: int, positions, variant: Variant, digits: 
                           "column j is channel j of the layout named in parameters",
         "platform": platform_info(), "files": listing,
     }
-    write_atomic(out_dir / "manifest.json", json.dumps(manifest, indent=1) + "\n")
+    # every file is on disk before the old manifest goes and the new one comes last: a failure
+    # while writing leaves the folder as it was, and a manifest always lists what is there
+    write_group_atomic(out_dir, files, ("manifest.json", json.dumps(manifest, indent=1) + "\n"))
     return manifest
 
 
