@@ -236,3 +236,8 @@ def test_every_exp_proved_registry_claim_carries_rechecked_certificates():
     back = json.loads(json.dumps(row))
     assert back["verdict"]["certificates"] and all(check(ce).zero
                                                    for ce in back["verdict"]["certificates"])
+    from peproof.results import summarize
+
+    summary = summarize([back], 0.0)
+    assert summary["kernel_rechecked_claims"] == 1
+    assert summary["kernel_certificates"] == len(back["verdict"]["certificates"])

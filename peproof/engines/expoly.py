@@ -25,6 +25,7 @@ kernels say zero; a disagreement is recorded and the verdict is not ``proved``
 
 from __future__ import annotations
 
+import time
 from contextlib import contextmanager
 from math import lcm
 
@@ -129,8 +130,10 @@ def expand_is_zero(expr: sp.Expr) -> _Result:
 
     Zero only when SymPy's expansion is zero *and* the FLINT kernel re-expands the certificate
     to zero; the certificate and both answers are recorded (:func:`recording`)."""
+    t0 = time.perf_counter()
     lp, atoms = reduce_to_laurent(expr)
     ex = sp.expand(lp)
+    t_sympy = time.perf_counter() - t0
     trace = [
         "rewrite sin, cos into exponentials E(u) = exp(i u)",
         "atoms: "
@@ -159,7 +162,8 @@ def expand_is_zero(expr: sp.Expr) -> _Result:
         if _RECORDERS:
             _RECORDERS[-1].append({
                 "certificate": res.certificate, "sympy": True, "flint": res.flint.zero,
-                "flint_reason": res.flint.reason})
+                "flint_reason": res.flint.reason, "sympy_seconds": t_sympy,
+                "flint_seconds": res.flint.seconds})
     return res
 
 
