@@ -144,6 +144,12 @@ def test_tampered_atoms_and_format_are_rejected():
         assert not res.zero and res.terms == -1, bad
 
 
+def test_no_certificate_for_inexact_or_infinite_numbers():
+    for e in (sp.Float("0.5") * C(x), sp.zoo * C(x) - sp.zoo * C(x)):
+        with pytest.raises(expoly.NoCertificate):
+            expoly.certify(e)
+
+
 def test_the_certificate_is_the_polynomial_before_expansion():
     """The checker must expand: the certificate of sin(x+y) - ... is not SymPy's 0."""
     c = expoly.certify(S(x + y) - S(x) * C(y) - C(x) * S(y))

@@ -249,8 +249,8 @@ class _Cert:
             return ["q", str(e)]
         if e is sp.I:
             return ["i"]
-        if isinstance(e, sp.Float):
-            raise NoCertificate(f"inexact number {e}")
+        if isinstance(e, sp.Float) or e in (sp.zoo, sp.oo, -sp.oo, sp.nan):
+            raise NoCertificate(f"not an exact finite number: {e}")
         if isinstance(e, sp.Add):
             return ["+", [self.node(a) for a in e.args]]
         if isinstance(e, sp.Mul):
