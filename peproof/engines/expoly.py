@@ -200,6 +200,8 @@ class _Cert:
         k = self.index.get(key)
         if k is None:
             k = self.index[key] = len(self.atoms)
+            if callable(meaning):  # written once per atom, not per occurrence
+                meaning = meaning()
             self.atoms.append({"name": f"a{k}", "meaning": meaning, "kind": "laurent", **rule})
         return ["x", k]
 
@@ -221,7 +223,7 @@ class _Cert:
         if u.is_Integer and b is not sp.E:
             n = int(u)
             if n < 0 and isinstance(b, sp.Add):  # 1/(sum): the sum is a nonzero atom
-                return ["^", self._atom(("inv", b), sp.sstr(b), base=self.node(b),
+                return ["^", self._atom(("inv", b), lambda: sp.sstr(b), base=self.node(b),
                                         exponent=["q", "1"], denominator=1), n]
             return ["^", self.node(b), n]
         factors = []
@@ -234,8 +236,8 @@ class _Cert:
             if m == 1 and L == 1 and b is not sp.E:
                 factors.append(["^", self.node(b), n])
                 continue
-            ms = sp.sstr(m)
-            meaning = (f"exp(({ms})/{L})" if b is sp.E else f"({sp.sstr(b)})**(({ms})/{L})")
+            meaning = (lambda b=b, m=m, L=L: f"exp(({sp.sstr(m)})/{L})"  # noqa: E731
+                       if b is sp.E else f"({sp.sstr(b)})**(({sp.sstr(m)})/{L})")
             rule = ({"kind": "root", "power": L, "value": str(b)}
                     if m == 1 and b.is_Rational and b != 0 else {"kind": "laurent"})
             # base and exponent as nodes: the FLINT kernel identifies equal powers itself
@@ -263,13 +265,13 @@ class _Cert:
             return self._power(sp.E, sp.Integer(1))
         if e in self.zatoms:
             m, L = self.zatoms[e]
-            meaning = f"exp(i*({sp.sstr(m)})/{L})"
+            meaning = lambda: f"exp(i*({sp.sstr(m)})/{L})"  # noqa: E731
             if _integer_valued(m):  # exp(2 i m) = 1 with m = pi * (integer-valued)
                 return self._atom(e, meaning, kind="periodic", modulus=2 * L)
             return self._atom(e, meaning)
         if e.has(sp.Float):
             raise NoCertificate(f"inexact number in {e}")
-        return self._atom(e, sp.sstr(e))  # a symbol, pi, a function: opaque
+        return self._atom(e, lambda: sp.sstr(e))  # a symbol, pi, a function: opaque
 
 
 def certificate(lp: sp.Expr, atoms: dict) -> dict:
