@@ -11,7 +11,7 @@ PEERS_NODEPS := keras-hub==0.32.0 labml-nn==0.5.1
 TEXPKG := texlive-latex-base texlive-latex-recommended texlive-fonts-recommended \
           texlive-pictures latexmk poppler-utils
 
-.PHONY: report test test-slow prove tex lint bench clean
+.PHONY: report test test-slow prove tex lint bench fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,14 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_proofs.py
 	$(PY) benchmarks/bench_z3.py
 	$(PY) benchmarks/bench_numeric.py
+	$(PY) benchmarks/bench_kernel.py
+
+# the differential fuzzer with a longer budget (CI runs 30 cases per test); FUZZ_EXAMPLES=n
+FUZZ_EXAMPLES ?= 400
+fuzz: $(STAMP)
+	PEPROOF_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) PEPROOF_FUZZ_REPORT=reports/build/fuzz.json \
+	  $(PY) -m pytest tests/test_fuzz_trig.py -q -p no:randomly
+	@cat reports/build/fuzz.json
 
 clean:
 	rm -rf $(VENV) reports/build *.egg-info

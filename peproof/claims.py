@@ -227,6 +227,10 @@ class Verdict:
     witness: dict | None = None
     trace: list[str] = field(default_factory=list)
     reason: str = ""
+    # the kernels that decided it (the exponential procedure's proofs name SymPy and FLINT) and
+    # the certificates the second kernel re-checked (peproof.engines.kernel_flint)
+    kernels: tuple[str, ...] = ()
+    certificates: list[dict] = field(default_factory=list)
 
     def __post_init__(self):
         if self.status not in STATUSES:
@@ -245,6 +249,8 @@ class Verdict:
             "witness": self.witness,
             "trace": list(self.trace),
             "reason": self.reason,
+            "kernels": list(self.kernels),
+            "certificates": list(self.certificates),
         }
 
 

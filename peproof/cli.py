@@ -63,7 +63,8 @@ def render_table(res: dict) -> str:
         if c.get("conflict"):
             mark += "  ENGINES DISAGREE"
         eng = c.get("engines", {})
-        rows.append((c["id"], v["status"] + mark, v["engine"], f"{v['seconds']:.3f}s",
+        engine = v["engine"] + (" (+FLINT re-check)" if len(v.get("kernels") or ()) > 1 else "")
+        rows.append((c["id"], v["status"] + mark, engine, f"{v['seconds']:.3f}s",
                      eng.get("z3", "-"), eng.get("numeric", "-"),
                      f"{nr}/{nf} refuted" if nf else "-"))
     widths = [max(len(r[j]) for r in rows) for j in range(len(rows[0]))]
@@ -83,6 +84,10 @@ def render_table(res: dict) -> str:
             f"{s['proved_by_construction']} settled when built (engine 'construction': identical "
             f"sides as built, never counted as agreement); {s['independently_confirmed']} "
             "confirmed by z3 as well")
+    if s.get("kernel_rechecked_claims"):
+        lines.append(f"exponential proofs re-checked by the FLINT kernel: "
+                     f"{s['kernel_rechecked_claims']} claim(s), {s['kernel_certificates']} "
+                     "certificate(s)")
     if s.get("conflicts"):
         lines.append("ENGINE CONFLICTS (proved by one engine, refuted by another): "
                      + ", ".join(s["conflicts"]))

@@ -110,6 +110,11 @@ def summarize(rows: list[dict], seconds: float) -> dict:
         "proved_by_engine": proved - len(built),
         "settled_when_built": built,
         "independently_confirmed": sum(bool(r.get("independently_confirmed")) for r in rows),
+        # exponential proofs re-checked by the second kernel (FLINT) from their certificates
+        "kernel_rechecked_claims": sum(r["verdict"]["status"] == "proved"
+                                       and bool(r["verdict"].get("certificates")) for r in rows),
+        "kernel_certificates": sum(len(r["verdict"].get("certificates") or ())
+                                   for r in rows if r["verdict"]["status"] == "proved"),
         "falsifiers": len(fals),
         "falsifiers_refuted": sum(f["verdict"]["status"] == "refuted" for f in fals),
         "disagreements": [r["id"] for r in rows if not r["agrees_with_expectation"]],

@@ -19,6 +19,8 @@ def test_prove_pattern_prints_table(capsys):
     out = capsys.readouterr().out
     assert "rotation.sin_angle_addition" in out and "proved" in out
     assert "1 claims: 1 proved, 0 refuted, 0 unknown" in out
+    # an exponential proof names its second kernel, and the summary counts the re-checks
+    assert "(+FLINT re-check)" in out and "re-checked by the FLINT kernel: 1 claim(s)" in out
 
 
 def test_prove_json_envelope(capsys, tmp_path):

@@ -21,7 +21,7 @@ statements are proved by a certified instance.
 from __future__ import annotations
 
 import time
-from functools import cache
+from functools import cache, wraps
 
 import flint
 import sympy as sp
@@ -190,6 +190,18 @@ def construction_verdict(stmt: Statement, shown: int = 8) -> Verdict:
                    ("reflexivity: e = e, e <= e",), trace=trace)
 
 
+def _second_kernel(fn):
+    """Every exponential zero test inside ``fn`` leaves a certificate the FLINT kernel re-checked;
+    they are attached to the verdict, which is not ``proved`` if that kernel disagreed."""
+    @wraps(fn)
+    def run(*args, **kwargs):
+        with expoly.recording() as log:
+            verdict = fn(*args, **kwargs)
+        return expoly.kernel_verdict(verdict, log)
+    return run
+
+
+@_second_kernel
 def decide_statement(stmt: Statement, search: bool = True) -> Verdict:
     """Decide a statement with the default engines (see module docstring).
 
@@ -276,6 +288,7 @@ def decide_statement(stmt: Statement, search: bool = True) -> Verdict:
     )
 
 
+@_second_kernel
 def decide(claim: Claim) -> Verdict:
     """The verdict of a claim: its own proof function if it has one, else the default engines.
 

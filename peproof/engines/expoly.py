@@ -14,13 +14,27 @@ refute: the caller then looks for a certified counterexample, and otherwise repo
 
 Trusted base: SymPy's ``expand`` and its canonical ``Add``/``Mul`` (collection of like terms).
 ``simplify``, ``trigsimp`` and ``equals`` are never called.
+
+Second kernel: when SymPy's expansion is zero, the Laurent polynomial *before* expansion is
+written out as a certificate (:func:`certificate`: plain JSON data, atoms with their meaning,
+exact coefficients, integer exponents) and expanded again by
+:mod:`peproof.engines.kernel_flint` (python-flint, no SymPy).  ``zero`` holds only when both
+kernels say zero; a disagreement is recorded and the verdict is not ``proved``
+(:func:`recording`, :func:`kernel_verdict`).
 """
 
 from __future__ import annotations
 
+import time
+from contextlib import contextmanager
+from math import lcm
+
 import sympy as sp
 
+from peproof.engines import kernel_flint
 from peproof.engines.hygiene import fresh
+
+SYMPY_KERNEL = "exp-poly (SymPy expand)"
 
 
 class _E(sp.Function):
@@ -30,10 +44,11 @@ class _E(sp.Function):
 
 
 class _Result:
-    __slots__ = ("zero", "trace", "terms", "atoms")
+    __slots__ = ("zero", "trace", "terms", "atoms", "sympy_zero", "certificate", "flint")
 
     def __init__(self, zero: bool, trace: list[str], terms: int, atoms: int):
         self.zero, self.trace, self.terms, self.atoms = zero, trace, terms, atoms
+        self.sympy_zero, self.certificate, self.flint = zero, None, None
 
 
 def _exp_to_E(e: sp.exp) -> sp.Expr:
@@ -111,9 +126,14 @@ def reduce_to_laurent(expr: sp.Expr) -> tuple[sp.Expr, dict]:
 
 
 def expand_is_zero(expr: sp.Expr) -> _Result:
-    """Decide ``expr == 0`` for ``expr`` polynomial in sin/cos of linear forms (see module)."""
+    """Decide ``expr == 0`` for ``expr`` polynomial in sin/cos of linear forms (see module).
+
+    Zero only when SymPy's expansion is zero *and* the FLINT kernel re-expands the certificate
+    to zero; the certificate and both answers are recorded (:func:`recording`)."""
+    t0 = time.perf_counter()
     lp, atoms = reduce_to_laurent(expr)
     ex = sp.expand(lp)
+    t_sympy = time.perf_counter() - t0
     trace = [
         "rewrite sin, cos into exponentials E(u) = exp(i u)",
         "atoms: "
@@ -125,4 +145,188 @@ def expand_is_zero(expr: sp.Expr) -> _Result:
     ]
     nterms = len(sp.Add.make_args(ex)) if ex != 0 else 0
     trace.append(f"expanded difference: {'0' if ex == 0 else f'{nterms} term(s) remain'}")
-    return _Result(ex == 0, trace, nterms, len(atoms))
+    res = _Result(ex == 0, trace, nterms, len(atoms))
+    if res.sympy_zero:
+        try:
+            res.certificate = certificate(lp, atoms)
+        except NoCertificate as exc:
+            res.flint = kernel_flint.Checked(False, f"no certificate: {exc}", -1, 0.0)
+        else:
+            res.flint = kernel_flint.check(res.certificate)
+        res.zero = res.flint.zero
+        if res.zero:
+            trace.append(f"{kernel_flint.KERNEL}: the certificate "
+                         f"({len(res.certificate['atoms'])} atom(s)) expands to 0")
+        else:
+            trace.append(f"{kernel_flint.KERNEL} DISAGREES with SymPy: {res.flint.reason}")
+        if _RECORDERS:
+            _RECORDERS[-1].append({
+                "certificate": res.certificate, "sympy": True, "flint": res.flint.zero,
+                "flint_reason": res.flint.reason, "sympy_seconds": t_sympy,
+                "flint_seconds": res.flint.seconds})
+    return res
+
+
+# ------------------------------------------------------------------------------- certificates
+class NoCertificate(ValueError):
+    """The Laurent polynomial has a part the certificate format cannot state (a Float)."""
+
+
+def _power_parts(b: sp.Expr, u: sp.Expr) -> list[tuple[sp.Rational, sp.Expr]]:
+    """``b**u`` (``b = E`` for ``exp``) as rational multiples of monomials of the exponent."""
+    if u.is_Rational:
+        return [(sp.Rational(u), sp.Integer(1))]
+    return _split(u)
+
+
+class _Cert:
+    """Writes a Laurent polynomial (SymPy tree) as a certificate for the FLINT kernel.
+
+    Atoms: the procedure's ``Z`` (periodic with modulus ``2L`` where ``exp(2 i m) = 1``);
+    ``b**(m/L)`` for every power ``b**u`` with a non-integer exponent split over monomials ``m``
+    of ``u`` (``L`` the common denominator; ``b**u = prod (b**(m/L))**(r L)`` holds for the
+    principal branch ``b**v = exp(v log b)``), a root ``a**L = b`` when ``m = 1`` and ``b`` is a
+    nonzero rational; ``exp(i pi r)`` as a root of unity; anything else (a symbol, ``pi``, a
+    function) an opaque atom, the same SymPy object always the same atom.
+    """
+
+    def __init__(self, zatoms: dict):
+        self.zatoms = zatoms
+        self.index: dict = {}
+        self.atoms: list[dict] = []
+        self.denom: dict = {}
+
+    def _atom(self, key, meaning: str, **rule) -> list:
+        k = self.index.get(key)
+        if k is None:
+            k = self.index[key] = len(self.atoms)
+            if callable(meaning):  # written once per atom, not per occurrence
+                meaning = meaning()
+            self.atoms.append({"name": f"a{k}", "meaning": meaning, "kind": "laurent", **rule})
+        return ["x", k]
+
+    def _scan(self, e: sp.Expr) -> None:
+        """First pass: the common denominator ``L`` of every power family ``(b, m)``."""
+        for p in sp.preorder_traversal(e):
+            if isinstance(p, sp.Pow) and not p.exp.is_Integer:
+                b, u = p.base, p.exp
+            elif isinstance(p, sp.exp):
+                b, u = sp.E, p.args[0]
+            elif p is sp.E:
+                b, u = sp.E, sp.Integer(1)
+            else:
+                continue
+            for r, m in _power_parts(b, u):
+                self.denom[(b, m)] = lcm(self.denom.get((b, m), 1), int(r.q))
+
+    def _power(self, b: sp.Expr, u: sp.Expr) -> list:
+        if u.is_Integer and b is not sp.E:
+            n = int(u)
+            if n < 0 and isinstance(b, sp.Add):  # 1/(sum): the sum is a nonzero atom
+                return ["^", self._atom(("inv", b), lambda: sp.sstr(b), base=self.node(b),
+                                        exponent=["q", "1"], denominator=1), n]
+            return ["^", self.node(b), n]
+        factors = []
+        for r, m in _power_parts(b, u):
+            if b is sp.E and m == sp.I * sp.pi:  # exp(i pi r): a root of unity
+                factors.append(["u", str(r)])
+                continue
+            L = self.denom.get((b, m), int(r.q))
+            n = int(r * L)
+            if m == 1 and L == 1 and b is not sp.E:
+                factors.append(["^", self.node(b), n])
+                continue
+            meaning = (lambda b=b, m=m, L=L: f"exp(({sp.sstr(m)})/{L})"  # noqa: E731
+                       if b is sp.E else f"({sp.sstr(b)})**(({sp.sstr(m)})/{L})")
+            rule = ({"kind": "root", "power": L, "value": str(b)}
+                    if m == 1 and b.is_Rational and b != 0 else {"kind": "laurent"})
+            # base and exponent as nodes: the FLINT kernel identifies equal powers itself
+            rule.update(base="e" if b is sp.E else self.node(b), exponent=self.node(m),
+                        denominator=L)
+            factors.append(["^", self._atom((b, m, L), meaning, **rule), n])
+        return ["*", factors]
+
+    def node(self, e: sp.Expr) -> list:
+        if e.is_Rational:
+            return ["q", str(e)]
+        if e is sp.I:
+            return ["i"]
+        if isinstance(e, sp.Float) or e in (sp.zoo, sp.oo, -sp.oo, sp.nan):
+            raise NoCertificate(f"not an exact finite number: {e}")
+        if isinstance(e, sp.Add):
+            return ["+", [self.node(a) for a in e.args]]
+        if isinstance(e, sp.Mul):
+            return ["*", [self.node(a) for a in e.args]]
+        if isinstance(e, sp.Pow):
+            return self._power(e.base, e.exp)
+        if isinstance(e, sp.exp):
+            return self._power(sp.E, e.args[0])
+        if e is sp.E:
+            return self._power(sp.E, sp.Integer(1))
+        if e in self.zatoms:
+            m, L = self.zatoms[e]
+            meaning = lambda: f"exp(i*({sp.sstr(m)})/{L})"  # noqa: E731
+            if _integer_valued(m):  # exp(2 i m) = 1 with m = pi * (integer-valued)
+                return self._atom(e, meaning, kind="periodic", modulus=2 * L)
+            return self._atom(e, meaning)
+        if e.has(sp.Float):
+            raise NoCertificate(f"inexact number in {e}")
+        return self._atom(e, lambda: sp.sstr(e))  # a symbol, pi, a function: opaque
+
+
+def certificate(lp: sp.Expr, atoms: dict) -> dict:
+    """The certificate of a Laurent polynomial from :func:`reduce_to_laurent` (before
+    expansion): JSON data the FLINT kernel re-expands (format in
+    :mod:`peproof.engines.kernel_flint`)."""
+    c = _Cert(atoms)
+    c._scan(lp)
+    expr = c.node(lp)
+    return {"format": kernel_flint.FORMAT, "atoms": c.atoms, "expr": expr}
+
+
+def certify(expr: sp.Expr) -> dict:
+    """The certificate of ``expr`` (whatever SymPy's expansion says; for tests and fuzzing)."""
+    return certificate(*reduce_to_laurent(expr))
+
+
+# ------------------------------------------------------------------------ recording, verdicts
+_RECORDERS: list[list] = []
+
+
+@contextmanager
+def recording():
+    """Collect the certificates of every zero test SymPy passes inside the block; a nested block's
+    entries also reach the enclosing one (a proof may rest on an inner decision)."""
+    log: list = []
+    _RECORDERS.append(log)
+    try:
+        yield log
+    finally:
+        _RECORDERS.pop()
+        if _RECORDERS:
+            _RECORDERS[-1].extend(log)
+
+
+def kernel_verdict(verdict, log: list):
+    """``verdict`` with the certificates of ``log`` attached; both kernels named on a proof that
+    rests on them; not ``proved`` when the FLINT kernel disagreed with SymPy on any of them."""
+    if not log:
+        return verdict
+    bad = [e for e in log if not e["flint"]]
+    seen = {id(c) for c in verdict.certificates}
+    verdict.certificates = list(verdict.certificates) + [
+        e["certificate"] for e in log if e["flint"] and id(e["certificate"]) not in seen]
+    if bad and verdict.status == "proved":
+        from peproof.claims import Verdict
+
+        reason = (f"the FLINT kernel does not confirm SymPy's zero: {bad[0]['flint_reason']}")
+        return Verdict("unknown", verdict.engine, verdict.version, verdict.method,
+                       verdict.axioms, verdict.seconds, trace=list(verdict.trace) + [reason],
+                       reason=reason, kernels=(SYMPY_KERNEL,),
+                       certificates=verdict.certificates)
+    if verdict.status == "proved" and not bad:
+        verdict.kernels = (SYMPY_KERNEL, kernel_flint.KERNEL)
+        verdict.trace = list(verdict.trace) + [
+            f"{kernel_flint.KERNEL}: {len(log)} certificate(s) re-expanded to 0 "
+            "(no SymPy in that kernel)"]
+    return verdict

@@ -143,6 +143,8 @@ def instance_proof(lemma_id: str, var_for_rate=pos):
             seconds=secs,
             trace=[f"{inst} conclusion(s) are instances of {lemma_id} at omega_i = d/dpos of "
                    f"the argument; {direct} decided directly"],
+            # the lemma's certificates (its exponential proof, re-checked by FLINT) come along
+            kernels=lemma_v.kernels, certificates=list(lemma_v.certificates),
         )
 
     return proof
