@@ -4,13 +4,24 @@ checks behaviour: a false statement is not proved, a true one not refuted, or an
 specific answer that follows from the mathematics (not from the code under test).
 """
 
+import flint
 import mpmath
 import pytest
 import sympy as sp
 
 from peproof.claims import Eq, Le, Lt, Ne, Statement, Var, var
 from peproof.encoding import Encoding, omega_expr, row_positions
-from peproof.engines import cyclotomic, powers, rational, realz3, wellformed, witness
+from peproof.engines import (
+    angles,
+    cyclotomic,
+    periodic,
+    powers,
+    rational,
+    realz3,
+    wellformed,
+    witness,
+    z3poly,
+)
 from peproof.engines.arbeval import Unsupported, arb_eval
 from peproof.engines.decide import decide_statement
 from peproof.engines.wellformed import IllFormed
@@ -75,6 +86,12 @@ def cyc(rel) -> str:
     return cyclotomic.proof(Statement(rel), None).status
 
 
+def test_cyclotomic_cosine():
+    """Kills cyclotomic-cos-minus: cos(pi/3) = 1/2, cos(pi) = -1."""
+    assert cyc(Eq(sp.cos(sp.pi / 3, evaluate=False), sp.Rational(1, 2))) == "proved"
+    assert cyc(Eq(sp.cos(sp.pi, evaluate=False), 1)) == "refuted"
+
+
 def test_cyclotomic_negative_powers_are_outside_the_fragment():
     """Kills cyclotomic-negative-power (1/sin(pi/5) evaluated as the empty product 1)."""
     assert cyc(Eq(sin_pi(sp.Rational(1, 5)) ** -1, 1)) != "proved"
@@ -129,6 +146,16 @@ def test_arb_piecewise_needs_a_decided_condition():
     with pytest.raises(Unsupported, match="Piecewise"):
         arb_eval(pw, {x: 1})
     assert arb_eval(sp.Piecewise((1, x >= 1), (2, True)), {x: 1}) == 1
+
+
+def test_arb_powers_abs_max():
+    """Kills arb-negative-power (2^-2 = 1/4), arb-abs-dropped (|-3| = 3) and arb-max-min-swap
+    (max(1, 2) = 2, min(1, 2) = 1): exact arguments give exact balls."""
+    quarter = flint.arb(flint.fmpq(1, 4))
+    assert (arb_eval(x**-2, {x: 2}) == quarter) is True
+    assert (arb_eval(sp.Abs(x), {x: -3}) == 3) is True
+    assert (arb_eval(sp.Max(x, y), {x: 1, y: 2}) == 2) is True
+    assert (arb_eval(sp.Min(x, y), {x: 1, y: 2}) == 1) is True
 
 
 # --------------------------------------------------------------------------- decide
@@ -285,3 +312,66 @@ def test_log_linear_exact_kappa():
     assert pw(Lt(10**x, 100), hyps=(Lt(x, 2),)) == "proved"
     assert pw(Lt(10**x, 100), hyps=(Lt(x, 3),)) != "proved"
     assert pw(Lt(100 * 10**x, 1), hyps=(Lt(x, -2),)) == "proved"
+
+
+# --------------------------------------------------------------------------- angles
+def test_separation_needs_cos_below_one_on_every_multiple_of_two_pi():
+    """Kills angles-multiple-of-4pi: with omega = pi and |p - q| <= 3, p - q = 2 is allowed and
+    gives cos(pi (p - q)) = 1: the pair does not separate (p = 2, q = 0 give 0)."""
+    p, vp = var("p", "real")
+    q, vq = var("q", "real")
+    pair = (S(sp.pi * p) - S(sp.pi * q)) ** 2 + (C(sp.pi * p) - C(sp.pi * q)) ** 2
+    box = (Le(0, p), Le(p, 3), Le(0, q), Le(q, 3), Ne(p, q))
+    assert angles.prove_separation(Statement(Lt(0, pair), (vp, vq), box)).status != "proved"
+    box1 = (Le(0, p), Le(p, 1), Le(0, q), Le(q, 1), Ne(p, q))
+    assert angles.prove_separation(Statement(Lt(0, pair), (vp, vq), box1)).status == "proved"
+
+
+# --------------------------------------------------------------------------- periodic
+t = sp.Symbol("t", real=True)
+
+
+def test_period_integral_strict_bound_at_equality():
+    """Kills periodic-holds-strict: the integral of sin^2 over a period is exactly pi."""
+    integral = periodic.PiIntegral(S(t) ** 2, t)
+    assert periodic.decide(Statement(Lt(integral, sp.pi))).status != "proved"
+    assert periodic.decide(Statement(Le(integral, sp.pi))).status == "proved"
+
+
+def test_root_of_unity_sum_at_the_smallest_even_size():
+    """Kills periodic-even-from-4: sum_{j<d} cos(4 pi j/d) is 0 for even d >= 4 but 2 at d = 2."""
+    total = sp.Sum(C(4 * sp.pi * j / d), (j, 0, d - 1))
+    assert periodic.decide(Statement(Eq(total, 0), (VD,))).status == "refuted"
+    assert periodic.decide(Statement(Eq(total, 0), (VD,), hyps=(Le(4, d),))).status == "proved"
+
+
+# --------------------------------------------------------------------------- z3
+def test_z3_trig_multiples_of_pi():
+    """Kills z3trig-cos-pi-n-one (cos(pi n) = (-1)^n) and z3trig-half-pi-sin-zero
+    (sin(pi n/2) = 1 at n = 1)."""
+    assert decide_z3(Statement(Eq(C(sp.pi * k), 1), (VK,))).status != "proved"
+    assert decide_z3(Statement(Eq(C(sp.pi * k) ** 2, 1), (VK,))).status == "proved"
+    assert decide_z3(Statement(Eq(S(sp.pi * k / 2), 0), (VK,))).status != "proved"
+    assert decide_z3(Statement(Eq(S(sp.pi * k / 2) * C(sp.pi * k / 2), 0), (VK,))).status \
+        == "proved"
+
+
+def test_z3_lifting_divides_only_by_a_count_proved_positive():
+    """Kills z3trig-lift-count-nonneg: sum_{i<m} 1/m = 1 fails at m = 0 (empty sum)."""
+    m, vm = var("m", "nonneg_integer")
+    ii = sp.Symbol("i", integer=True, nonnegative=True)
+    assert decide_z3(Statement(Eq(sp.Sum(1 / m, (ii, 0, m - 1)), 1), (vm,))).status != "proved"
+    assert decide_z3(Statement(Eq(sp.Sum(1 / n, (ii, 0, n - 1)), 1), (VN,))).status == "proved"
+
+
+def test_z3_max_is_the_larger_argument():
+    """Kills z3poly-max-as-min."""
+    assert z3poly.prove(Statement(Le(x, sp.Max(x, y)), (VX, VY)))[0] == "proved"
+    assert z3poly.prove(Statement(Le(sp.Max(x, y), x), (VX, VY)))[0] != "proved"
+    assert z3poly.prove(Statement(Le(sp.Min(x, y), x), (VX, VY)))[0] == "proved"
+
+
+def test_exponential_procedure_reduces_only_integer_multiples_of_pi():
+    """Kills expoly-real-as-integer: cos(2 pi x) = 1 for integer x only."""
+    assert decide_statement(Statement(Eq(C(2 * sp.pi * x), 1), (VX,))).status == "refuted"
+    assert decide_statement(Statement(Eq(C(2 * sp.pi * k), 1), (VK,))).status == "proved"
