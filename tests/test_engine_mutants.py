@@ -307,6 +307,22 @@ def test_log_linear_bound_rounds_kappa_down():
     assert pw(Lt(10**x, 3), hyps=(Lt(x, below),)) == "proved"
 
 
+def test_powers_below_exponent_zero_are_below_one():
+    """Kills powers-decreasing-below-zero: 10^-x < 1 for x > 0 (a sum, so not log-linear: the
+    exponential abstraction decides)."""
+    assert pw(Lt(10 ** (-x) + 10 ** (-x), 2), hyps=(Lt(0, x),)) == "proved"
+    assert pw(Lt(1, 10 ** (-x)), hyps=(Lt(0, x),)) == "refuted"
+
+
+def test_powers_are_increasing_in_the_exponent():
+    """Kills powers-monotone-reversed: x < y gives 10^x < 10^y (sums: the abstraction's
+    monotonicity axioms, not the log-linear reduction)."""
+    hyp = (Lt(x, y),)
+    assert pw(Lt(10**x + 1, 10**y + 1), hyps=hyp, vars_=(VX, VY)) == "proved"
+    assert pw(Lt(10**y + 1, 10**x + 1), hyps=hyp, vars_=(VX, VY)) != "proved"
+    assert pw(Lt(2**y + 1, 2**x + 1), hyps=hyp, vars_=(VX, VY)) != "proved"
+
+
 def test_log_linear_exact_kappa():
     """Kills powers-kappa-sign: 10^x < 100 iff x < 2."""
     assert pw(Lt(10**x, 100), hyps=(Lt(x, 2),)) == "proved"
@@ -372,6 +388,10 @@ def test_z3_max_is_the_larger_argument():
 
 
 def test_exponential_procedure_reduces_only_integer_multiples_of_pi():
-    """Kills expoly-real-as-integer: cos(2 pi x) = 1 for integer x only."""
+    """Kills expoly-real-as-integer (cos(2 pi x) = 1 for integer x only) and
+    expoly-reduce-mod-L (exp(i pi k/2) has period 4 in k, not 2: sin(pi k/2) = 1 at k = 1)."""
     assert decide_statement(Statement(Eq(C(2 * sp.pi * x), 1), (VX,))).status == "refuted"
     assert decide_statement(Statement(Eq(C(2 * sp.pi * k), 1), (VK,))).status == "proved"
+    assert decide_statement(Statement(Eq(S(sp.pi * k / 2), 0), (VK,))).status == "refuted"
+    assert decide_statement(Statement(Eq(S(sp.pi * k / 2 + 2 * sp.pi * k), S(sp.pi * k / 2)),
+                                      (VK,))).status == "proved"
