@@ -192,7 +192,11 @@ def test_real_z3_needs_every_conclusion():
 
 
 def test_real_z3_reciprocal_powers():
-    """Kills realz3-negative-power: 1/x^2 <= 1/x holds for x >= 1 and fails for 0 < x < 1."""
+    """Kills realz3-negative-power: 1/x > 1 for 0 < x < 1; 1/x^2 <= 1/x holds for x >= 1 and
+    fails for 0 < x < 1."""
+    inside = (Lt(0, x), Lt(x, 1))
+    assert realz3.prove(Statement(Lt(1, 1 / x), (VX,), hyps=inside)).status == "proved"
+    assert realz3.prove(Statement(Le(1 / x, 1), (VX,), hyps=inside)).status == "refuted"
     assert realz3.prove(Statement(Le(1 / x**2, 1 / x), (VX,), hyps=(Le(1, x),))).status \
         == "proved"
     assert realz3.prove(Statement(Le(1 / x**2, 1 / x), (VX,),
