@@ -60,3 +60,16 @@ def test_documented_equivalents_give_their_reason():
     for m in MUTANTS:
         if "equivalent" in m:
             assert len(m["equivalent"].split()) >= 10, m["id"]
+
+
+def test_mutants_named_by_the_killing_tests_exist():
+    """Each test of tests/test_engine_mutants.py names the mutants it kills ('Kills <id>'):
+    those ids must be in the list (a renamed mutant must not leave a stale reference)."""
+    import re
+
+    text = (ROOT / "tests/test_engine_mutants.py").read_text()
+    ids = {m["id"] for m in MUTANTS}
+    prefixes = "|".join(sorted({i.split("-")[0] for i in ids}))
+    named = set(re.findall(rf"\b(?:{prefixes})-[A-Za-z0-9.-]*[A-Za-z0-9]", text))
+    assert len(named) >= 40, sorted(named)
+    assert named <= ids, sorted(named - ids)
