@@ -11,7 +11,7 @@ PEERS_NODEPS := keras-hub==0.32.0 labml-nn==0.5.1
 TEXPKG := texlive-latex-base texlive-latex-recommended texlive-fonts-recommended \
           texlive-pictures latexmk poppler-utils
 
-.PHONY: report test test-slow prove tex lint bench fuzz clean
+.PHONY: report test test-slow prove tex lint bench fuzz clean mutants
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -60,3 +60,8 @@ fuzz: $(STAMP)
 
 clean:
 	rm -rf $(VENV) reports/build *.egg-info
+
+# one-line mutants of the encoding and the engines (tests/mutants/mutants.toml) against the
+# engine tests, in temporary copies of the tree; prints killed / survived and the score
+mutants: $(STAMP)
+	$(PY) tests/mutants/run.py --jobs 2
