@@ -36,6 +36,7 @@ MAX_ARB = 20000
 MAX_ARB_CR = 2000
 RECIPE_ALL_ROWS = 2048  # the recipes run on every row up to here, then on every 8th chunk
 RECIPE_EVERY = 8  # certified decisions per comparison before the rest are reported undecided
+STRUCTURE_ANGLE = 2.0**-6  # rows whose angle error may reach this are checked pair by pair
 
 
 def _hist(x: np.ndarray, edges: np.ndarray) -> np.ndarray:
@@ -294,6 +295,18 @@ def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, arb_budget, ce
         B = bud.bound(delta, v)
         res.budget_entries += t.size
         ratio = ad / B
+        # where the angle may be far off, the bound of each entry is loose; the pair's
+        # structure is not (|entry| <= amplitude, sin^2 + cos^2 = s^2 within the model)
+        srows = np.nonzero(delta.max(axis=1) >= STRUCTURE_ANGLE)[0]
+        extra = None
+        if srows.size:
+            sr = bud.structure_ratio(x[srows], t[srows])
+            sbad = sr > 1.0
+            if sbad.any():
+                extra = np.zeros(t.shape, dtype=bool)
+                extra[srows] = sbad
+            ratio[srows] = np.fmax(ratio[srows], sr)
+            del sr, sbad
         barg = ratio.argmax(axis=1)
         rb = ratio[np.arange(ratio.shape[0]), barg]
         res.row_budget.append(rb.astype(np.float32))
@@ -315,6 +328,12 @@ def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, arb_budget, ce
             if left.any():
                 over = over | budget_left(res, plan, bud, pos[todo], t[todo], delta[todo],
                                            left, arb_budget)
+            if extra is not None:
+                extra[todo] |= over
+                over = extra
+        else:
+            over = extra
+        if over is not None:
             n_over = int(over.sum())
             if n_over:
                 res.over_budget += n_over
