@@ -155,30 +155,33 @@ class Budget:
         th *= np.sqrt(2.0) * SLACK
         return th
 
-    def structure_ratio(self, x: np.ndarray, t: np.ndarray) -> np.ndarray:
-        """Per entry, the larger of ``|t| / amplitude`` and ``(|hypot(pair)| - |s|) /
-        pair_tolerance``, each minus the float64 slack of its evaluation: above 1 means outside
-        the model for certain, whatever the angle error (``x``: exact angles, ``t``: entries,
-        rows alike)."""
+    def pair_ratio(self, x: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """Per pair (``rows x d/2``), the larger of ``max |t| / amplitude`` over its two entries
+        and ``| |hypot| - |s| | / pair_tolerance``, each less the float64 slack of its evaluation:
+        above 1 means outside the model for certain, whatever the angle error (``x``: exact
+        angles, ``t``: the entries of the same rows)."""
         plan, s = self.plan, abs(self.plan.scale)
         if plan.mode == "interleaved":
             ts, tc = t[:, 0::2], t[:, 1::2]
         else:
             inv = np.argsort(plan.perm)
             ts, tc = t[:, inv[:plan.h]], t[:, inv[plan.h:]]
-        hyp = np.hypot(ts, tc)
-        dev = np.abs(hyp - s)
-        dev -= 2.0**-50 * (hyp + s)
-        dev /= self.pair_tolerance(x)
-        r = np.abs(t)
-        r *= 1.0 / self.amplitude
-        r -= 2.0**-50
-        if plan.mode == "interleaved":
-            np.fmax(r[:, 0::2], dev, out=r[:, 0::2])
-            np.fmax(r[:, 1::2], dev, out=r[:, 1::2])
-        else:
-            np.fmax(r, plan.assemble(dev, dev), out=r)
-        return r
+        a = np.abs(ts)
+        np.maximum(a, np.abs(tc), out=a)
+        a *= 1.0 / self.amplitude
+        a -= 2.0**-50
+        q = ts * ts
+        q += tc * tc
+        np.sqrt(q, out=q)  # the radius; float64 errors of a few 2**-53 relative, in the slack
+        dev = q - s
+        np.abs(dev, out=dev)
+        q += s
+        q *= 2.0**-50
+        dev -= q
+        # the tolerance grows with |angle|: per pair, at the largest angle of these rows
+        dev /= self.pair_tolerance(np.abs(x).max(axis=0, keepdims=True))
+        np.fmax(a, dev, out=a)
+        return a
 
     def decide(self, ad: np.ndarray, E, B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(over, within)`` masks, each certain: ``|t - v| > B(|v|)`` and ``<= B(|v|)`` for

@@ -182,7 +182,7 @@ def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, arb_budget, ce
     if S.is_binary and S.p > 40:  # float64 tables need the double-double reference
         v, E = plan.refine_rows(pos)
     else:
-        v = plan.assemble(np.sin(x), np.cos(x))
+        v = plan.sincos(x)
         if plan.scale != 1.0:
             v *= plan.scale
         E = plan.row_bound(pos)
@@ -223,7 +223,23 @@ def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, arb_budget, ce
             keep = ~(sure_ok | sure_bad)
             r, c = r[keep], c[keep]
         else:  # many (a low-precision pipeline): decide on the whole chunk
-            sure_bad = ad - E > S.ulp(np.abs(v) + E)
+            # ulp(|v| + E) is ul, or 2 ul where |v| + E reaches the top of v's binade
+            # (ul 2**p), as long as E is below a quarter of that binade's start; entries
+            # where it is not (values near 0) are taken with the exact ulp
+            if S.is_binary:
+                top = np.abs(v)
+                top += E
+                top = top >= ul * 2.0**S.p
+                sure_bad = ad - E > ul + ul * top
+                del top
+                risky = sure_bad & (E >= ul * 2.0**(S.p - 3))
+                if risky.any():
+                    r_, c_ = np.nonzero(risky)
+                    Er = E[r_, 0] if E.shape[1] == 1 else E[r_, c_]
+                    sure_bad[r_, c_] = ad[r_, c_] - Er > S.ulp(np.abs(v[r_, c_]) + Er)
+                del risky
+            else:
+                sure_bad = ad - E > S.ulp(np.abs(v) + E)
             res.not_faithful += int(sure_bad.sum())
             r, c = np.nonzero(cand & ~sure_bad)  # near one ulp, or tiny values: refined below
         if r.size:
@@ -300,13 +316,17 @@ def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, arb_budget, ce
         srows = np.nonzero(delta.max(axis=1) >= STRUCTURE_ANGLE)[0]
         extra = None
         if srows.size:
-            sr = bud.structure_ratio(x[srows], t[srows])
-            sbad = sr > 1.0
-            if sbad.any():
+            if srows.size == t.shape[0]:
+                srows = slice(None)
+            pr = bud.pair_ratio(x[srows], t[srows])
+            hit = np.nonzero(pr.max(axis=1) > 1.0)[0]  # rows with a pair certainly outside
+            if hit.size:
+                rows_hit = np.arange(t.shape[0])[srows][hit]
+                sr = plan.assemble(pr[hit], pr[hit])
                 extra = np.zeros(t.shape, dtype=bool)
-                extra[srows] = sbad
-            ratio[srows] = np.fmax(ratio[srows], sr)
-            del sr, sbad
+                extra[rows_hit] = sr > 1.0
+                ratio[rows_hit] = np.fmax(ratio[rows_hit], sr)
+            del pr
         barg = ratio.argmax(axis=1)
         rb = ratio[np.arange(ratio.shape[0]), barg]
         res.row_budget.append(rb.astype(np.float32))
