@@ -69,9 +69,12 @@ class Format:
         v = np.asarray(v, dtype=np.float64)
         if self.kind == "binary" and self.emin - self.p > -1000:
             # from the float64 exponent bits: |v| in [2**E, 2**(E+1)) has spacing 2**(E-p+1)
-            e = (np.ascontiguousarray(v).view(np.int64) >> 52) & 0x7FF
-            e = np.maximum(e, 1022 + self.emin)  # subnormals of the format: fixed spacing
-            return ((e - (self.p - 1)) << 52).view(np.float64)
+            e = np.ascontiguousarray(v).view(np.int64) >> 52  # in place from here on
+            e &= 0x7FF
+            np.maximum(e, 1022 + self.emin, out=e)  # subnormals of the format: fixed spacing
+            e -= self.p - 1
+            e <<= 52
+            return e.view(np.float64)
         a = np.abs(v)
         if self.kind == "binary":
             _, e = np.frexp(a)

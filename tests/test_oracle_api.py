@@ -338,3 +338,21 @@ def test_reference_matches_an_independent_evaluation(family, layout, offset, sca
             want = [[exact_round(Fraction(str(v)), fmt) for v in enc.vector_mp(p, 60)]
                     for p in pos]
         assert np.array_equal(got, np.array(want)), (dt, family, layout)
+
+
+def test_undecided_entries_are_never_counted_as_not_within_one_ulp():
+    """A float64 table from float32-style exp frequencies run in float64: many entries are
+    certainly more than 1 ulp off, and the count stops deciding the rest (undecided).  The
+    report must not read "0 of N entries within 1 ulp" for them."""
+    import re
+
+    from peproof.numeric import recipes as R
+
+    t = R.table(Encoding(128), "float64", "exp-float", np.arange(256))
+    rep = check(t)
+    c = rep.spec
+    assert c.undecided > 0 and c.not_faithful > 0
+    for text in (rep.render(), rep.render(full=False)):
+        assert not re.search(r"\b0 of \d+ entries within 1 ulp", text), text
+        assert f"{c.undecided} undecided" in text
+        assert not re.search(r"correctly rounded: 0\.000%", text), text

@@ -129,6 +129,60 @@ class Budget:
             B += plan.assemble(D, D)
         return B
 
+    # ------------------------------------------------------------------ the pair's structure
+    @property
+    def amplitude(self) -> float:
+        """A bound of ``|t|`` for every entry of every recipe of the model's shape, however far
+        its angle is off: the composed bound taken around the library's value at the *computed*
+        angle (``D = 0``, ``F = sin`` or ``cos`` of it, ``|F| <= 1``) gives
+        ``|t| <= |s| (1 + beta) + gamma``.  Holds where :meth:`bound` is vacuous."""
+        s = abs(self.plan.scale)
+        return (s * (1.0 + self.beta) + self.gamma) * SLACK
+
+    def pair_tolerance(self, x: np.ndarray) -> np.ndarray:
+        """Per pair, a bound of ``| hypot(t_sin, t_cos) - |s| |``: the model computes one angle
+        ``theta~`` per pair (``|theta~| <= |theta| (1 + K) + m``) and takes sin and cos of it,
+        each after its own argument reduction (``|sin theta_s - sin theta~| <= c_red u
+        |theta~|``); each entry is then within ``e = alpha min(c_red u |theta~|, 2) + beta |s|
+        + gamma`` of ``s sin theta~`` (resp. ``s cos theta~``), so the pair lies within
+        ``sqrt(2) e`` of the circle of radius ``|s|``.  ``x`` are the exact angles."""
+        c, u = self.consts, self.pipe.u
+        th = np.abs(x) * (1.0 + self.K1.max()) + self.m
+        th *= c.c_red * u * SLACK
+        np.minimum(th, 2.0, out=th)
+        th *= self.alpha
+        th += abs(self.plan.scale) * self.beta + self.gamma
+        th *= np.sqrt(2.0) * SLACK
+        return th
+
+    def pair_ratio(self, x: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """Per pair (``rows x d/2``), the larger of ``max |t| / amplitude`` over its two entries
+        and ``| |hypot| - |s| | / pair_tolerance``, each less the float64 slack of its evaluation:
+        above 1 means outside the model for certain, whatever the angle error (``x``: exact
+        angles, ``t``: the entries of the same rows)."""
+        plan, s = self.plan, abs(self.plan.scale)
+        if plan.mode == "interleaved":
+            ts, tc = t[:, 0::2], t[:, 1::2]
+        else:
+            inv = np.argsort(plan.perm)
+            ts, tc = t[:, inv[:plan.h]], t[:, inv[plan.h:]]
+        a = np.abs(ts)
+        np.maximum(a, np.abs(tc), out=a)
+        a *= 1.0 / self.amplitude
+        a -= 2.0**-50
+        q = ts * ts
+        q += tc * tc
+        np.sqrt(q, out=q)  # the radius; float64 errors of a few 2**-53 relative, in the slack
+        dev = q - s
+        np.abs(dev, out=dev)
+        q += s
+        q *= 2.0**-50
+        dev -= q
+        # the tolerance grows with |angle|: per pair, at the largest angle of these rows
+        dev /= self.pair_tolerance(np.abs(x).max(axis=0, keepdims=True))
+        np.fmax(a, dev, out=a)
+        return a
+
     def decide(self, ad: np.ndarray, E, B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(over, within)`` masks, each certain: ``|t - v| > B(|v|)`` and ``<= B(|v|)`` for
         every exact ``v`` within ``E`` of ``v^`` (``ad = |t - v^|``)."""

@@ -36,6 +36,7 @@ MAX_ARB = 20000
 MAX_ARB_CR = 2000
 RECIPE_ALL_ROWS = 2048  # the recipes run on every row up to here, then on every 8th chunk
 RECIPE_EVERY = 8  # certified decisions per comparison before the rest are reported undecided
+STRUCTURE_ANGLE = 2.0**-6  # rows whose angle error may reach this are checked pair by pair
 
 
 def _hist(x: np.ndarray, edges: np.ndarray) -> np.ndarray:
@@ -181,7 +182,7 @@ def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, arb_budget, ce
     if S.is_binary and S.p > 40:  # float64 tables need the double-double reference
         v, E = plan.refine_rows(pos)
     else:
-        v = plan.assemble(np.sin(x), np.cos(x))
+        v = plan.sincos(x)
         if plan.scale != 1.0:
             v *= plan.scale
         E = plan.row_bound(pos)
@@ -222,7 +223,23 @@ def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, arb_budget, ce
             keep = ~(sure_ok | sure_bad)
             r, c = r[keep], c[keep]
         else:  # many (a low-precision pipeline): decide on the whole chunk
-            sure_bad = ad - E > S.ulp(np.abs(v) + E)
+            # ulp(|v| + E) is ul, or 2 ul where |v| + E reaches the top of v's binade
+            # (ul 2**p), as long as E is below a quarter of that binade's start; entries
+            # where it is not (values near 0) are taken with the exact ulp
+            if S.is_binary:
+                top = np.abs(v)
+                top += E
+                top = top >= ul * 2.0**S.p
+                sure_bad = ad - E > ul + ul * top
+                del top
+                risky = sure_bad & (E >= ul * 2.0**(S.p - 3))
+                if risky.any():
+                    r_, c_ = np.nonzero(risky)
+                    Er = E[r_, 0] if E.shape[1] == 1 else E[r_, c_]
+                    sure_bad[r_, c_] = ad[r_, c_] - Er > S.ulp(np.abs(v[r_, c_]) + Er)
+                del risky
+            else:
+                sure_bad = ad - E > S.ulp(np.abs(v) + E)
             res.not_faithful += int(sure_bad.sum())
             r, c = np.nonzero(cand & ~sure_bad)  # near one ulp, or tiny values: refined below
         if r.size:
@@ -294,6 +311,22 @@ def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, arb_budget, ce
         B = bud.bound(delta, v)
         res.budget_entries += t.size
         ratio = ad / B
+        # where the angle may be far off, the bound of each entry is loose; the pair's
+        # structure is not (|entry| <= amplitude, sin^2 + cos^2 = s^2 within the model)
+        srows = np.nonzero(delta.max(axis=1) >= STRUCTURE_ANGLE)[0]
+        extra = None
+        if srows.size:
+            if srows.size == t.shape[0]:
+                srows = slice(None)
+            pr = bud.pair_ratio(x[srows], t[srows])
+            hit = np.nonzero(pr.max(axis=1) > 1.0)[0]  # rows with a pair certainly outside
+            if hit.size:
+                rows_hit = np.arange(t.shape[0])[srows][hit]
+                sr = plan.assemble(pr[hit], pr[hit])
+                extra = np.zeros(t.shape, dtype=bool)
+                extra[rows_hit] = sr > 1.0
+                ratio[rows_hit] = np.fmax(ratio[rows_hit], sr)
+            del pr
         barg = ratio.argmax(axis=1)
         rb = ratio[np.arange(ratio.shape[0]), barg]
         res.row_budget.append(rb.astype(np.float32))
@@ -315,6 +348,12 @@ def _chunk_body(res: Comparison, plan: Plan, bud: Budget, pos, t, arb_budget, ce
             if left.any():
                 over = over | budget_left(res, plan, bud, pos[todo], t[todo], delta[todo],
                                            left, arb_budget)
+            if extra is not None:
+                extra[todo] |= over
+                over = extra
+        else:
+            over = extra
+        if over is not None:
             n_over = int(over.sum())
             if n_over:
                 res.over_budget += n_over

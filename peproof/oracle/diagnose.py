@@ -283,6 +283,10 @@ def _outside(rep, arr) -> list[str]:
                    + (" with NaN or infinity" if fin.size < head.size else "")
                    + ": an uninitialised buffer (torch.empty, np.empty) that was never filled?")
         return out
+    if np.isfinite(head).all() and n >= 8:
+        line = _affine(rep, head)
+        if line:
+            return out + [line]
     if fin.size > 64:
         m, s = float(fin.mean()), float(fin.std())
         kurt = float(((fin - m) ** 4).mean() / s**4) if s > 0 else 0.0
@@ -292,6 +296,37 @@ def _outside(rep, arr) -> list[str]:
                        "all parameters?")
             return out
     return out + rep.identified.notes[:1]
+
+
+def _affine(rep, head: np.ndarray) -> str | None:
+    """A sinusoidal table moved and scaled as a whole, ``a E + b`` (PatchTST normalises its
+    table: ``(E - mean) / (10 std)``): the pairs then lie on one circle of radius ``a`` around
+    ``(b, b)``.  For each pairing, ``b`` and ``a`` are fitted by least squares on
+    ``x^2 + y^2 = 2 b (x + y) + (a^2 - 2 b^2)``; if the circle fits every sampled pair and
+    ``(table - b) / a`` is identified with confidence, the transform is named."""
+    from .identification import identify
+
+    n, d = head.shape
+    if d < 4 or d % 2:
+        return None
+    u = max(rep.dtype.u, 2.0**-52)
+    for sl in ((slice(0, None, 2), slice(1, None, 2)), (slice(0, d // 2), slice(d // 2, d))):
+        x, y = head[:, sl[0]].ravel(), head[:, sl[1]].ravel()
+        A = np.stack([2 * (x + y), np.ones_like(x)], axis=1)
+        (b, c), *_ = np.linalg.lstsq(A, x * x + y * y, rcond=None)
+        a2 = c + 2 * b * b
+        if not a2 > 0:
+            continue
+        a = float(np.sqrt(a2))
+        spread = np.abs(np.hypot(x - b, y - b) - a).max() / a
+        if spread > 64 * u or (abs(b) <= 64 * u * a and abs(a - 1) <= 64 * u):
+            continue
+        ident = identify((head - b) / a, dtype=rep.dtype.name if rep.dtype.is_binary else None)
+        if ident.confident:
+            return (f"an affine transform of a sinusoidal table: (table - ({b:.6g})) / {a:.6g} "
+                    f"is {ident.name} (mean-centred and scaled, as PatchTST's "
+                    "(pe - mean) / (10 std)?); peproof checks the table before such a transform")
+    return None
 
 
 def _which_position(rep, row) -> str:

@@ -103,6 +103,22 @@ class Plan:
             return np.concatenate((c, s), axis=1)
         return np.concatenate((s, c), axis=1)[:, self.perm]
 
+    def sincos(self, x: np.ndarray) -> np.ndarray:
+        """``assemble(sin(x), cos(x))`` written in place into the layout's channels."""
+        n, h = x.shape
+        if self.mode == "gather":
+            return self.assemble(np.sin(x), np.cos(x))
+        v = np.empty((n, self.d))
+        if self.mode == "interleaved":
+            s_, c_ = v[:, 0::2], v[:, 1::2]
+        elif self.mode == "sin_cos":
+            s_, c_ = v[:, :h], v[:, h:]
+        else:
+            c_, s_ = v[:, :h], v[:, h:]
+        np.sin(x, out=s_)
+        np.cos(x, out=c_)
+        return v
+
     # ------------------------------------------------------------------ fast path
     def angles(self, pos: np.ndarray) -> np.ndarray:
         return (np.asarray(pos, dtype=np.float64) + self.offset)[:, None] * self.omega[None, :]
@@ -110,7 +126,7 @@ class Plan:
     def values(self, pos: np.ndarray) -> np.ndarray:
         """float64 values of the rows at ``pos`` (``len(pos) x d``)."""
         x = self.angles(pos)
-        v = self.assemble(np.sin(x), np.cos(x))
+        v = self.sincos(x)
         if self.scale != 1.0:
             v *= self.scale
         return v

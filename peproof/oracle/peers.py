@@ -149,6 +149,56 @@ def diffusers_sincos_1d(n: int = 1024, dim: int = 256):
     return mod.get_1d_sincos_pos_embed_from_grid(dim, torch.arange(n), output_type="pt")
 
 
+#: transformers models that build their table with ``create_weight`` (float64 angles
+#: ``pos / 10000 ** (2 (j // 2) / dim)`` in NumPy, sin in the first half, cos in the second,
+#: cast to float32): (model module, class)
+CREATE_WEIGHT = {
+    "pegasus": "PegasusSinusoidalPositionalEmbedding",
+    "informer": "InformerSinusoidalPositionalEmbedding",
+    "time_series_transformer": "TimeSeriesSinusoidalPositionalEmbedding",
+    "autoformer": "AutoformerSinusoidalPositionalEmbedding",
+    "roformer": "RoFormerSinusoidalPositionalEmbedding",
+}
+
+
+def transformers_create_weight(model: str, n: int = 1024, dim: int = 256):
+    """The table such a model's ``_init_weights`` copies into its embedding."""
+    mod = importlib.import_module(f"transformers.models.{model}.modeling_{model}")
+    return getattr(mod, CREATE_WEIGHT[model])(n, dim).create_weight()
+
+
+def xlm(n_pos: int = 512, dim: int = 256):
+    """XLM's (and Flaubert's) create_sinusoidal_embeddings into a float32 buffer."""
+    import torch
+
+    mod = importlib.import_module("transformers.models.xlm.modeling_xlm")
+    return mod.create_sinusoidal_embeddings(n_pos, dim, torch.empty(n_pos, dim))
+
+
+def fsmt(n: int = 1024, dim: int = 256, padding_idx: int = 1):
+    """FSMT's fairseq-style SinusoidalPositionalEmbedding.get_embedding (row padding_idx zeroed)."""
+    mod = importlib.import_module("transformers.models.fsmt.modeling_fsmt")
+    return mod.SinusoidalPositionalEmbedding.get_embedding(n, dim, padding_idx)
+
+
+def pegasus_x(n: int = 4096, dim: int = 256, dtype: str = "float32"):
+    """PegasusX computes its table on the fly in the dtype of the activations."""
+    import torch
+
+    mod = importlib.import_module("transformers.models.pegasus_x.modeling_pegasus_x")
+    x = torch.zeros(1, n, dim, dtype=getattr(torch, dtype))
+    return mod.PegasusXSinusoidalPositionalEmbedding(dim)(x)[0]
+
+
+def patchtst(num_patches: int = 64, d_model: int = 128):
+    """PatchTST's 'sincos' positional encoding: the paper's table, then (pe - mean) / (10 std)."""
+    tr = importlib.import_module("transformers")
+    mod = importlib.import_module("transformers.models.patchtst.modeling_patchtst")
+    cfg = tr.PatchTSTConfig(positional_encoding_type="sincos", d_model=d_model,
+                            use_cls_token=False)
+    return mod.PatchTSTPositionalEncoding(cfg, num_patches).position_enc.detach()
+
+
 def _padded(model: str):
     def build(n: int = 1024, dim: int = 256):
         return transformers_padded(model, n, dim)

@@ -143,11 +143,13 @@ def _g(x: float, k: int = 3) -> str:
 def _counts(c: Comparison, pipe: str) -> list[str]:
     """The entry counts of one comparison; undecided entries are never counted as failures."""
     ok1 = c.entries - c.not_faithful - c.undecided
-    line = f"{ok1} of {c.entries} entries within 1 ulp of the exact values"
-    if c.not_faithful:
-        line += f", {c.not_faithful} not"
-    if c.undecided:
-        line += f", {c.undecided} undecided"
+    if c.undecided:  # never "0 of N within 1 ulp" for entries that were left undecided
+        line = (f"{c.not_faithful} of {c.entries} entries certainly more than 1 ulp from the "
+                f"exact values, {c.undecided} undecided" + (f", {ok1} within" if ok1 else ""))
+    else:
+        line = f"{ok1} of {c.entries} entries within 1 ulp of the exact values"
+        if c.not_faithful:
+            line += f", {c.not_faithful} not"
     out = [line]
     if c.budget_entries or c.over_budget:
         line = (f"{c.entries - c.over_budget - c.budget_undecided} within the error model of "
@@ -205,8 +207,9 @@ def render(rep, worst: int = 5, full: bool = True) -> str:
             for line in _counts(x, rep.pipe.name):
                 L.append("  " + line)
             cr = x.correctly_rounded / x.entries if x.entries else 0.0
-            L.append(f"  correctly rounded: {100 * cr:.3f}%"
-                     + (f" ({x.cr_undecided} undecided)" if x.cr_undecided else "")
+            L.append((f"  correctly rounded: {x.correctly_rounded} certified, "
+                      f"{x.not_correctly_rounded} certainly not, {x.cr_undecided} undecided"
+                      if x.cr_undecided else f"  correctly rounded: {100 * cr:.3f}%")
                      + f"; certified by arb: {x.arb_decisions}"
                      + "".join(f"; {k} recipe bit-identical on "
                                f"{100 * v / max(1, x.recipe_rows * x.d):.1f}%"

@@ -1,0 +1,101 @@
+"""More real implementations, run as their users run them (extra ``peproof[peers]``).
+
+Each expected verdict is argued from the package's source, not from the oracle:
+
+* ``create_weight`` models (Pegasus, Informer, TimeSeriesTransformer, Autoformer, RoFormer) and
+  XLM's ``create_sinusoidal_embeddings`` compute the angle ``pos / 10000 ** (2 (j // 2) / dim)``
+  and its sin and cos in float64 NumPy (errors of a few 1e-16), then cast to float32: every
+  entry is within one float32 ulp of the exact value, so the verdict is ``conforms``; sin in the
+  first half and cos in the second ([sin|cos]), paper exponent 2i/d; XLM interleaves.
+* FSMT's ``get_embedding`` is fairseq's: ``exp(-i ln(10000) / (half - 1))`` in float32 (the h-1
+  exponent), ``[sin|cos]``, the row ``padding_idx`` zeroed: within the error model of float32,
+  row 1 named as padding.
+* PegasusX computes its table in the activations' dtype: ``position_ids * div_term`` promotes
+  the int64 positions to that dtype, so in bfloat16 position 257 (not representable with 8
+  significand bits) rounds to 256 (ties to even) and the two rows are equal; in float16 the
+  same happens to 2049 and 2048.  Distinct positions with identical rows: ``degenerate``.
+* PatchTST's ``sincos`` encoding is the paper's table, then ``(pe - pe.mean()) / (pe.std() *
+  10)``: not a table of the variant space (no scale moves the centre of the pairs' circle off
+  the origin), so ``outside the model``; the diagnosis names the affine transform.
+"""
+
+import numpy as np
+import pytest
+
+from peproof.oracle import CONFORMS, DEGENERATE, OUTSIDE, ROUNDING, Variant, check, peers
+
+pytestmark = pytest.mark.peers
+
+
+@pytest.mark.parametrize("model", sorted(peers.CREATE_WEIGHT))
+def test_transformers_create_weight_models_conform(model):
+    pytest.importorskip(f"transformers.models.{model}.modeling_{model}")
+    table = peers.transformers_create_weight(model, 1024, 256)
+    want = Variant("paper", 10000, "sin_cos")
+    rep = check(table, expect=want)
+    assert rep.verdict == CONFORMS, rep.render()
+    assert rep.identified.variant.same_as(want, 256)
+
+
+def test_xlm_create_sinusoidal_embeddings_conforms():
+    pytest.importorskip("transformers.models.xlm.modeling_xlm")
+    rep = check(peers.xlm(512, 256))
+    assert rep.verdict == CONFORMS, rep.render()
+
+
+def test_fsmt_fairseq_embedding_with_its_padding_row():
+    pytest.importorskip("transformers.models.fsmt.modeling_fsmt")
+    table = peers.fsmt(1024, 256, padding_idx=1)
+    assert not np.asarray(table[1]).any() and np.asarray(table[2]).any()
+    rep = check(table, expect="h-1", layout="sin_cos")
+    assert rep.verdict in (CONFORMS, ROUNDING) and rep.padding == [1], rep.render()
+    assert rep.identified.variant.same_as(Variant("h-1", 10000, "sin_cos"), 256)
+
+
+@pytest.mark.parametrize("dtype,first", [("bfloat16", 256), ("float16", 2048)])
+def test_pegasus_x_in_16_bits_collides(dtype, first):
+    pytest.importorskip("transformers.models.pegasus_x.modeling_pegasus_x")
+    table = peers.pegasus_x(4096, 256, dtype)
+    rows = table.float().numpy()
+    # the collision itself, seen in the package's output: rows first and first + 1 are equal
+    assert np.array_equal(rows[first], rows[first + 1])
+    assert not np.array_equal(rows[first - 1], rows[first])
+    rep = check(table, expect="h-1", layout="sin_cos")
+    assert rep.verdict == DEGENERATE and rep.exit_code == 1, rep.render()
+    assert rep.collisions["examples"][0][:2] == [first, first + 1]
+    line = rep.diagnoses[-1]
+    assert f"positions {first}, {first + 1} give identical rows" in line
+    assert f"{dtype} holds integer positions exactly only up to {first}" in line
+    allowed = check(table, expect="h-1", layout="sin_cos", allow_collisions=True)
+    assert allowed.verdict != DEGENERATE
+
+
+def test_pegasus_x_in_float32_is_within_the_model():
+    pytest.importorskip("transformers.models.pegasus_x.modeling_pegasus_x")
+    rep = check(peers.pegasus_x(4096, 256, "float32"), expect="h-1", layout="sin_cos")
+    assert rep.verdict in (CONFORMS, ROUNDING), rep.render()
+
+
+def test_patchtst_normalised_table_is_named_as_an_affine_transform():
+    pytest.importorskip("transformers.models.patchtst.modeling_patchtst")
+    table = peers.patchtst(64, 128)
+    rep = check(table)
+    assert rep.verdict == OUTSIDE, rep.render()
+    text = rep.headline
+    assert "affine transform of a sinusoidal table" in text and "random" not in text
+    assert "paper family, base 10000, interleaved layout" in text
+    # independently: the table is an affine image of the paper table, built here in NumPy
+    t = np.asarray(table, dtype=np.float64)
+    p = np.arange(64.0)[:, None]
+    w = 10000.0 ** (-np.arange(0, 128, 2) / 128.0)
+    paper = np.empty((64, 128))
+    paper[:, 0::2], paper[:, 1::2] = np.sin(p * w), np.cos(p * w)
+    A = np.stack([paper.ravel(), np.ones(paper.size)], axis=1)
+    (a, b), *_ = np.linalg.lstsq(A, t.ravel(), rcond=None)
+    assert np.abs(a * paper + b - t).max() < 1e-6 and abs(b) > 0.01
+
+def test_a_random_table_is_not_called_an_affine_transform():
+    """The affine diagnosis must not fire on random initialisation."""
+    rng = np.random.default_rng(0)
+    rep = check(rng.standard_normal((64, 128)).astype(np.float32) * 0.02)
+    assert rep.verdict == OUTSIDE and "affine" not in rep.headline
