@@ -18,7 +18,7 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from . import biblio, figures, findings, fmt, graph, numview, tex
+from . import biblio, figures, findings, fmt, graph, numview, ropeview, tex
 from . import content as C
 from .latex import reset_unknown, tex_breakable, unknown_seen, verdict
 from .mathtext import title_tex
@@ -163,13 +163,58 @@ def family_label(f: str) -> str:
     return "sec:family-" + f.replace("_", "-")
 
 
-def _families(rows, views, fams, titles: dict) -> list[dict]:
+#: module of a family -> the numerics shown with its claims in the report (figure keys)
+MODULE_NUMERICS = {"rope_decay": "rope_decay", "rope_scaling": "rope_scaling"}
+#: theorems per module in the report: the first main statements its docstring names
+THEOREMS_PER_MODULE = 3
+#: modules whose theorems are chosen here rather than by their docstring's order: the RoPE
+#: chapter's statements (the decay readings are shown beside their figure)
+FEATURED = {
+    "rope": ("rope.score_block_depends_only_on_offset", "rope.norm_block_preserved",
+             "rope.complex_view_is_rotation", "rope.rotate_half_form_is_half_layout"),
+    "rope_layouts": ("rope.half_from_interleaved_is_encoding_reordering",
+                     "rope.half_layout_is_permuted_interleaved_concrete_d"),
+    "rope_decay": ("rope.abel_summation_identity_concrete_d", "rope.abel_bound_concrete_d"),
+}
+
+
+def theorems(reg: dict) -> set[str]:
+    """The claims the report prints with their statements: per module its featured claims, else
+    the first :data:`THEOREMS_PER_MODULE` main statements of its docstring."""
+    out: set[str] = set()
+    for mod, ids in (reg.get("main") or {}).items():
+        out.update(FEATURED.get(mod, ids[:THEOREMS_PER_MODULE]))
+    return out
+
+
+def _groups(cl: list[dict], reg: dict) -> list[dict]:
+    """A family's claims by the module that states them (in the results' order), each split
+    into its theorems (statement and proof) and the others (one line each; the record has
+    them in full)."""
+    main = theorems(reg)
+    modules = reg.get("modules") or {}
+    titles = reg.get("module_titles") or {}
+    out: dict[str, dict] = {}
+    for v in cl:
+        mod = modules.get(v["id"], "")
+        g = out.setdefault(mod, {"module": mod, "title": Markup(title_tex(titles.get(mod, ""))),
+                                 "plain": titles.get(mod, ""), "main": [], "rest": [],
+                                 "numerics": MODULE_NUMERICS.get(mod)})
+        featured = v["id"] in main and not v["informal"] and not v["construction"]
+        (g["main"] if featured else g["rest"]).append(v)
+    return list(out.values())
+
+
+def _families(rows, views, fams, reg: dict) -> list[dict]:
+    titles = reg["family_titles"]
     out = []
     for n, f in enumerate(fams, 1):
         cl = [views[r["id"]] for r in rows if r["family"] == f]
+        groups = _groups(cl, reg)
         out.append({"name": f, "number": n, "title": Markup(title_tex(titles.get(f, f))),
                     "label": family_label(f),
-                    "plain": titles.get(f, f), "claims": cl,
+                    "plain": titles.get(f, f), "claims": cl, "groups": groups,
+                    "split": len(groups) > 1,
                     "counts": Counter(v["status"] for v in cl),
                     "papers": list(biblio.FAMILY_PAPERS.get(f, ())),
                     "graph": None})
@@ -250,7 +295,10 @@ def context(run: dict, root: Path | None) -> dict:
         "verdict_word": {s: Markup(verdict(s)) for s in ("proved", "refuted", "unknown")},
         "seeds": seeds,
         "bib": biblio.entries(vers, run.get("peers"), seeds),
-        "families": _families(rows, views, fams, run["registry"]["family_titles"]),
+        "families": _families(rows, views, fams, run["registry"]),
+        "rope": {"decay": ropeview.decay_view(num, views, refs),
+                 "scaling": ropeview.scaling_view(num)},
+        "longctx": ropeview.longctx_view(root),
         "findings": errs,
         "headline": findings.headline(num, nv),
         "status": findings.status_paragraphs(rows, summ),
@@ -348,7 +396,8 @@ def _figures(run: dict, ctx: dict, build: Path) -> dict[str, str]:
     num = run.get("numerics") or {}
     nv = ctx["numerics"]
     draw = _Drawer(build)
-    out: dict = dict.fromkeys(("distance", "separation", "wrap_span", "recipe_error", "graph"))
+    out: dict = dict.fromkeys(("distance", "separation", "wrap_span", "recipe_error", "graph",
+                               "rope_decay", "rope_scaling"))
     rows = run["results"]["claims"]
     if num.get("distance"):
         adjacent = {}
@@ -369,6 +418,11 @@ def _figures(run: dict, ctx: dict, build: Path) -> dict[str, str]:
         half = {h["dtype"]: h["half_separation"] for h in numview.horizons(num)}
         out["recipe_error"] = draw("fig-recipe-error.pdf", figures.recipe_error,
                                    num["recipe_error"], half)
+    if num.get("rope_decay"):
+        out["rope_decay"] = draw("fig-rope-decay.pdf", figures.rope_decay, num["rope_decay"])
+    if num.get("rope_scaling"):
+        out["rope_scaling"] = draw("fig-rope-scaling.pdf", figures.rope_scaling,
+                                   num["rope_scaling"])
     status = {r["id"]: r["verdict"]["status"] for r in rows}
     for fam in ctx["families"]:
         view = graph.family_view(fam["name"], rows)
