@@ -192,6 +192,7 @@ def _groups(cl: list[dict], reg: dict) -> list[dict]:
     into its theorems (statement and proof) and the others (one line each; the record has
     them in full)."""
     main = theorems(reg)
+    chosen = {i for mod in FEATURED.values() for i in mod}
     modules = reg.get("modules") or {}
     titles = reg.get("module_titles") or {}
     out: dict[str, dict] = {}
@@ -200,7 +201,8 @@ def _groups(cl: list[dict], reg: dict) -> list[dict]:
         g = out.setdefault(mod, {"module": mod, "title": Markup(title_tex(titles.get(mod, ""))),
                                  "plain": titles.get(mod, ""), "main": [], "rest": [],
                                  "numerics": MODULE_NUMERICS.get(mod)})
-        featured = v["id"] in main and not v["informal"] and not v["construction"]
+        featured = v["id"] in main and not v["informal"] and (
+            v["id"] in chosen or not v["construction"])
         (g["main"] if featured else g["rest"]).append(v)
     return list(out.values())
 

@@ -209,8 +209,8 @@ def rope_decay(ds, n_end: int, close: int = ROPE_CLOSE, bins: int = ROPE_BINS) -
     """Per ``d``: the certified landmarks of ``B(k)`` on ``0 <= k <= n_end``
     (:func:`peproof.numeric.rope_landmarks.landmarks`, minimum and maximum on ``1 <= k <= N``)
     and the certified curve for the figure: every offset up to ``close`` as ``lo``/``hi``, the
-    whole range as the least ``lo`` and largest ``hi`` of each of ``bins`` bins (so the drawn
-    band contains the curve)."""
+    whole range as the least ``lo`` and largest ``hi`` of each of about ``bins`` bins of equal
+    width on a log axis (so the drawn band contains the curve)."""
     from peproof.numeric.rope_decay import certify_curve
     from peproof.numeric.rope_landmarks import landmarks
 
@@ -219,16 +219,16 @@ def rope_decay(ds, n_end: int, close: int = ROPE_CLOSE, bins: int = ROPE_BINS) -
         c = certify_curve(d, n_end)
         lm = landmarks(d, n_end, curve=c).as_dict()
         top = min(close, n_end) + 1
-        size = -(-(n_end + 1) // bins)
-        nb = -(-(n_end + 1) // size)
-        pad = nb * size - (n_end + 1)
-        lo = np.append(c.lo, np.full(pad, np.inf)).reshape(nb, size).min(axis=1)
-        hi = np.append(c.hi, np.full(pad, -np.inf)).reshape(nb, size).max(axis=1)
+        # bins of equal width on a log axis (every offset below ~bins/10 its own bin)
+        edges = np.unique(np.concatenate([[0], np.geomspace(1, n_end + 1, bins).astype(int),
+                                          [n_end + 1]]))
+        lo = np.minimum.reduceat(c.lo, edges[:-1])
+        hi = np.maximum.reduceat(c.hi, edges[:-1])
         out["curves"].append({
             "d": d, "landmarks": lm,
             "close": {"k": list(range(top)), "lo": c.lo[:top].tolist(),
                       "hi": c.hi[:top].tolist()},
-            "binned": {"k0": [i * size for i in range(nb)], "size": size,
+            "binned": {"start": edges[:-1].tolist(), "end": (edges[1:] - 1).tolist(),
                        "lo": lo.tolist(), "hi": hi.tolist()}})
     return out
 
