@@ -18,6 +18,14 @@ from . import fmt
 from .latex import tex
 
 DECAY_ID = "rope.decay_bound_{}_d{}"
+#: the formulas of RoFormer's bound (Su et al. 2021, section 3.4.3), as the chapter prints them
+DECAY_TEX = {
+    "score": Markup(r"\sum_j h_j e^{\mathrm{i} k\theta_j}"),
+    "bound": Markup(r"\max_j|h_{j+1}-h_j| \cdot \tfrac{d}{2} B(k)"),
+    "B": Markup(r"B(k) = \tfrac{2}{d}\sum_{j=1}^{d/2}|S_j(k)|"),
+    "S": Markup(r"S_j(k) = \sum_{l<j} e^{\mathrm{i} k \theta_l}"),
+    "at_zero": Markup("B(0)"), "mono": Markup(r"B(k+1) \le B(k)"),
+}
 
 
 def _ball(b: dict | None, digits: int = 6) -> Markup | None:
@@ -60,7 +68,11 @@ def decay_view(num: dict, views: dict, refs) -> dict | None:
             "until_ref": Markup(refs.ref(until["id"])) if until else None,
             "mismatch": _mismatch(d, lm),
         })
+    first = data["curves"][0]["landmarks"] if data["curves"] else {}
     return {"n_end": fmt.integer(data["n_end"]), "close": data["close"], "rows": rows,
+            "k_from": fmt.integer(first.get("k_from", 1)),
+            "base": fmt.integer(int(first["base"])) if first.get("base", "").isdigit()
+            else first.get("base"), "tex": DECAY_TEX,
             "ds": [r["d_f"] for r in rows], "any_claims": any(r["mono"] for r in rows)}
 
 
@@ -88,7 +100,8 @@ def scaling_view(num: dict) -> dict | None:
     data = num.get("rope_scaling")
     if not data:
         return None
-    return {"d": fmt.integer(data["d"]), "factor": fmt.integer(data["factor"]),
+    return {"llama": Markup("Llama~3.1"), "wave": Markup(r"2\pi/\theta_j"),
+            "d": fmt.integer(data["d"]), "factor": fmt.integer(data["factor"]),
             "length": fmt.integer(data["length"]), "base": fmt.integer(data["base"]),
             "methods": [{"label": m["label"], "attention": fmt.num(m["attention"], 4),
                          "lowest": fmt.num(m["multiplier"][-1], 4),
@@ -140,6 +153,7 @@ def longctx_view(root: Path | None) -> dict | None:
     machines = sorted({f"{e['machine']['cores']} cores, {e['machine']['cpu']}" for e in ents})
     dates = sorted(e["date"][:10] for e in ents)
     return {"rows": rows, "count": len(rows), "at_one": len(at_one),
+            "sq": Markup(r"\|PE(a) - PE(b)\|^2"),
             "largest": _pow10(max(e["n_pos"] for e in ents)),
             "families": sorted({(e["family"], e["base"]) for e in ents}),
             "machines": [tex(m) for m in machines], "first_date": dates[0],
