@@ -244,7 +244,7 @@ def longrope_factors(pairs: int, s) -> tuple:
 
 def scaling_methods(d: int = SCALING_D, s: int = SCALING_FACTOR, big: int = SCALING_L):
     """``(label, scaling, seq_len)`` of the methods drawn in the scaling figure."""
-    from peproof.rope_scaling import DynamicNTK, Linear, LongRope, Llama3, NTKAware, Yarn
+    from peproof.rope_scaling import DynamicNTK, Linear, Llama3, LongRope, NTKAware, Yarn
 
     lr = longrope_factors(d // 2, s)
     return [
