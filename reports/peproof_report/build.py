@@ -380,21 +380,47 @@ class _Drawer:
         self.digest = lambda name, args: hashlib.sha256(
             (code + name + json.dumps(args, sort_keys=True, default=str)).encode()).hexdigest()
 
+        self.pending: list[tuple[str, str, object, tuple, dict]] = []
+
     def __call__(self, name: str, fn, *args, **kw) -> str:
+        """Queue ``name`` to be drawn by :meth:`save` (unless it is up to date)."""
         key = self.digest(name, [args, kw])
         path = self.build / name
         if not (path.is_file() and self.index.get(name) == key):
-            fn(*args, path, **kw)
-            self.index[name] = key
+            self.pending.append((name, key, fn, (*args, path), kw))
         return name
 
-    def save(self) -> None:
+    def save(self, workers: int = 1) -> None:
+        """Draw the queued figures (on ``workers`` processes, the most costly first: each
+        figure is its own matplotlib job on plain data) and record their digests."""
         from peproof.cli import write_atomic
 
+        if workers > 1 and len(self.pending) > 1:
+            import multiprocessing
+            import os
+
+            from peproof.guard.signals import pool
+
+            from .run import THREAD_VARS
+
+            for var in THREAD_VARS:
+                os.environ.setdefault(var, "1")
+            ctx = multiprocessing.get_context("forkserver")
+            order = sorted(self.pending, key=lambda t: -len(self.json.dumps(t[3], default=str)))
+            with pool(min(workers, len(order)), mp_context=ctx) as ex:
+                futs = [ex.submit(fn, *args, **kw) for _, _, fn, args, kw in order]
+                for f in futs:
+                    f.result()
+        else:
+            for _, _, fn, args, kw in self.pending:
+                fn(*args, **kw)
+        for name, key, *_ in self.pending:
+            self.index[name] = key
+        self.pending = []
         write_atomic(self.index_path, self.json.dumps(self.index, indent=1, sort_keys=True))
 
 
-def _figures(run: dict, ctx: dict, build: Path) -> dict[str, str]:
+def _figures(run: dict, ctx: dict, build: Path, workers: int = 1) -> dict[str, str]:
     num = run.get("numerics") or {}
     nv = ctx["numerics"]
     draw = _Drawer(build)
@@ -435,7 +461,7 @@ def _figures(run: dict, ctx: dict, build: Path) -> dict[str, str]:
     if ctx["graph"]["size"]:
         out["graph"] = draw("fig-graph.pdf", figures.whole_graph, graph.whole_view(rows),
                             ctx["number"], status)
-    draw.save()
+    draw.save(workers)
     return out
 
 
@@ -453,7 +479,10 @@ def build(build_dir: Path | None = None, pattern: str | None = None, numerics: s
                       workers=workers, fresh=fresh, quiet=quiet)
     reset_unknown()
     ctx = context(run, root)
-    ctx["figures"] = _figures(run, ctx, build_dir)
+    import os
+
+    ctx["figures"] = _figures(run, ctx, build_dir,
+                              workers if workers is not None else min(os.cpu_count() or 1, 8))
     env = environment()
     from peproof.cli import write_atomic
 
