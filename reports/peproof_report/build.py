@@ -18,7 +18,7 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from . import biblio, figures, findings, fmt, graph, numview, tex
+from . import biblio, figures, findings, fmt, graph, numview, ropeview, tex
 from . import content as C
 from .latex import reset_unknown, tex_breakable, unknown_seen, verdict
 from .mathtext import title_tex
@@ -163,13 +163,60 @@ def family_label(f: str) -> str:
     return "sec:family-" + f.replace("_", "-")
 
 
-def _families(rows, views, fams, titles: dict) -> list[dict]:
+#: module of a family -> the numerics shown with its claims in the report (figure keys)
+MODULE_NUMERICS = {"rope_decay": "rope_decay", "rope_scaling": "rope_scaling"}
+#: theorems per module in the report: the first main statements its docstring names
+THEOREMS_PER_MODULE = 3
+#: modules whose theorems are chosen here rather than by their docstring's order: the RoPE
+#: chapter's statements (the decay readings are shown beside their figure)
+FEATURED = {
+    "rope": ("rope.score_block_depends_only_on_offset", "rope.norm_block_preserved",
+             "rope.complex_view_is_rotation", "rope.rotate_half_form_is_half_layout"),
+    "rope_layouts": ("rope.half_from_interleaved_is_encoding_reordering",
+                     "rope.half_layout_is_permuted_interleaved_concrete_d"),
+    "rope_decay": ("rope.abel_summation_identity_concrete_d", "rope.abel_bound_concrete_d"),
+}
+
+
+def theorems(reg: dict) -> set[str]:
+    """The claims the report prints with their statements: per module its featured claims, else
+    the first :data:`THEOREMS_PER_MODULE` main statements of its docstring."""
+    out: set[str] = set()
+    for mod, ids in (reg.get("main") or {}).items():
+        out.update(FEATURED.get(mod, ids[:THEOREMS_PER_MODULE]))
+    return out
+
+
+def _groups(cl: list[dict], reg: dict) -> list[dict]:
+    """A family's claims by the module that states them (in the results' order), each split
+    into its theorems (statement and proof) and the others (one line each; the record has
+    them in full)."""
+    main = theorems(reg)
+    chosen = {i for mod in FEATURED.values() for i in mod}
+    modules = reg.get("modules") or {}
+    titles = reg.get("module_titles") or {}
+    out: dict[str, dict] = {}
+    for v in cl:
+        mod = modules.get(v["id"], "")
+        g = out.setdefault(mod, {"module": mod, "title": Markup(title_tex(titles.get(mod, ""))),
+                                 "plain": titles.get(mod, ""), "main": [], "rest": [],
+                                 "numerics": MODULE_NUMERICS.get(mod)})
+        featured = v["id"] in main and not v["informal"] and (
+            v["id"] in chosen or not v["construction"])
+        (g["main"] if featured else g["rest"]).append(v)
+    return list(out.values())
+
+
+def _families(rows, views, fams, reg: dict) -> list[dict]:
+    titles = reg["family_titles"]
     out = []
     for n, f in enumerate(fams, 1):
         cl = [views[r["id"]] for r in rows if r["family"] == f]
+        groups = _groups(cl, reg)
         out.append({"name": f, "number": n, "title": Markup(title_tex(titles.get(f, f))),
                     "label": family_label(f),
-                    "plain": titles.get(f, f), "claims": cl,
+                    "plain": titles.get(f, f), "claims": cl, "groups": groups,
+                    "split": len(groups) > 1,
                     "counts": Counter(v["status"] for v in cl),
                     "papers": list(biblio.FAMILY_PAPERS.get(f, ())),
                     "graph": None})
@@ -250,7 +297,10 @@ def context(run: dict, root: Path | None) -> dict:
         "verdict_word": {s: Markup(verdict(s)) for s in ("proved", "refuted", "unknown")},
         "seeds": seeds,
         "bib": biblio.entries(vers, run.get("peers"), seeds),
-        "families": _families(rows, views, fams, run["registry"]["family_titles"]),
+        "families": _families(rows, views, fams, run["registry"]),
+        "rope": {"decay": ropeview.decay_view(num, views, refs),
+                 "scaling": ropeview.scaling_view(num)},
+        "longctx": ropeview.longctx_view(root),
         "findings": errs,
         "headline": findings.headline(num, nv),
         "status": findings.status_paragraphs(rows, summ),
@@ -330,25 +380,52 @@ class _Drawer:
         self.digest = lambda name, args: hashlib.sha256(
             (code + name + json.dumps(args, sort_keys=True, default=str)).encode()).hexdigest()
 
+        self.pending: list[tuple[str, str, object, tuple, dict]] = []
+
     def __call__(self, name: str, fn, *args, **kw) -> str:
+        """Queue ``name`` to be drawn by :meth:`save` (unless it is up to date)."""
         key = self.digest(name, [args, kw])
         path = self.build / name
         if not (path.is_file() and self.index.get(name) == key):
-            fn(*args, path, **kw)
-            self.index[name] = key
+            self.pending.append((name, key, fn, (*args, path), kw))
         return name
 
-    def save(self) -> None:
+    def save(self, workers: int = 1) -> None:
+        """Draw the queued figures (on ``workers`` processes, the most costly first: each
+        figure is its own matplotlib job on plain data) and record their digests."""
         from peproof.cli import write_atomic
 
+        if workers > 1 and len(self.pending) > 1:
+            import multiprocessing
+            import os
+
+            from peproof.guard.signals import pool
+
+            from .run import THREAD_VARS
+
+            for var in THREAD_VARS:
+                os.environ.setdefault(var, "1")
+            ctx = multiprocessing.get_context("forkserver")
+            order = sorted(self.pending, key=lambda t: -len(self.json.dumps(t[3], default=str)))
+            with pool(min(workers, len(order)), mp_context=ctx) as ex:
+                futs = [ex.submit(fn, *args, **kw) for _, _, fn, args, kw in order]
+                for f in futs:
+                    f.result()
+        else:
+            for _, _, fn, args, kw in self.pending:
+                fn(*args, **kw)
+        for name, key, *_ in self.pending:
+            self.index[name] = key
+        self.pending = []
         write_atomic(self.index_path, self.json.dumps(self.index, indent=1, sort_keys=True))
 
 
-def _figures(run: dict, ctx: dict, build: Path) -> dict[str, str]:
+def _figures(run: dict, ctx: dict, build: Path, workers: int = 1) -> dict[str, str]:
     num = run.get("numerics") or {}
     nv = ctx["numerics"]
     draw = _Drawer(build)
-    out: dict = dict.fromkeys(("distance", "separation", "wrap_span", "recipe_error", "graph"))
+    out: dict = dict.fromkeys(("distance", "separation", "wrap_span", "recipe_error", "graph",
+                               "rope_decay", "rope_scaling"))
     rows = run["results"]["claims"]
     if num.get("distance"):
         adjacent = {}
@@ -369,6 +446,11 @@ def _figures(run: dict, ctx: dict, build: Path) -> dict[str, str]:
         half = {h["dtype"]: h["half_separation"] for h in numview.horizons(num)}
         out["recipe_error"] = draw("fig-recipe-error.pdf", figures.recipe_error,
                                    num["recipe_error"], half)
+    if num.get("rope_decay"):
+        out["rope_decay"] = draw("fig-rope-decay.pdf", figures.rope_decay, num["rope_decay"])
+    if num.get("rope_scaling"):
+        out["rope_scaling"] = draw("fig-rope-scaling.pdf", figures.rope_scaling,
+                                   num["rope_scaling"])
     status = {r["id"]: r["verdict"]["status"] for r in rows}
     for fam in ctx["families"]:
         view = graph.family_view(fam["name"], rows)
@@ -379,7 +461,7 @@ def _figures(run: dict, ctx: dict, build: Path) -> dict[str, str]:
     if ctx["graph"]["size"]:
         out["graph"] = draw("fig-graph.pdf", figures.whole_graph, graph.whole_view(rows),
                             ctx["number"], status)
-    draw.save()
+    draw.save(workers)
     return out
 
 
@@ -397,7 +479,10 @@ def build(build_dir: Path | None = None, pattern: str | None = None, numerics: s
                       workers=workers, fresh=fresh, quiet=quiet)
     reset_unknown()
     ctx = context(run, root)
-    ctx["figures"] = _figures(run, ctx, build_dir)
+    import os
+
+    ctx["figures"] = _figures(run, ctx, build_dir,
+                              workers if workers is not None else min(os.cpu_count() or 1, 8))
     env = environment()
     from peproof.cli import write_atomic
 

@@ -232,10 +232,11 @@ def first_clause(text: str) -> str:
 
 
 def settled_by_construction(v: dict) -> bool:
-    """The verdict's statement was settled when it was built: method ``construction`` (as the
-    soundness work labels it) or the older suffix on the method."""
+    """The verdict's statement was settled when it was built: method or engine
+    ``construction`` (as the soundness work labels it) or the older suffix on the method."""
     m = v.get("method") or ""
-    return m == "construction" or m.endswith(CONSTRUCTION_SUFFIX)
+    return (m == "construction" or v.get("engine") == "construction"
+            or m.endswith(CONSTRUCTION_SUFFIX))
 
 
 def method_text(v: dict) -> str:

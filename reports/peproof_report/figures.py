@@ -219,3 +219,84 @@ def dependency_graph(view: dict, number: dict[str, str], status: dict[str, str],
 def whole_graph(view: dict, number: dict[str, str], status: dict[str, str], path: Path) -> None:
     """Every claim that cites or is cited, on one landscape page (ids readable when zoomed)."""
     dependency_graph(view, number, status, path, labels="full", width=10.5)
+
+
+def rope_decay(data: dict, path: Path) -> None:
+    """RoPE's bound ``B(k)`` (certified band) per ``d``: a close-up with the first rise marked
+    (a circle), and the whole range with the certified minimum marked (a triangle); the
+    landmarks are named in the legend."""
+    plt = _mpl()
+    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 2.5), gridspec_kw={"width_ratios": [1, 1.5]})
+    for c in data["curves"]:
+        col = colour(c["d"])
+        lm = c["landmarks"]
+        close, b = c["close"], c["binned"]
+        axes[0].fill_between(close["k"], close["lo"], close["hi"], color=col, alpha=0.5,
+                             linewidth=0)
+        axes[0].plot(close["k"], close["hi"], color=col, marker="o", markersize=1.4,
+                     linewidth=0.6)
+        rise = lm["first_rise"]
+        label = f"d = {c['d']}"
+        if rise is not None and rise <= data["close"]:
+            axes[0].plot([rise], [lm["rise"]["at"]["hi"]], marker="o", markersize=6,
+                         markerfacecolor="none", color=col, linestyle="none")
+            label += f": first rise at k = {rise}"
+        axes[0].plot([], [], color=col, marker="o", markersize=5, markerfacecolor="none",
+                     label=label)
+        ks = [max(a, 1) * (e / max(a, 1)) ** 0.5 for a, e in zip(b["start"], b["end"],
+                                                                  strict=True)]
+        axes[1].fill_between(ks, b["lo"], b["hi"], color=col, alpha=0.35, linewidth=0)
+        axes[1].plot(ks, b["hi"], color=col, linewidth=0.4)
+        mn = lm["minimum"]
+        axes[1].plot([mn["k"]], [mn["lo"]], marker="v", markersize=5, color=col,
+                     linestyle="none", label=f"d = {c['d']}: least B at k = {_thousands(mn['k'])}")
+    axes[0].set_yscale("log")
+    axes[0].set_xlabel("relative distance $k$")
+    axes[0].set_ylabel(r"$B(k) = \frac{2}{d}\sum_{j=1}^{d/2} |S_j(k)|$")
+    axes[0].set_title(f"close up, $k \\leq {data['close']}$")
+    axes[0].legend(loc="upper right", fontsize=6.2)
+    axes[1].set_xscale("log")
+    axes[1].set_yscale("log")
+    axes[1].set_xlim(1, data["n_end"])
+    axes[1].set_xlabel("relative distance $k$ (log)")
+    axes[1].set_title(f"every offset up to {_thousands(data['n_end'])} (band per bin)")
+    axes[1].legend(loc="lower left", fontsize=6.2)
+    fig.tight_layout()
+    _save(fig, path)
+
+
+_METHOD_STYLE = {"linear": ("#1f77b4", "-"), "ntk": ("#ff7f0e", "-"),
+                 "dynamic": ("#ff7f0e", ":"), "yarn": ("#2ca02c", "-"),
+                 "llama3": ("#d62728", "-"), "longrope": ("#9467bd", "-")}
+
+
+def rope_scaling(data: dict, path: Path) -> None:
+    """The frequency multiplier ``theta'_j / theta_j`` of each scaling method against the pair's
+    wavelength ``2 pi / theta_j`` (log axes), with the original context length marked."""
+    plt = _mpl()
+    fig, ax = plt.subplots(figsize=(WIDTH, 2.9))
+    wave = data["wavelength"]
+    seen: dict[str, int] = {}
+    for m in data["methods"]:
+        col, ls = _METHOD_STYLE.get(m["kind"], ("#444444", "-"))
+        n = seen.get(m["kind"], 0)
+        seen[m["kind"]] = n + 1
+        if n:
+            ls = "--"
+        ax.plot(wave, m["multiplier"], color=col, linestyle=ls, marker="o", markersize=1.3,
+                linewidth=0.8, label=m["label"])
+    ax.axvline(data["length"], color="black", linewidth=0.6, linestyle="--")
+    ax.text(data["length"] * 0.93, 1.02, f"original context L = {_thousands(data['length'])}",
+            fontsize=6.5, va="bottom", ha="right")
+    ax.axhline(1.0 / data["factor"], color="#888888", linewidth=0.5, linestyle=":")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel(r"wavelength of the pair, $2\pi/\theta_j$ (positions; log)")
+    ax.set_ylabel(r"frequency multiplier $\theta'_j/\theta_j$ (log)")
+    ax.set_title(f"d = {data['d']}, base {data['base']:,}, factor s = {data['factor']}; "
+                 f"dotted: 1/s")
+    ax.set_ylim(0.5 / data["factor"], 1.6)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), fontsize=6.2, ncol=4,
+              frameon=False)
+    fig.tight_layout()
+    _save(fig, path)

@@ -235,6 +235,8 @@ def _kind(w: str) -> str:
     if _CODE.search(w) or _ID.match(core) or re.search(r"\w\.\w+_", core):
         return "code"
     snake = re.match(r"([A-Za-z]{3,})_\w", core)  # rotate_half(x), inv_freq: code, not x_y
+    if re.fullmatch(r"[(|\-]*sum_[a-z0-9]{1,2}", core):
+        return "math"  # sum_j: a sum over j
     if snake and snake.group(1) not in _MATH_WORDS:
         return "code"
     if re.fullmatch(r"[\w-]+'s|'\w{2,}|\w{2,}'", core):
@@ -312,6 +314,10 @@ def ascii_math(s: str) -> str:
             i += 1
             continue
         m = _SNAKE.match(s, i)
+        if m and m.group(1) == "sum" and m.group().count("_") == 1:
+            out.append(r"\sum ")  # sum_j: the subscript follows
+            i = m.start(1) + 3
+            continue
         if m and (m.group().count("_") >= 2 or (len(m.group(1)) >= 3
                                                 and m.group(1) not in _MATH_WORDS)):
             # a code name (high_freq_factor, inv_freq), not a variable with a subscript

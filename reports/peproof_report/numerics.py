@@ -192,3 +192,94 @@ def wrap_span(d_max: int) -> dict:
         rows.append({"d": d, "wrap": ball.str(25, radius=True), "wrap_position": first,
                      "span": [span.numerator, span.denominator]})
     return {"rows": rows}
+
+
+# ---------------------------------------------------------------------------- RoPE
+#: rotary dimensions of the decay figure and landmarks (the usual head sizes)
+ROPE_DS = (64, 128)
+#: offsets of the decay figure's close-up
+ROPE_CLOSE = 64
+#: bins of the decay figure's whole range (each drawn as its least lo and largest hi)
+ROPE_BINS = 1200
+#: the scaling maps' common parameters in the figure: factor s, original context L, d
+SCALING_D, SCALING_FACTOR, SCALING_L = 128, 8, 4096
+
+
+def rope_decay(ds, n_end: int, close: int = ROPE_CLOSE, bins: int = ROPE_BINS) -> dict:
+    """Per ``d``: the certified landmarks of ``B(k)`` on ``0 <= k <= n_end``
+    (:func:`peproof.numeric.rope_landmarks.landmarks`, minimum and maximum on ``1 <= k <= N``)
+    and the certified curve for the figure: every offset up to ``close`` as ``lo``/``hi``, the
+    whole range as the least ``lo`` and largest ``hi`` of each of about ``bins`` bins of equal
+    width on a log axis (so the drawn band contains the curve)."""
+    from peproof.numeric.rope_decay import certify_curve
+    from peproof.numeric.rope_landmarks import landmarks
+
+    out = {"n_end": n_end, "close": close, "curves": []}
+    for d in ds:
+        c = certify_curve(d, n_end)
+        lm = landmarks(d, n_end, curve=c).as_dict()
+        top = min(close, n_end) + 1
+        # bins of equal width on a log axis (every offset below ~bins/10 its own bin)
+        edges = np.unique(np.concatenate([[0], np.geomspace(1, n_end + 1, bins).astype(int),
+                                          [n_end + 1]]))
+        lo = np.minimum.reduceat(c.lo, edges[:-1])
+        hi = np.maximum.reduceat(c.hi, edges[:-1])
+        out["curves"].append({
+            "d": d, "landmarks": lm,
+            "close": {"k": list(range(top)), "lo": c.lo[:top].tolist(),
+                      "hi": c.hi[:top].tolist()},
+            "binned": {"start": edges[:-1].tolist(), "end": (edges[1:] - 1).tolist(),
+                       "lo": lo.tolist(), "hi": hi.tolist()}})
+    return out
+
+
+def longrope_factors(pairs: int, s) -> tuple:
+    """Illustrative LongRoPE factors (the method searches them per model): ``s^(j/(h-1))``,
+    1 for the fastest pair rising to ``s`` for the slowest, as exact rationals to 6 digits."""
+    from fractions import Fraction
+
+    return tuple(Fraction(round(float(s) ** (j / (pairs - 1)), 6)).limit_denominator(10**6)
+                 for j in range(pairs))
+
+
+def scaling_methods(d: int = SCALING_D, s: int = SCALING_FACTOR, big: int = SCALING_L):
+    """``(label, scaling, seq_len)`` of the methods drawn in the scaling figure."""
+    from peproof.rope_scaling import DynamicNTK, Linear, Llama3, LongRope, NTKAware, Yarn
+
+    lr = longrope_factors(d // 2, s)
+    return [
+        ("linear (position interpolation)", Linear(s), None),
+        ("NTK-aware", NTKAware(s), None),
+        (f"dynamic NTK at length {2 * big}", DynamicNTK(s, big), 2 * big),
+        ("YaRN (transformers' ramp)", Yarn(s, big), None),
+        ("YaRN (published ramp)", Yarn(s, big, ramp="ratio"), None),
+        ("Llama 3.1 bands", Llama3(s, 1, 4, big), None),
+        ("LongRoPE (illustrative factors)", LongRope(lr, lr, big, factor=s), 2 * big),
+    ]
+
+
+def rope_scaling(d: int = SCALING_D, s: int = SCALING_FACTOR, big: int = SCALING_L) -> dict:
+    """The frequency multiplier ``theta'_j / theta_j`` of every pair for each method of
+    :func:`scaling_methods` (each frequency from :meth:`peproof.rope.Rope.theta_arb`, 128-bit
+    balls rounded to float64), the pair's wavelength ``2 pi / theta_j`` and each method's
+    attention factor."""
+    from peproof.rope import Rope
+
+    base = Rope(d)
+    theta = [base.theta_arb(j) for j in range(d // 2)]
+    wave = [float((2 * flint_pi() / t).mid()) for t in theta]
+    methods = []
+    for label, sc, seq in scaling_methods(d, s, big):
+        r = Rope(d, scaling=sc)
+        mult = [float((r.theta_arb(j, seq_len=seq) / theta[j]).mid()) for j in range(d // 2)]
+        methods.append({"label": label, "kind": sc.kind, "describe": r.describe(),
+                        "seq_len": seq, "multiplier": mult,
+                        "attention": float(r.attention_factor_arb(seq_len=seq).mid())})
+    return {"d": d, "factor": s, "length": big, "base": 10000, "wavelength": wave,
+            "methods": methods}
+
+
+def flint_pi():
+    import flint
+
+    return flint.arb.pi()

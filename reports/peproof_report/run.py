@@ -162,6 +162,14 @@ def numeric_tasks(mode: str) -> list[tuple[str, str, tuple, float]]:
                                           list(p["recipes"]), p["n"], p["bin"], p["stride"]),
          4 * scale),
     ]
+    from peproof.numeric import N_TURN
+
+    rope_n = N_TURN if mode == "default" else 4096
+    tasks += [
+        ("rope_decay", "rope_decay", (list(N.ROPE_DS if mode == "default" else N.ROPE_DS[:1]),
+                                      rope_n), 3 * scale),
+        ("rope_scaling", "rope_scaling", (), 1.0),
+    ]
     est = {"float64": 8.5, "float32": 6, "float16": 4.5, "bfloat16": 3.2}
     dtypes = p["horizon_dtypes"]
     recipes = R.RECIPES if mode == "default" else p["recipes"]
@@ -206,6 +214,9 @@ def registry_data() -> dict:
     from peproof import registry
 
     titles: dict[str, str] = {}
+    main: dict[str, list[str]] = {}
+    modules: dict[str, str] = {}
+    module_titles: dict[str, str] = {}
     for info in sorted(pkgutil.iter_modules(fam.__path__), key=lambda m: m.name):
         if info.name.startswith("_"):
             continue
@@ -214,10 +225,30 @@ def registry_data() -> dict:
         claims = getattr(mod, "CLAIMS", ())
         if claims and doc and (claims[0].family not in titles or info.name == claims[0].family):
             titles[claims[0].family] = doc[0].strip().rstrip(".")
+        main[info.name] = main_statements(mod.__doc__ or "", [c.id for c in claims])
+        if claims and doc:
+            module_titles[info.name] = doc[0].strip().rstrip(".")
+            modules.update({c.id: info.name for c in claims})
     errata = {c.id: {"kind": c.erratum.kind, "rank": c.erratum.rank,
                      "consequence": c.erratum.consequence}
               for c in registry.all_claims() if getattr(c, "erratum", None)}
-    return {"family_titles": titles, "errata": errata}
+    return {"family_titles": titles, "errata": errata, "main": main, "modules": modules,
+            "module_titles": module_titles}
+
+
+def main_statements(doc: str, ids: list[str]) -> list[str]:
+    """The claims a family module names under ``Main statements`` in its docstring (ids in
+    double backquotes, ``*`` as a wildcard), in the docstring's order (the most central first)."""
+    import fnmatch
+    import re
+
+    m = re.search(r"^Main statements\s*$(.*?)(?:^\S|\Z)", doc, re.M | re.S)
+    if not m:
+        return []
+    out: list[str] = []
+    for p in re.findall(r"``([a-z0-9_]+\.[a-z0-9_*]+)``", m.group(1)):
+        out += [i for i in ids if fnmatch.fnmatchcase(i, p) and i not in out]
+    return out
 
 
 def render_fingerprint(fp: str) -> str:
