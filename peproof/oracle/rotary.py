@@ -489,11 +489,11 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
                 ident = Rope(d, want._base, layout=art.layout, scaling=want.scaling)
     if target is None or not tally.fits:
         sub = _sample(n)
-        if want is not None and ident is not None and not _same(ident, want, a_val, a_t):
+        if want is not None and ident is not None and not _same(ident, want, 0, 0):
             other = compare_cache(copies, pos, _model(ident, seq_len, a_val, pipe, st))
             if other.fits:
-                verdict = VARIANT
-                diagnoses.append(_diff(want, ident, a_t, a_val, d))
+                verdict, text = _variant_or_static(want, ident, seq_len, a_t, a_val, d)
+                diagnoses.append(text)
         if verdict == OUTSIDE and target is not None:
             found = _hypotheses(copies, pos, sub, target, seq_len, a_t, pipe, st)
             if found:
@@ -525,6 +525,23 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
 def _same(r1: Rope, r2: Rope, a1, a2) -> bool:
     return (r1.layout == r2.layout and r1._base == r2._base and r1.scaling == r2.scaling
             and a1 == a2)
+
+
+def _static_text(sc, seq_len) -> str:
+    L = int(sc.max_position_embeddings)
+    eff = float(sc.factor) * max(seq_len, L) / L - (float(sc.factor) - 1)
+    return (f"a 'dynamic' NTK that is static: the frequencies use the full factor {sc.factor} "
+            f"at every length, where at seq_len {seq_len} the dynamic map uses {eff:.6g}")
+
+
+def _variant_or_static(want: Rope, got: Rope, seq_len, a_want, a_got, d):
+    """``(verdict, diagnosis)`` for an identified RoPE other than the expected one: a dynamic
+    NTK expectation met by the static map with its full factor is the named bug."""
+    sc, gs = want.scaling, got.scaling
+    if isinstance(sc, DynamicNTK) and isinstance(gs, NTKAware) and gs.factor == sc.factor \
+            and want._base == got._base:
+        return WRONG, _static_text(sc, seq_len)
+    return VARIANT, _diff(want, got, a_want, a_got, d)
 
 
 def _diff(want: Rope, got: Rope, a_want, a_got, d) -> str:
@@ -666,8 +683,8 @@ def _check_freqs(art: Artefact, want, hint, seq_len, st, pipe, notes) -> RotaryR
             if want is not None and ident is not None and not _same(ident, want, 1, 1):
                 other = compare_freqs(v, ident.thetas_f64(seq_len), pipe, st, c_map(ident))
                 if other.fits:
-                    verdict = VARIANT
-                    diagnoses.append(_diff(want, ident, 1, 1, d))
+                    verdict, text = _variant_or_static(want, ident, seq_len, 1, 1, d)
+                    diagnoses.append(text)
             if verdict == OUTSIDE:
                 for name in ("bfloat16", "float16"):
                     f = get_format(name)

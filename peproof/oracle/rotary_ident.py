@@ -106,7 +106,7 @@ def identify_frequencies(w, rel, d: int | None = None, base_hint=None) -> tuple[
             break
         lo, hi, k_last = max(lo, a), min(hi, b), k
     geometric = k_last == h - 1
-    base = simplest(lo, hi, max_digits=3, max_den=1)
+    base = simplest(lo, hi, max_digits=3, max_den=0)
     base_text = f"base interval [{lo:.8g}, {hi:.8g}] from pairs 1..{k_last}"
     notes.append(base_text)
     hint = Fraction(base_hint) if base_hint is not None else None
