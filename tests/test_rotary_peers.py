@@ -7,7 +7,6 @@ Llama, Qwen2 and GPT-NeoX (their cos/sin for position_ids), and rotary-embedding
 
 import math
 
-import numpy as np
 import pytest
 
 from peproof.oracle import CONFORMS, WITHIN

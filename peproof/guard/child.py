@@ -213,9 +213,9 @@ def _run(spec: dict) -> None:
 
     if isinstance(result, (tuple, list)) and len(result) == 2 and all(
             hasattr(x, "shape") for x in result):  # a rotary (cos, sin) pair: stacked
-        from peproof.oracle.tables import to_numpy as _tn
-
         import numpy as _np
+
+        from peproof.oracle.tables import to_numpy as _tn
 
         a, b = _tn(result[0]), _tn(result[1])
         if a.shape == b.shape and a.dtype == b.dtype:

@@ -33,7 +33,7 @@ from fractions import Fraction
 import numpy as np
 
 from peproof.rope import Rope
-from peproof.rope_scaling import Default, Linear, Llama3, NTKAware, Yarn
+from peproof.rope_scaling import Linear, Llama3, NTKAware, Yarn
 
 from .rotary_numbers import simplest
 
@@ -171,7 +171,8 @@ def _yarn(add, d, base, s, g, tol, last1, first0, h, notes):
 
     def L_range(beta, cd_lo, cd_hi):
         # cd(beta, L) = d ln(L / (2 pi beta)) / (2 ln b)  in [cd_lo, cd_hi]
-        return (2 * math.pi * beta * b ** (2 * cd_lo / d), 2 * math.pi * beta * b ** (2 * cd_hi / d))
+        k = 2 * math.pi * beta
+        return (k * b ** (2 * cd_lo / d), k * b ** (2 * cd_hi / d))
 
     # truncated ramp: low = last1 (clipped at 0 when pair 0 is already on the ramp), high = first0
     low, high = max(last1, 0), first0

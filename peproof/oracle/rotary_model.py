@@ -176,31 +176,39 @@ def compare_cache(copies, pos: np.ndarray, model: CacheModel, *, angle_pos=None,
         x = pa[:, None] * model.thetas[None, :]
         ax = np.abs(x)
         exact_p = (P.round(pa) == pa)
-        K = np.where(exact_p[:, None], model.K0[None, :], model.K1[None, :])
-        delta = ax * K
+        delta = ax * (model.K0[None, :] if exact_p.all() else
+                      np.where(exact_p[:, None], model.K0[None, :], model.K1[None, :]))
         delta += model.m
         np.minimum(delta, 2.0, out=delta)
         D = model.alpha * delta + model.gamma
         E0 = 1.01 * a * ax * U52 + 2.0**-1000
+        two_p = 2.0 ** (S.p - 1)
         for fn, which in ((np.cos, 0), (np.sin, 1)):
             v = fn(x)
             if a != 1.0:
                 v *= a
             av = np.abs(v)
-            B = D + model.beta * av
-            E = E0 + 1.01 * av * 2.0**-49
+            B = model.beta * av
+            B += D
+            E = av * (1.01 * 2.0**-49)
+            E += E0
             marg = E * (1.0 + model.beta)
-            ulo = S.ulp(np.maximum(av - E, 0.0))
-            uhi = S.ulp(av + E)
+            # ulp bounds over [|v^| - E, |v^| + E] from one ulp: half or twice it across a binade
+            u0 = S.ulp(av)
+            start = u0 * two_p
+            ulo = np.where(av - E >= start, u0, 0.5 * u0)
+            uhi = np.where(av + E < 2 * start, u0, 2 * u0)
             for cp in copies:
                 tv = np.asarray(cp[which][sl], dtype=np.float64)
                 ad = np.abs(tv - v)
                 dd = ad - B
                 ov = dd > marg
-                t.over += int(ov.sum())
-                t.within += int((dd <= -marg).sum())
-                t.faithful += int((ad + E <= ulo).sum())
-                t.not_faithful += int((ad - E > uhi).sum())
+                t.over += int(np.count_nonzero(ov))
+                t.within += int(np.count_nonzero(dd <= -marg))
+                dd = ad + E
+                t.faithful += int(np.count_nonzero(dd <= ulo))
+                np.subtract(ad, E, out=dd)
+                t.not_faithful += int(np.count_nonzero(dd > uhi))
                 t.entries += ad.size
                 if ad.size:
                     t.max_abs = max(t.max_abs, float(ad.max()))
