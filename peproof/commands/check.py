@@ -61,6 +61,9 @@ def add_parser(sub) -> None:
                    help="module:function: address space the call may use (default: half the "
                    "physical memory, 2G to 16G)")
     add_limit_arguments(p)
+    from peproof.oracle.rotary_cli import add_arguments as add_rotary_arguments
+
+    add_rotary_arguments(p)  # --kind, --sin, --rope, ...: inv_freq vectors and cos/sin caches
     p.set_defaults(func=run)
 
 
@@ -82,6 +85,11 @@ def run(args) -> int:
     if args.time_limit is not None and not 0 < args.time_limit < 1e7:
         raise UsageError(f"--time-limit must be a positive number of seconds, got "
                          f"{args.time_limit}")
+    from peproof.oracle.rotary_cli import maybe_run
+
+    code = maybe_run(args)  # a rotary artefact (inv_freq, cos/sin cache): its own oracle
+    if code is not None:
+        return code
     limits = Limits.from_args(args)
     mem_limit = parse_size(args.memory_limit, "--memory-limit") if args.memory_limit else None
     out = out_file(args.out)

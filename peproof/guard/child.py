@@ -211,6 +211,15 @@ def _run(spec: dict) -> None:
 
     from peproof.oracle.tables import InputError, to_numpy
 
+    if isinstance(result, (tuple, list)) and len(result) == 2 and all(
+            hasattr(x, "shape") for x in result):  # a rotary (cos, sin) pair: stacked
+        import numpy as _np
+
+        from peproof.oracle.tables import to_numpy as _tn
+
+        a, b = _tn(result[0]), _tn(result[1])
+        if a.shape == b.shape and a.dtype == b.dtype:
+            result = _np.stack([a, b])
     if result is None or isinstance(result, (str, bytes, dict, int, float, complex)):
         raise _Fail(f"{call_text} returned {type(result).__name__}, not an array")
     try:

@@ -1,0 +1,170 @@
+"""The rotary bug zoo: caches built the way known bugs build them, each named by one diagnosis.
+
+Every cache is built here in float32 with NumPy, the way the buggy code builds it (the correct
+build is :func:`build`); each test asserts a non-conforming verdict and the specific diagnosis.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from peproof.oracle import CONFORMS, DEGENERATE, VARIANT, WITHIN, WRONG
+from peproof.oracle.rotary import check_rotary
+
+D, N = 64, 4096
+
+
+def inv_freq(base=10000.0, d=D, dtype=np.float32):
+    return (1.0 / (np.float32(base) ** (np.arange(0, d, 2, dtype=np.float32) / np.float32(d))))\
+        .astype(dtype)
+
+
+def build(freqs, pos=None, n=N, att=1.0, layout="half", pdtype=np.float32):
+    """cos/sin the way transformers does: angles fl(p * w) in float32, cos/sin, times att."""
+    p = np.arange(n, dtype=pdtype) if pos is None else pos
+    ang = p.astype(np.float32)[:, None] * freqs.astype(np.float32)[None, :]
+    emb = np.concatenate([ang, ang], 1) if layout == "half" else np.repeat(ang, 2, axis=1)
+    return (np.cos(emb) * np.float32(att)).astype(np.float32), \
+        (np.sin(emb) * np.float32(att)).astype(np.float32)
+
+
+def test_correct_cache_is_not_flagged():
+    c, s = build(inv_freq())
+    rep = check_rotary(cos=c, sin=s, expect={"rope_type": "default", "rope_theta": 10000})
+    assert rep.verdict in (CONFORMS, WITHIN), rep.render()
+
+
+def test_positions_held_in_float16():
+    pos = np.arange(N).astype(np.float16)  # positions cast to half before the product
+    c, s = build(inv_freq(), pos=pos)
+    rep = check_rotary(cos=c, sin=s, expect={"rope_type": "default", "rope_theta": 10000})
+    assert rep.verdict == WRONG, rep.render()
+    assert "positions held in float16" in rep.diagnoses[0], rep.diagnoses
+    assert rep.collisions["identical_row_groups"] > 0
+
+
+def test_positions_in_float16_throughout_is_degenerate():
+    """A cache computed entirely in float16: within float16's model, but rows collide."""
+    w = inv_freq()
+    p = np.arange(N).astype(np.float16)
+    ang = (p[:, None] * w.astype(np.float16)[None, :]).astype(np.float16)
+    emb = np.concatenate([ang, ang], 1)
+    c, s = np.cos(emb).astype(np.float16), np.sin(emb).astype(np.float16)
+    rep = check_rotary(cos=c, sin=s, expect={"rope_type": "default", "rope_theta": 10000})
+    assert rep.verdict == DEGENERATE, rep.render()
+    assert "identical rows" in rep.diagnoses[0]
+    ok = check_rotary(cos=c, sin=s, expect={"rope_type": "default", "rope_theta": 10000},
+                      allow_collisions=True)
+    assert ok.verdict in (CONFORMS, WITHIN)
+
+
+def test_inv_freq_turned_to_bfloat16_when_rebuilt():
+    import ml_dtypes
+
+    w = inv_freq().astype(ml_dtypes.bfloat16).astype(np.float32)  # model.to(bf16), cache rebuilt
+    c, s = build(w)
+    rep = check_rotary(cos=c, sin=s, expect={"rope_type": "default", "rope_theta": 10000})
+    assert rep.verdict == WRONG, rep.render()
+    assert "inv_freq rounded to bfloat16" in rep.diagnoses[0], rep.diagnoses
+
+
+def test_inv_freq_vector_in_bfloat16_stored_back():
+    import ml_dtypes
+
+    w = inv_freq().astype(ml_dtypes.bfloat16).astype(np.float32)
+    rep = check_rotary(inv_freq=w, expect={"rope_type": "default", "rope_theta": 10000})
+    assert rep.verdict == WRONG and "inv_freq rounded to bfloat16" in rep.diagnoses[0]
+
+
+def test_sin_and_cos_swapped():
+    c, s = build(inv_freq())
+    rep = check_rotary(cos=s, sin=c, expect={"rope_type": "default", "rope_theta": 10000})
+    assert rep.verdict == WRONG, rep.render()
+    assert rep.diagnoses[0].startswith("cos and sin swapped"), rep.diagnoses
+
+
+YARN = {"rope_type": "yarn", "factor": 16, "original_max_position_embeddings": 512,
+        "rope_theta": 10000}
+
+
+def _yarn_freqs():
+    from peproof.oracle.rotary import rope_from_config
+
+    r = rope_from_config(YARN, D)
+    return r.thetas_numpy().astype(np.float32), 0.1 * math.log(16) + 1
+
+
+def test_yarn_correct_is_within():
+    w, a = _yarn_freqs()
+    c, s = build(w, att=a)
+    rep = check_rotary(cos=c, sin=s, expect=YARN)
+    assert rep.verdict in (CONFORMS, WITHIN), rep.render()
+    assert rep.identified.scaling.kind == "yarn"
+
+
+def test_yarn_attention_factor_squared():
+    w, a = _yarn_freqs()
+    c, s = build(w, att=a * a)
+    rep = check_rotary(cos=c, sin=s, expect=YARN)
+    assert rep.verdict == WRONG, rep.render()
+    assert rep.diagnoses[0].startswith("attention factor applied twice"), rep.diagnoses
+
+
+def test_yarn_attention_factor_applied_twice():
+    w, a = _yarn_freqs()
+    c, s = build(w, att=a)
+    c, s = (c * np.float32(a)).astype(np.float32), (s * np.float32(a)).astype(np.float32)
+    rep = check_rotary(cos=c, sin=s, expect=YARN)
+    assert rep.verdict == WRONG, rep.render()
+    assert rep.diagnoses[0].startswith("attention factor applied twice"), rep.diagnoses
+
+
+def test_dynamic_ntk_that_is_static():
+    """Configured dynamic (factor 4, L 2048) at seq_len 4096, built with the full factor 4."""
+    from peproof.rope import Rope
+    from peproof.rope_scaling import NTKAware
+
+    w = Rope(D, 10000, scaling=NTKAware(4)).thetas_numpy().astype(np.float32)
+    c, s = build(w)
+    dyn = {"rope_type": "dynamic", "factor": 4, "rope_theta": 10000}
+    rep = check_rotary(cos=c, sin=s, expect=dyn, max_position_embeddings=2048)
+    assert rep.verdict != CONFORMS and rep.verdict != WITHIN, rep.render()
+    assert any("'dynamic' NTK that is static" in x for x in rep.diagnoses), rep.diagnoses
+    # the genuine dynamic map at seq_len 4096 (effective factor 4*4096/2048 - 3 = 5) passes
+    good = Rope(D, 10000, scaling=NTKAware(5)).thetas_numpy().astype(np.float32)
+    c, s = build(good)
+    assert check_rotary(cos=c, sin=s, expect=dyn, max_position_embeddings=2048).ok
+
+
+def test_wrong_base():
+    c, s = build(inv_freq(base=10000.0))
+    rep = check_rotary(cos=c, sin=s, expect={"rope_type": "default", "rope_theta": 500000})
+    assert rep.verdict == VARIANT, rep.render()
+    assert rep.diagnoses[0] == "base 10000 where 500000 was expected", rep.diagnoses
+
+
+def test_interleaved_where_half_split_expected():
+    c, s = build(inv_freq(), layout="interleaved")
+    rep = check_rotary(cos=c, sin=s, expect={"rope_type": "default", "rope_theta": 10000},
+                       layout="half")
+    assert rep.verdict == VARIANT, rep.render()
+    assert rep.diagnoses[0].startswith("layout interleaved where half was expected")
+    assert rep.layout == "interleaved"
+
+
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+def test_layout_detected(layout):
+    c, s = build(inv_freq(), layout=layout)
+    rep = check_rotary(cos=c, sin=s)
+    assert rep.layout == layout and rep.ok
+
+
+def test_one_corrupted_entry_is_wrong():
+    c, s = build(inv_freq())
+    c = c.copy()
+    c[1000, 5] += 1e-3
+    rep = check_rotary(cos=c, sin=s, expect={"rope_type": "default", "rope_theta": 10000},
+                       d=D)
+    assert rep.verdict == WRONG, rep.render()
+    assert rep.tally.worst[0]["position"] == 1000
