@@ -36,7 +36,14 @@ from peproof.rope_scaling import (
 
 from .checking import CONFORMS, DEGENERATE, OUTSIDE, VARIANT, WITHIN, WRONG
 from .rotary_ident import identify_frequencies
-from .rotary_model import CacheModel, Tally, c_map, compare_cache, compare_freqs
+from .rotary_model import (
+    CacheModel,
+    Tally,
+    compare_cache,
+    compare_freqs,
+    freq_map,
+    freq_rel_error,
+)
 from .tables import InputError, to_numpy
 
 LAYOUT_TEXT = {"half": "half-split [c|c] (GPT-NeoX, transformers rotate_half)",
@@ -393,7 +400,8 @@ class RotaryReport:
 # ----------------------------------------------------------------------------- checking
 def _model(rope: Rope, seq_len, a: float, pipe: Format, stored: Format, thetas=None):
     th = rope.thetas_f64(seq_len) if thetas is None else thetas
-    return CacheModel(th, a, Fraction(a) * (1 + Fraction(1, 2**50)), pipe, stored, c_map(rope))
+    return CacheModel(th, a, Fraction(a) * (1 + Fraction(1, 2**50)), pipe, stored,
+                      freq_map(rope, seq_len))
 
 
 def _sample(n: int, k: int = 2048) -> np.ndarray:
@@ -676,19 +684,20 @@ def _check_freqs(art: Artefact, want, hint, seq_len, st, pipe, notes) -> RotaryR
     verdict = OUTSIDE
     if target is not None:
         th = target.thetas_f64(seq_len)
-        tally = compare_freqs(v, th, pipe, st, c_map(target))
+        tally = compare_freqs(v, th, pipe, st, freq_map(target, seq_len))
         if tally.fits:
             verdict = CONFORMS if tally.conforms else WITHIN
         else:
             if want is not None and ident is not None and not _same(ident, want, 1, 1):
-                other = compare_freqs(v, ident.thetas_f64(seq_len), pipe, st, c_map(ident))
+                other = compare_freqs(v, ident.thetas_f64(seq_len), pipe, st,
+                                      freq_map(ident, seq_len))
                 if other.fits:
                     verdict, text = _variant_or_static(want, ident, seq_len, 1, 1, d)
                     diagnoses.append(text)
             if verdict == OUTSIDE:
                 for name in ("bfloat16", "float16"):
                     f = get_format(name)
-                    if compare_freqs(v, f.round(th), f, f, 0).fits and st != f:
+                    if compare_freqs(v, f.round(th), f, f, None).fits and st != f:
                         verdict = WRONG
                         diagnoses.append(f"inv_freq rounded to {name} (and stored back in "
                                          f"{st.name}): relative errors up to "
@@ -697,7 +706,7 @@ def _check_freqs(art: Artefact, want, hint, seq_len, st, pipe, notes) -> RotaryR
             if verdict == OUTSIDE and isinstance(target.scaling, DynamicNTK):
                 sc = target.scaling
                 stat = Rope(d, target._base, scaling=NTKAware(sc.factor))
-                if compare_freqs(v, stat.thetas_f64(), pipe, st, 2).fits:
+                if compare_freqs(v, stat.thetas_f64(), pipe, st, freq_map(stat)).fits:
                     verdict = WRONG
                     diagnoses.append(f"a 'dynamic' NTK that is static: the full factor "
                                      f"{sc.factor} where seq_len {seq_len} gives another")
@@ -711,7 +720,11 @@ def _check_freqs(art: Artefact, want, hint, seq_len, st, pipe, notes) -> RotaryR
         diagnoses.append("not a RoPE frequency vector peproof can express: "
                          + "; ".join(inotes[:3]))
     hz = {f: _horizon0(target, f, seq_len) for f in ("float16", "bfloat16")}
-    model = {"constants_c_map": c_map(target)} if target is not None else {}
+    model = {}
+    if target is not None:
+        ew = freq_rel_error(target.thetas_f64(seq_len), pipe, freq_map(target, seq_len))
+        model = {"frequency_map": target.scaling.kind,
+                 "frequency_relative_error": float(ew.max()) if ew.size else 0.0}
     return RotaryReport(verdict, "inv_freq", tuple(v.shape), st, pipe, None, want, ident,
                         seq_len, 1.0, "-", tally, other, diagnoses, notes, {}, hz, model)
 

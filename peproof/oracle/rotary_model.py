@@ -11,19 +11,14 @@ rounded, ``sin``/``cos`` within ``c_sin`` ulps after a reduction of ``c_red u``,
 :func:`peproof.oracle.budget._coefficients`; it is never retyped here.
 
 The one addition is the frequency map: a scaled frequency is computed from the base frequency by
-a few more operations, so its relative error gets ``c_map u`` on top of the model's
-``(c_omega0 + c_omega1 max|ln theta|) u``:
-
-=========== ==================================================================================
-default     0
-linear,     2 (one division / one power of a float64 base)
-ntk,dynamic
-longrope    3 (the per-pair factor rounded to P, one division)
-yarn        6 + 4 (s - 1): the ramp weight ``g`` carries ``~2u`` absolute, the blend
-            ``theta ((1 - g)/s + g)`` amplifies an error in ``g`` by at most ``s - 1`` relative
-llama3      8 + 4 (s - 1) hi / (hi - lo): the smooth factor ``(L/lambda - lo)/(hi - lo)`` carries
-            ``~4u hi/(hi - lo)`` absolute, amplified by at most ``s - 1``
-=========== ==================================================================================
+a few more operations, so its relative error is not the model's ``e = (c_omega0 + c_omega1
+max|ln theta|) u`` but a larger bound, proved per method in the registry
+(:mod:`peproof.families.error_model_maps`: the rounding chains of linear and LongRoPE, the
+rounded NTK/dynamic base raised to a power in ``[-1, 0]``, dynamic NTK's effective factor on the
+host, YaRN's and Llama 3's blend with its weight's error amplified by ``s - 1``, and Llama 3's
+smooth factor, computed from the rounded frequency, amplifying ``e`` by about
+``(s - 1) hi/(hi - lo)``).  :func:`~peproof.families.error_model_maps.map_relative_error`
+composes them; its constants are the registry's, never retyped here.
 
 An ``inv_freq`` entry is judged by ``|t - theta_j| <= theta_j ((1 + e_w)(1 + u_S) - 1) + u_S N_S``.
 
@@ -43,6 +38,7 @@ import numpy as np
 import sympy as sp
 
 from peproof.families.error_model import CONSTANTS
+from peproof.families.error_model_maps import map_relative_error
 from peproof.formats import Format
 
 from .budget import SLACK, _coefficients, tiny
@@ -50,32 +46,43 @@ from .budget import SLACK, _coefficients, tiny
 U52 = 2.0**-52
 
 
-def c_map(rope) -> float:
-    """The frequency map's extra relative error, in units of ``u`` (module docstring table)."""
-    sc = rope.scaling
-    k = sc.kind
-    if k == "default":
-        return 0.0
-    if k in ("linear", "ntk", "dynamic"):
-        return 2.0
-    if k == "longrope":
-        return 3.0
-    if k == "yarn":
-        return 6.0 + 4.0 * max(0.0, float(sc.factor) - 1)
-    if k == "llama3":
-        hi, lo = float(sc.high_freq_factor), float(sc.low_freq_factor)
-        return 8.0 + 4.0 * max(0.0, float(sc.factor) - 1) * hi / (hi - lo)
-    return 8.0
+#: a relative error no statement bounds: the frequency may be anything (vacuous, never a failure)
+NO_BOUND = 1e6
 
 
-def freq_rel_error(thetas: np.ndarray, pipe: Format, cmap: float) -> np.ndarray:
-    """``e_w`` per pair: ``(c_omega0 + c_omega1 max|ln theta| + c_map) u max(1, N/theta)``."""
+@dataclass(frozen=True)
+class FreqMap:
+    """A rotary embedding's frequency map, as the error model needs it: method, ``d`` and the
+    sequence length (dynamic NTK's factor depends on it)."""
+
+    scaling: object
+    d: int
+    seq_len: object = None
+
+    def relative(self, pipe: Format, e: float) -> float:
+        """The scaled frequencies' relative error bound in pipeline ``pipe``, given the base
+        frequencies' ``e`` (:func:`~peproof.families.error_model_maps.map_relative_error`)."""
+        host = pipe.kind == "binary" and pipe.p >= 53  # float64: the host's own format
+        return min(map_relative_error(self.scaling, self.d, self.seq_len, pipe.u, e, host),
+                   NO_BOUND)
+
+
+def freq_map(rope, seq_len=None) -> FreqMap:
+    return FreqMap(rope.scaling, int(rope.d), seq_len)
+
+
+def freq_rel_error(thetas: np.ndarray, pipe: Format, fmap: FreqMap | None) -> np.ndarray:
+    """``e_w`` per pair: the map's bound (:class:`FreqMap`) on the model's
+    ``e = (c_omega0 + c_omega1 max|ln theta|) u``, times ``max(1, N/theta)``."""
     c = CONSTANTS
     u, n = pipe.u, tiny(pipe)
     nz = thetas[thetas > 0]
     L = float(np.abs(np.log(nz)).max()) if nz.size else 0.0
     safe = np.where(thetas > 0, thetas, 1.0)
-    return (c.c_omega0 + c.c_omega1 * L + cmap) * u * np.maximum(1.0, n / safe) * SLACK
+    e = (c.c_omega0 + c.c_omega1 * L) * u
+    if fmap is not None:
+        e = fmap.relative(pipe, e)
+    return e * np.maximum(1.0, n / safe) * SLACK
 
 
 @dataclass
@@ -88,14 +95,15 @@ class CacheModel:
     attention_hi: Fraction  # an upper bound of the exact a
     pipe: Format
     stored: Format
-    cmap: float = 0.0
+    fmap: FreqMap | None = None
     K0: np.ndarray = field(init=False)
     K1: np.ndarray = field(init=False)
 
     def __post_init__(self):
         c, P = CONSTANTS, self.pipe
         u, n = P.u, tiny(P)
-        ew = freq_rel_error(self.thetas, P, self.cmap)
+        ew = freq_rel_error(self.thetas, P, self.fmap)
+        self.ew_max = float(ew.max()) if ew.size else 0.0
         rest = (1.0 + ew) * (1.0 + u) * (1.0 + c.c_red * u)
         self.K0 = (rest - 1.0) * SLACK
         self.K1 = ((1.0 + c.c_pos * u) * rest - 1.0) * SLACK
@@ -111,7 +119,9 @@ class CacheModel:
     def to_json(self) -> dict:
         c = CONSTANTS
         return {"pipeline_dtype": self.pipe.name, "stored_dtype": self.stored.name,
-                "constants": {**c.as_dict(), "c_map": self.cmap},
+                "constants": c.as_dict(),
+                "frequency_map": self.fmap.scaling.kind if self.fmap else "default",
+                "frequency_relative_error": self.ew_max,
                 "alpha": self.alpha, "beta": self.beta, "gamma": self.gamma}
 
 
@@ -231,11 +241,11 @@ def compare_cache(copies, pos: np.ndarray, model: CacheModel, *, angle_pos=None,
 
 
 def compare_freqs(t: np.ndarray, thetas: np.ndarray, pipe: Format, stored: Format,
-                  cmap: float) -> Tally:
+                  fmap: FreqMap | None) -> Tally:
     """An ``inv_freq`` vector against exact frequencies (float64, correctly rounded)."""
     out = Tally()
     t = np.asarray(t, dtype=np.float64)
-    ew = freq_rel_error(thetas, pipe, cmap)
+    ew = freq_rel_error(thetas, pipe, fmap)
     us, ns = (0.0, 0.0) if stored == pipe else (stored.u, tiny(stored))
     B = (thetas * ((1 + ew) * (1 + us) - 1) + us * ns) * SLACK
     E = np.abs(thetas) * 2.0**-52
