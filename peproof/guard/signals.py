@@ -93,6 +93,7 @@ def worker_init() -> None:
 def stop(ex: Executor, grace: float = 2.0) -> None:
     """Stop ``ex`` now: queued work cancelled, worker processes (if any) terminated."""
     procs = list((getattr(ex, "_processes", None) or {}).values())
+    thread = getattr(ex, "_executor_manager_thread", None)  # ``shutdown`` forgets it
     try:
         ex.shutdown(wait=False, cancel_futures=True)
     except TypeError:  # executors without cancel_futures
@@ -100,14 +101,37 @@ def stop(ex: Executor, grace: float = 2.0) -> None:
     except Exception:  # noqa: BLE001, S110 - stopping must not raise over the real error
         pass
     for p in procs:
-        if p.is_alive():
+        if p.exitcode is None:
             p.terminate()
-    deadline = time.monotonic() + grace
-    for p in procs:
-        p.join(max(0.0, deadline - time.monotonic()))
-        if p.is_alive():
+    # Exit is read from each process's sentinel (closed by the kernel when it dies), not from
+    # ``is_alive``: the executor's own thread may reap a worker at the same moment, and then
+    # ``is_alive`` reports a dead process as running.
+    left = _wait_exit(procs, grace)
+    for p in left:
+        try:
             p.kill()
-            p.join(1.0)
+        except OSError:  # already reaped by the executor's thread
+            pass
+    _wait_exit(left, 10.0)
+    # the executor's thread marks the futures of the dead workers as failed; wait for it so
+    # that no future is left running after ``stop``
+    if thread is not None and thread is not threading.current_thread():
+        thread.join(10.0)
+
+
+def _wait_exit(procs, timeout: float) -> list:
+    """The processes of ``procs`` still running after at most ``timeout`` seconds."""
+    from multiprocessing.connection import wait
+
+    left = {p.sentinel: p for p in procs}
+    deadline = time.monotonic() + timeout
+    while left:
+        rest = deadline - time.monotonic()
+        if rest <= 0:
+            break
+        for s in wait(list(left), rest):
+            del left[s]
+    return list(left.values())
 
 
 class _Pool(ProcessPoolExecutor):
