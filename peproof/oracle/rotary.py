@@ -485,8 +485,9 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
     tally = other = None
     diagnoses: list[str] = []
     verdict = OUTSIDE
+    model_t = _model(target, seq_len, a_t, pipe, st) if target is not None else None
     if target is not None:
-        tally = compare_cache(copies, pos, _model(target, seq_len, a_t, pipe, st))
+        tally = compare_cache(copies, pos, model_t)
         if tally.fits:
             verdict = CONFORMS if tally.conforms else WITHIN
             if want is not None and art.layout != "pairs" and art.layout != want.layout:
@@ -526,7 +527,7 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
     return RotaryReport(verdict, "cache", tuple(art.cos.shape), st, pipe, art.layout, want,
                         ident, seq_len, a_t if target is not None else a, form_t, tally, other,
                         diagnoses, notes, col, hz,
-                        _model(target, seq_len, a_t, pipe, st).to_json() if target else {},
+                        model_t.to_json() if model_t is not None else {},
                         allow)
 
 
