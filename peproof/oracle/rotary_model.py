@@ -355,3 +355,104 @@ def compare_freqs(t: np.ndarray, thetas: np.ndarray, pipe: Format, stored: Forma
 
 def _num(x: float):
     return int(x) if float(x).is_integer() else float(x)
+
+
+# ----------------------------------------------------------------------------- angle tables
+@dataclass
+class AngleModel:
+    """The bound of a stored angle ``fl(p^ theta^)`` (rotary-embedding-torch's ``freqs``): the
+    position exact or rounded (``c_pos u``), the frequency's relative error ``e_w`` (with the
+    map's, :func:`freq_rel_error`), the product rounded once (``error_model.angle_error_bound``
+    without a reduction: ``|F| K + u N``), then the storage rounding
+    (``error_model.storage_step_bound``).  ``B(F) = F kk + cc`` with ``kk = K (1 + u_S) + u_S``,
+    ``cc = u N (1 + u_S) + u_S N_S``, nondecreasing in the exact angle's size ``F``."""
+
+    thetas: np.ndarray
+    pipe: Format
+    stored: Format
+    fmap: FreqMap | None = None
+
+    def __post_init__(self):
+        c, P = CONSTANTS, self.pipe
+        u, n = P.u, tiny(P)
+        ew = freq_rel_error(self.thetas, P, self.fmap)
+        self.ew_max = float(ew.max()) if ew.size else 0.0
+        S = self.stored
+        us, ns = (0.0, 0.0) if S == P else (S.u, tiny(S))
+        K0 = (1.0 + ew) * (1.0 + u) - 1.0
+        K1 = (1.0 + c.c_pos * u) * (1.0 + ew) * (1.0 + u) - 1.0
+        self.kk0 = (K0 * (1.0 + us) + us) * SLACK
+        self.kk1 = (K1 * (1.0 + us) + us) * SLACK
+        self.cc = (u * n * (1.0 + us) + us * ns) * SLACK
+
+    def to_json(self) -> dict:
+        return {"pipeline_dtype": self.pipe.name, "stored_dtype": self.stored.name,
+                "constants": CONSTANTS.as_dict(),
+                "frequency_map": self.fmap.scaling.kind if self.fmap else "default",
+                "frequency_relative_error": self.ew_max}
+
+
+#: the float64 reference angle ``fl(p theta^)`` is within ``R_X |x|`` of the exact ``p theta``
+R_X = 1.01 * U52
+
+
+def compare_angles(copies, pos: np.ndarray, model: AngleModel, *, angle_pos=None,
+                   chunk: int | None = None, worst: int = 5) -> Tally:
+    """Compare angle-table copies (each ``rows x pairs``) with the model at positions ``pos``
+    (``angle_pos``: the positions the angle uses, for hypotheses).  Outside when
+    ``|t - x| > B(|x| (1 + R_X)) + R_X |x|``, within when ``|t - x| <= B(|x| (1 - R_X)) -
+    R_X |x|`` (``x`` the reference)."""
+    t = Tally()
+    th = np.asarray(model.thetas, dtype=np.float64)
+    h = th.shape[0]
+    t.over_pairs = np.zeros(h, dtype=np.int64)
+    angle_pos = pos if angle_pos is None else angle_pos
+    P, S = model.pipe, model.stored
+    two_p = 2.0 ** (S.p - 1)
+    chunk = chunk or max(BLOCK, 65536 // max(h, 1))
+    cand = []
+    for k0 in range(0, len(pos), chunk):
+        sl = slice(k0, k0 + chunk)
+        p = np.asarray(pos[sl], dtype=np.float64)
+        pa = np.asarray(angle_pos[sl], dtype=np.float64)
+        x = pa[:, None] * th[None, :]
+        ax = np.abs(x)
+        exact_p = (P.round(pa) == pa)
+        kk = model.kk0[None, :] if exact_p.all() else np.where(exact_p[:, None], model.kk0[None, :],
+                                                                model.kk1[None, :])
+        hi_lim = ax * (kk * (1 + R_X) + R_X) + model.cc
+        lo_lim = ax * (kk * (1 - R_X) - R_X) + model.cc
+        E = ax * R_X
+        u0 = S.ulp(ax)
+        start = u0 * two_p
+        f_lim = np.where(ax - E >= start, u0, 0.5 * u0) - E
+        uhi = np.where(ax + E < 2 * start, u0, 2 * u0)
+        nf_lim = uhi + E
+        for cp in copies:
+            tv = np.asarray(cp[sl], dtype=np.float64)
+            ad = np.abs(tv - x)
+            ov = ad > hi_lim
+            n_ov = int(np.count_nonzero(ov))
+            t.over += n_ov
+            t.within += int(np.count_nonzero(ad <= lo_lim))
+            t.faithful += int(np.count_nonzero(ad <= f_lim))
+            t.not_faithful += int(np.count_nonzero(ad > nf_lim))
+            t.entries += ad.size
+            if ad.size:
+                t.max_abs = max(t.max_abs, float(ad.max()))
+                t.max_ulp = max(t.max_ulp, float((ad / uhi).max()))
+            if n_ov:
+                B = ax * kk + model.cc
+                t.over_pairs += ov.sum(axis=0)
+                r_, c_ = np.nonzero(ov)
+                if t.first_over_position is None or p[r_].min() < t.first_over_position:
+                    t.first_over_position = float(p[r_].min())
+                ratio = ad[r_, c_] / np.maximum(np.broadcast_to(B, ad.shape)[r_, c_], 1e-300)
+                for k in np.argsort(-ratio)[:worst]:
+                    cand.append((float(ratio[k]), float(p[r_[k]]), int(c_[k]), "angle",
+                                 float(tv[r_[k], c_[k]]), float(x[r_[k], c_[k]]),
+                                 float(ad[r_[k], c_[k]])))
+    cand.sort(key=lambda z: -z[0])
+    t.worst = [{"position": _num(c[1]), "pair": c[2], "part": c[3], "value": c[4],
+                "expected": c[5], "abs_error": c[6], "x_bound": c[0]} for c in cand[:worst]]
+    return t
