@@ -75,9 +75,19 @@ def save(tmp_path, name, arr, **kw):
     (np.array([1, "a", None], dtype=object), "pickle"),
 ])
 def test_bad_arrays(tmp_path, capsys, arr, fragment):
+    """As a sinusoidal table (``--kind table``) each is bad input.  Under ``--kind auto`` a
+    vector, a (2, S, d) stack or a complex array is read as a rotary artefact instead
+    (inv_freq, a cos/sin stack, freqs_cis): an all-zero one is then a verdict, never "wrong"."""
     p = save(tmp_path, "t.npy", arr, allow_pickle=arr.dtype == object)
-    rc, err = rc_and_line(capsys, "check", p)
+    rc, err = rc_and_line(capsys, "check", "--kind", "table", p)
     assert rc == 2 and fragment in err and len(err.splitlines()) == 1, err
+    if fragment in ("expected 2-D", "complex"):
+        rc = main(["check", str(p)])
+        out = capsys.readouterr().out
+        assert rc != 0 and "outside the model" in out and "wrong" not in out.split("\n")[1]
+    else:
+        rc, err2 = rc_and_line(capsys, "check", p)
+        assert rc == 2 and fragment in err2 and len(err2.splitlines()) == 1, err2
 
 
 @pytest.mark.parametrize("arr", [

@@ -69,19 +69,23 @@ def _peek(source: str, args):
 
     suf = Path(source).suffix.lower()
     if suf in (".npz", ".safetensors", ".pt", ".pth") and args.key is None:
+        # only a member really stored under that name counts: a file holding one bare tensor
+        # (a .pt of a table) is returned whatever key is asked for, and is not a rotary artefact
         for k in ("inv_freq",):
             try:
-                v, _ = load(source, key=k)
-                return {"inv_freq": v}
-            except InputError:
-                pass
-        for ck, sk in PAIRS:
-            try:
-                c, _ = load(source, key=ck)
-                s, _ = load(source, key=sk)
-                return {"cos": c, "sin": s}
+                v, info = load(source, key=k)
             except InputError:
                 continue
+            if info.get("key") == k:
+                return {"inv_freq": v}
+        for ck, sk in PAIRS:
+            try:
+                c, ci = load(source, key=ck)
+                s, si = load(source, key=sk)
+            except InputError:
+                continue
+            if ci.get("key") == ck and si.get("key") == sk:
+                return {"cos": c, "sin": s}
     if suf in (".npy", ".npz", ".safetensors", ".pt", ".pth") or args.kind != "auto":
         arr, _ = load(source, key=args.key)
         shape = tuple(getattr(arr, "shape", ()))
