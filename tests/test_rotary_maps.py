@@ -186,3 +186,31 @@ def test_dynamic_factor_worst_roundings_within_bound():
             err = (1 + mpmath.mpf(worst.numerator) / worst.denominator) ** ep - 1
             assert err <= host_base_error("dynamic", float(s), d, float(r))
             assert err > 3 * 2.0**-53  # well above the rounding of the base alone
+
+
+@pytest.mark.parametrize("a", [1.0, 1.2079441541679836])
+def test_angle_addition_reference_within_its_bound(a):
+    """reference_pair's addition-formula values (and the directly recomputed small ones) against
+    200-bit cos/sin of the exact p theta^: within C_X a |x| + C_V |v| at every sampled entry,
+    including late positions and entries near zero."""
+    from peproof.oracle.rotary_model import BLOCK, C_V, C_X, reference_pair
+
+    mpmath.mp.prec = 200
+    th = 1.0 / 10000.0 ** (np.arange(0, 64, 2) / 64.0)
+    for start in (0, 1_000_000 - 3 * BLOCK):
+        pa = np.arange(start, start + 4 * BLOCK + 17, dtype=np.float64)
+        ks = np.arange(BLOCK, dtype=np.float64)[:, None] * th[None, :]
+        C, S, x = reference_pair(pa, th, a, (np.cos(ks), np.sin(ks)))
+        Cd = np.cos(pa[:, None] * th[None, :]) * a
+        assert np.abs(C - Cd).max() < 1e-9  # the same function (a wrong formula is off by O(1))
+        rng = np.random.default_rng(start + 1)
+        rows = rng.integers(0, pa.size, 300)
+        cols = rng.integers(0, th.size, 300)
+        small = np.argwhere(np.abs(C) < 2.0**-8 * a)[:20]
+        for r_, c_ in list(zip(rows, cols, strict=True)) + [tuple(z) for z in small]:
+            ang = mpmath.mpf(pa[r_]) * mpmath.mpf(th[c_])
+            for V, f in ((C, mpmath.cos), (S, mpmath.sin)):
+                ex = mpmath.mpf(a) * f(ang)
+                err = abs(mpmath.mpf(V[r_, c_]) - ex)
+                bound = C_X * a * abs(x[r_, c_]) + C_V * abs(V[r_, c_]) + 2.0**-1000
+                assert err <= bound, (pa[r_], c_, float(err), bound)

@@ -1,4 +1,5 @@
-"""The oracle for rotary (RoPE) artefacts: an ``inv_freq`` vector or a cos/sin cache pair.
+"""The oracle for rotary (RoPE) artefacts: an ``inv_freq`` vector, a cos/sin cache pair or an angle
+table.
 
 :func:`check_rotary` reads the artefact, identifies it (base, layout, scaling method and its
 parameters, attention factor, dtype; :mod:`.rotary_ident`), checks it against the float error
@@ -10,6 +11,8 @@ model (:mod:`.rotary_model`) and gives one verdict of the absolute oracle's scal
 Caches: ``(S, d)`` half-split with duplicated halves (GPT-NeoX, transformers: ``cat(f, f)``),
 ``(S, d)`` interleaved (GPT-J, Meta: every angle repeated in place), ``(S, d/2)`` (one column per
 pair), or Meta's complex ``freqs_cis`` (``S x d/2``, ``cos + i sin``).  Unit axes are squeezed.
+Angle tables (``kind="angles"``): rotary-embedding-torch's ``freqs``, the angles ``p theta_j``
+themselves, ``(S, d)`` with each angle repeated in place (or as two halves) or ``(S, d/2)``.
 An expectation is a :class:`peproof.rope.Rope` or transformers' ``rope_parameters`` dict.
 """
 
@@ -34,11 +37,14 @@ from peproof.rope_scaling import (
     Yarn,
 )
 
+from .budget import tiny
 from .checking import CONFORMS, DEGENERATE, OUTSIDE, VARIANT, WITHIN, WRONG
 from .rotary_ident import identify_frequencies
 from .rotary_model import (
+    AngleModel,
     CacheModel,
     Tally,
+    compare_angles,
     compare_cache,
     compare_freqs,
     freq_map,
@@ -97,8 +103,9 @@ def rope_from_config(params, d: int, max_position_embeddings=None, layout="half"
 # ----------------------------------------------------------------------------- artefacts
 @dataclass
 class Artefact:
-    kind: str  # "inv_freq" | "cache"
+    kind: str  # "inv_freq" | "cache" | "angles"
     inv_freq: np.ndarray | None = None
+    angles: object = None
     cos: object = None
     sin: object = None
     layout: str | None = None  # half | interleaved | pairs
@@ -125,8 +132,10 @@ def _fmt_of(a, what) -> Format:
 
 
 def read_artefact(obj=None, *, cos=None, sin=None, inv_freq=None, kind=None, d=None,
-                  layout=None) -> Artefact:
+                  layout=None, angles=None) -> Artefact:
     """Normalise what the user gave into an :class:`Artefact` (see the module docstring)."""
+    if kind == "angles" or angles is not None:
+        return _read_angles(obj if angles is None else angles, d, layout)
     if obj is not None:
         if isinstance(obj, dict):
             keys = {k.lower(): k for k in obj}
@@ -222,6 +231,52 @@ def _dup(c, s, layout: str, chunk: int = 16384) -> bool:
             if not np.array_equal(x, y):
                 return False
     return True
+
+
+def _read_angles(arr, d, layout) -> Artefact:
+    """An angle table ``p theta_j`` (rotary-embedding-torch's ``freqs``): ``(S, d)`` with every
+    angle repeated in place (its ``repeat(..., r=2)``) or as two halves, or ``(S, d/2)``."""
+    if arr is None:
+        raise InputError("--kind angles needs the angle table as SOURCE")
+    a = _squeeze(to_numpy(arr))
+    if a.ndim == 1:
+        a = a.reshape(1, -1)
+    if a.ndim != 2:
+        raise InputError(f"an angle table must be 2-D (S, d) or (S, d/2), got shape "
+                         f"{tuple(a.shape)}")
+    st = _fmt_of(a, "the angle table")
+    n, W = a.shape
+    art = Artefact("angles", angles=a, stored=st)
+    if layout == "pairs" or (d is not None and 2 * W == d):
+        art.layout, art.d, art.copies = "pairs", 2 * W, [a]
+        return art
+    if d is not None and W != d:
+        raise InputError(f"the angle table has {W} columns; d={d} needs {d} or {d // 2}")
+    h = W // 2
+    half = W % 2 == 0 and _dup(a, a, "half")
+    inter = W % 2 == 0 and _dup(a, a, "interleaved")
+    if half and inter:
+        art.layout = layout or "interleaved"
+        art.layout_note = ("ambiguous: the columns are duplicated both as half-split and as "
+                           f"interleaved (all pairs alike); read as {art.layout}")
+    elif half or inter:
+        art.layout = "half" if half else "interleaved"
+    elif d is None:
+        art.layout, art.d, art.copies = "pairs", 2 * W, [a]
+        art.layout_note = ("no repeated columns: read as one column per pair (S, d/2); give "
+                           "--d to read it as (S, d)")
+        return art
+    else:
+        art.layout = layout or "interleaved"
+        art.layout_note = ("the two copies of each angle differ: both copies checked as "
+                           f"{art.layout}")
+    art.d = W
+    dup = half if art.layout == "half" else inter
+    if art.layout == "half":
+        art.copies = [a[:, :h]] + ([] if dup else [a[:, h:]])
+    else:
+        art.copies = [a[:, 0::2]] + ([] if dup else [a[:, 1::2]])
+    return art
 
 
 # ----------------------------------------------------------------------------- reading angles
@@ -413,7 +468,7 @@ def _sample(n: int, k: int = 2048) -> np.ndarray:
     return g
 
 
-def check_rotary(obj=None, *, cos=None, sin=None, inv_freq=None, kind=None, d=None,
+def check_rotary(obj=None, *, cos=None, sin=None, inv_freq=None, angles=None, kind=None, d=None,
                  positions=None, expect=None, layout=None, seq_len=None, base=None,
                  max_position_embeddings=None, dtype=None, pipeline_dtype=None,
                  allow_collisions: bool = False) -> RotaryReport:
@@ -424,16 +479,17 @@ def check_rotary(obj=None, *, cos=None, sin=None, inv_freq=None, kind=None, d=No
     t0 = time.perf_counter()
     with np.errstate(all="ignore"):
         rep = _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len, base,
-                     max_position_embeddings, dtype, pipeline_dtype, allow_collisions)
+                     max_position_embeddings, dtype, pipeline_dtype, allow_collisions, angles)
     rep.seconds = time.perf_counter() - t0
     return rep
 
 
 def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len, base, mpe,
-           dtype, pipeline_dtype, allow):
+           dtype, pipeline_dtype, allow, angles=None):
     from peproof.encoding import ParameterError
 
-    art = read_artefact(obj, cos=cos, sin=sin, inv_freq=inv_freq, kind=kind, d=d, layout=layout)
+    art = read_artefact(obj, cos=cos, sin=sin, inv_freq=inv_freq, kind=kind, d=d, layout=layout,
+                        angles=angles)
     st = get_format(dtype) if dtype else art.stored
     pipe = get_format(pipeline_dtype) if pipeline_dtype else st
     d = art.d
@@ -449,13 +505,15 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
     notes = [art.layout_note] if art.layout_note else []
     if art.kind == "inv_freq":
         return _check_freqs(art, want, hint, seq_len, st, pipe, notes)
-    n = art.cos.shape[0]
+    n = (art.cos if art.kind == "cache" else art.angles).shape[0]
     pos = np.arange(n, dtype=np.float64) if positions is None else np.asarray(positions,
                                                                                np.float64)
     if pos.shape != (n,):
         raise InputError(f"{pos.shape[0]} positions for a cache of {n} rows")
     if seq_len is None:
         seq_len = int(pos.max()) + 1
+    if art.kind == "angles":
+        return _check_angles(art, want, hint, seq_len, st, pipe, notes, pos, exp_layout, allow)
     w, rel, a, a_rel = estimate_cache(art, pos, pipe)
     cands, inotes = identify_frequencies(w, rel, d, hint)
     notes += inotes[-1:]
@@ -485,8 +543,9 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
     tally = other = None
     diagnoses: list[str] = []
     verdict = OUTSIDE
+    model_t = _model(target, seq_len, a_t, pipe, st) if target is not None else None
     if target is not None:
-        tally = compare_cache(copies, pos, _model(target, seq_len, a_t, pipe, st))
+        tally = compare_cache(copies, pos, model_t)
         if tally.fits:
             verdict = CONFORMS if tally.conforms else WITHIN
             if want is not None and art.layout != "pairs" and art.layout != want.layout:
@@ -526,7 +585,7 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
     return RotaryReport(verdict, "cache", tuple(art.cos.shape), st, pipe, art.layout, want,
                         ident, seq_len, a_t if target is not None else a, form_t, tally, other,
                         diagnoses, notes, col, hz,
-                        _model(target, seq_len, a_t, pipe, st).to_json() if target else {},
+                        model_t.to_json() if model_t is not None else {},
                         allow)
 
 
@@ -666,6 +725,84 @@ def _horizon0(rope, fmt, seq_len) -> dict:
     else:
         out["theta0_angle_collides_from"] = None
     return out
+
+
+def _check_angles(art: Artefact, want, hint, seq_len, st, pipe, notes, pos, exp_layout,
+                  allow) -> RotaryReport:
+    """An angle table: frequencies read from the last row (``angle / p``), identified like an
+    ``inv_freq``, the table compared with :class:`~.rotary_model.AngleModel`."""
+    A = art.copies[0]
+    d = art.d
+    pp = np.nonzero(pos > 0)[0]
+    if not pp.size:
+        raise InputError("the angle table needs a row at a positive position")
+    # the last row, or the last exactly representable in float16 (so that positions held in a
+    # narrow format, a bug named below, do not spoil the identification)
+    early = np.nonzero((pos > 0) & (pos <= 2048))[0]
+    r = int(early[-1]) if early.size else int(pp[-1])
+    w = np.asarray(A[r], dtype=np.float64) / pos[r]
+    L = float(np.abs(np.log(np.abs(w[w != 0]))).max()) if np.any(w != 0) else 0.0
+    rel = np.full(w.shape, (4 + 3 * L + 48) * pipe.u + 2 * st.u) + 4 * tiny(st) / (
+        pos[r] * np.maximum(np.abs(w), 1e-300))
+    cands, inotes = identify_frequencies(w, rel, d, hint)
+    notes += inotes[-1:]
+    lay = art.layout if art.layout != "pairs" else (exp_layout or "half")
+    ident = Rope(d, cands[0].rope._base, layout=lay, scaling=cands[0].rope.scaling) \
+        if cands else None
+    if cands:
+        notes += cands[0].notes[:1]
+    if want is not None and exp_layout is None and art.layout != "pairs":
+        want = Rope(d, want._base, layout=art.layout, scaling=want.scaling)  # no layout asked
+    target = want or ident
+    diagnoses: list[str] = []
+    tally = other = None
+    verdict = OUTSIDE
+    model = None
+    if target is not None:
+        model = AngleModel(target.thetas_f64(seq_len), pipe, st, freq_map(target, seq_len))
+        tally = compare_angles(art.copies, pos, model)
+        if tally.fits:
+            verdict = CONFORMS if tally.conforms else WITHIN
+            if want is not None and art.layout != "pairs" and art.layout != want.layout:
+                verdict = VARIANT
+                diagnoses.append(f"layout {art.layout} where {want.layout} was expected: "
+                                 f"{LAYOUT_TEXT[art.layout]} applied as {LAYOUT_TEXT[want.layout]}"
+                                 " rotates the wrong channel pairs")
+        else:
+            if want is not None and ident is not None and not _same(ident, want, 1, 1):
+                other = compare_angles(art.copies, pos, AngleModel(
+                    ident.thetas_f64(seq_len), pipe, st, freq_map(ident, seq_len)))
+                if other.fits:
+                    verdict, text = _variant_or_static(want, ident, seq_len, 1, 1, d)
+                    diagnoses.append(text)
+            if verdict == OUTSIDE:
+                for name in ("float16", "bfloat16"):
+                    f = get_format(name)
+                    rp = f.round(pos)
+                    if np.any(rp != pos) and compare_angles(art.copies, pos, model,
+                                                            angle_pos=rp).fits:
+                        first = float(pos[np.nonzero(rp != pos)[0][0]])
+                        verdict = WRONG
+                        diagnoses.append(f"positions held in {name} before the product: from "
+                                         f"position {first:g} they round, so late positions "
+                                         "share one angle")
+                        break
+            if verdict == OUTSIDE and tally.over < 0.5 * tally.entries:
+                verdict = WRONG
+                diagnoses.append(_worst_text(tally, want is not None))
+    if verdict == OUTSIDE and not diagnoses:
+        diagnoses.append("not a RoPE angle table peproof can express: "
+                         f"frequencies read from the last row {np.array2string(w[:3], precision=6)}"
+                         f"...{w[-1]:.6g}; " + "; ".join(inotes[:2]))
+    col = _collisions([(c, c) for c in art.copies[:1]], pos)
+    if col.get("identical_row_groups") and not allow and verdict in (CONFORMS, WITHIN, VARIANT):
+        verdict = DEGENERATE
+        diagnoses.insert(0, f"distinct positions give identical rows (first "
+                         f"{col['examples'][0]}): positions collide")
+    hz = {f: _horizon0(target, f, seq_len) for f in ("float16", "bfloat16")}
+    return RotaryReport(verdict, "angles", tuple(art.angles.shape), st, pipe, art.layout, want,
+                        ident, seq_len, 1.0, "-", tally, other, diagnoses, notes, col, hz,
+                        model.to_json() if model is not None else {}, allow)
 
 
 def _check_freqs(art: Artefact, want, hint, seq_len, st, pipe, notes) -> RotaryReport:

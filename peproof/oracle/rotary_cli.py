@@ -1,10 +1,11 @@
 """``peproof check`` for rotary artefacts: the flags and the dispatch (hooked into
 :mod:`peproof.commands.check`, which keeps the absolute-table path unchanged).
 
-The rotary path is taken when ``--kind inv-freq|cache`` is given, when ``--sin`` or ``--rope`` is
-given, or (``--kind auto``, the default) when the file is plainly rotary: a 1-D vector without
-``--d`` (an ``inv_freq``), a complex array (Meta's ``freqs_cis``), a ``(2, S, d)`` stack, or an
-archive holding ``inv_freq`` or ``cos`` and ``sin``.  A 2-D array stays a sinusoidal table.
+The rotary path is taken when ``--kind inv-freq|cache|angles`` is given, when ``--sin`` or
+``--rope`` is given, or (``--kind auto``, the default) when the file is plainly rotary: a 1-D
+vector without ``--d`` (an ``inv_freq``), a complex array (Meta's ``freqs_cis``), a ``(2, S, d)``
+stack, or an archive holding ``inv_freq`` or ``cos`` and ``sin``.  A 2-D array stays a sinusoidal
+table unless ``--kind angles`` says it holds rotary angles.
 """
 
 from __future__ import annotations
@@ -12,14 +13,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-KINDS = ("auto", "table", "inv-freq", "cache")
+KINDS = ("auto", "table", "inv-freq", "cache", "angles")
 PAIRS = (("cos", "sin"), ("cos_cached", "sin_cached"), ("cos_cache", "sin_cache"))
 
 
 def add_arguments(p) -> None:
     g = p.add_argument_group("rotary (RoPE) artefacts")
     g.add_argument("--kind", default="auto", choices=KINDS, help="what the source holds: a "
-                   "sinusoidal table, a RoPE inv_freq vector or a cos/sin cache (default: "
+                   "sinusoidal table, a RoPE inv_freq vector, a cos/sin cache or a table of "
+                   "rotary angles p theta_j (rotary-embedding-torch's freqs; default: "
                    "detected; a 2-D array is a table)")
     g.add_argument("--sin", metavar="FILE", help="the sin half of a cache pair whose cos is "
                    "SOURCE")
@@ -33,7 +35,7 @@ def add_arguments(p) -> None:
 
 
 def _wants_rotary(args) -> bool:
-    return args.kind in ("inv-freq", "cache") or bool(args.sin) or bool(args.rope)
+    return args.kind in ("inv-freq", "cache", "angles") or bool(args.sin) or bool(args.rope)
 
 
 def _rope_spec(spec: str):
@@ -108,7 +110,11 @@ def maybe_run(args):
         return None
     callable_ = bool(_CALLABLE.match(args.source)) and not Path(args.source).exists()
     try:
-        if _wants_rotary(args):
+        if args.kind == "angles":
+            arr, _ = (load(args.source, d=args.d, n=args.n) if callable_ else
+                      load(args.source, key=args.key))
+            kw = {"angles": arr}
+        elif _wants_rotary(args):
             if callable_:
                 arr, _ = load(args.source, d=args.d, n=args.n)
                 kw = {"obj": arr} if arr.ndim != 1 else {"inv_freq": arr}

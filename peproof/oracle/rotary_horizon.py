@@ -35,11 +35,14 @@ def _rounded_angles(theta64: float, theta_ball, fmt: Format, p: np.ndarray) -> n
 
         from .exact import round_ball
 
+        balls: dict = {}  # the frequency's ball at each precision, computed once
         for k in unsure:
             prec = 128
             while True:
                 with flint.ctx.workprec(prec):
-                    b = theta_ball(prec) * int(p[k])
+                    if prec not in balls:
+                        balls[prec] = theta_ball(prec)
+                    b = balls[prec] * int(p[k])
                     got = round_ball(b, fmt)
                 if got is not None:
                     r[k] = got

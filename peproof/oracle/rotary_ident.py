@@ -139,7 +139,7 @@ def identify_frequencies(w, rel, d: int | None = None, base_hint=None) -> tuple[
                 add(Rope(d, b), f"a base that is not a round number ({float(b):.10g}): NTK-aware "
                     "or dynamic NTK scaling of a round base? (give --base to name it)")
         return out, notes
-    if m0_exact is None or m0_exact != 1 or base is None:
+    if m0_exact is None or m0_exact != 1 or base is None or base <= 1:
         notes.append("no unscaled leading pairs with a round base: not a method peproof "
                      "identifies (per-pair factors such as LongRoPE's need --rope)")
         return out, notes
