@@ -100,6 +100,7 @@ def chunk_seconds(d: int, repeat: int = 3) -> tuple[float, float]:
 
 
 def estimate(d: int, n: int, measure: int | None, workers: int, startup: float) -> None:
+    from peproof.numeric import longctx
     from peproof.numeric.engine import RunConfig
     from peproof.numeric.separation import CHUNK, certify
 
@@ -122,14 +123,19 @@ def estimate(d: int, n: int, measure: int | None, workers: int, startup: float) 
             if e["d"] == d and e["family"] == "paper" and e["n_pos"] >= 10**8:
                 checks.append((e["n_pos"], e["machine"]["cores"], e["separation"]["seconds"],
                                f"numeric/data/longctx.json, {e['date'][:16]}, "
-                               f"{e['separation']['run']['where']}"))
+                               f"{e['separation']['run']['where']}, {longctx.load_text(e)}"))
     if measure:
+        before = longctx.loadavg()
         t, sep = timed(lambda: certify(d, measure, run=RunConfig(workers=workers)))
-        checks.append((measure, workers, t, f"measured now, {sep.run['where']}"))
+        ld = longctx.load_text({"load": {"start": before, "end": longctx.loadavg()}})
+        checks.append((measure, workers, t, f"measured now, {sep.run['where']}, {ld}"))
     for n_pos, w, secs, what in checks:
         print(f"[3] check: d={d} N={n_pos:.0e} on {w} workers took {secs:.0f} s, the model "
               f"says {model(w, n_pos):.0f} s (measured / model {secs / model(w, n_pos):.2f}) "
               f"[{what}]")
+    print(f"[3] (the model's chunk time was measured at load {longctx.loadavg()}; a check run "
+          "at a higher 1-minute load than that is slower by about the ratio of the loads per "
+          "core)")
 
 
 def main() -> None:

@@ -63,8 +63,9 @@ def run(args) -> None:
             print(f"d={d} N={n}: estimated {est:.0f} s on {workers} workers", flush=True)
             cfg = RunConfig(engine=args.engine, workers=workers, checkpoint=CHECKPOINTS,
                             progress=True, label=f"d={d} N={n}")
+            before = longctx.loadavg()
             sep = certify(d, n, run=cfg)
-            longctx.add(DATA, longctx.entry(sep))
+            longctx.add(DATA, longctx.entry(sep, load_before=before))
             print(f"  min in {sep.min_sq.text} at k={sep.argmin} ({sep.seconds:.1f} s, "
                   f"{sep.run['where']})", flush=True)
             readme()

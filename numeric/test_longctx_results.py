@@ -49,3 +49,20 @@ def test_entry_add_replace_and_summary(tmp_path):
     odd = copy.deepcopy(data)
     odd["entries"][0]["separation"]["argmin"] = [7]  # the summary is computed, so it notices
     assert "not: d=16 N=3000" in longctx.summary(odd)
+
+
+def test_entries_carry_the_load_they_were_measured_under(tmp_path):
+    """A time in the table says how busy the machine was: the load at the scan's start and end
+    is stored and shown; entries from before the load was recorded say ``load ?``."""
+    f = tmp_path / "r.json"
+    sep = certify(16, 3000, run=RunConfig(engine="inline"))
+    e = longctx.entry(sep, load_before=1.25)
+    assert e["load"]["start"] == 1.25
+    assert e["load"]["end"] is None or e["load"]["end"] >= 0
+    longctx.add(f, e)
+    row = longctx.markdown(longctx.load(f)).splitlines()[2]
+    assert ", load 1.2" in row or ", load 1.3" in row
+    old = copy.deepcopy(e)
+    del old["load"]
+    assert longctx.load_text(old) == "load ?"
+    assert longctx.load_text({"load": {"start": 0.5, "end": 3.0}}) == "load 0.5-3.0"

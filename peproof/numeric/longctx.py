@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import os
 import platform
 from pathlib import Path
 
@@ -69,12 +70,33 @@ def load(path: Path) -> dict:
     return {"schema": SCHEMA, "about": ABOUT, "entries": []}
 
 
-def entry(sep, when: _dt.datetime | None = None) -> dict:
+def loadavg() -> float | None:
+    """The machine's 1-minute load average (None where the system has none)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return None
+
+
+def entry(sep, when: _dt.datetime | None = None, load_before: float | None = None) -> dict:
+    """The results-file entry of a finished scan; ``load_before`` is :func:`loadavg` taken when
+    the scan started, stored with the one at its end: a time measured while other work ran
+    says so (this machine has 2 cores shared with other work)."""
     s = sep.as_dict()
     return {"d": sep.d, "n_pos": sep.n_pos, "family": sep.family, "base": sep.base,
             "separation": s, "offsets_per_second": (sep.n_pos - 1) / max(sep.seconds, 1e-9),
             "date": (when or _dt.datetime.now(_dt.UTC)).isoformat(timespec="seconds"),
-            "machine": machine()}
+            "machine": machine(), "load": {"start": load_before, "end": loadavg()}}
+
+
+def load_text(e: dict) -> str:
+    """``load 0.3-2.1`` (1-minute load average at the scan's start and end), or ``load ?`` for
+    entries measured before the load was recorded."""
+    ld = e.get("load") or {}
+    vals = [v for v in (ld.get("start"), ld.get("end")) if v is not None]
+    if not vals:
+        return "load ?"
+    return "load " + "-".join(f"{v:.1f}" for v in vals)
 
 
 def add(path: Path, new: dict) -> dict:
@@ -111,7 +133,7 @@ def markdown(data: dict) -> str:
             f"{'yes' if s['certified_unique'] else 'TIE'} | {closer} | "
             f"{s['first_decrease'] if s['first_decrease'] is not None else '-'} | "
             f"{s['float_bound']:.1e} | {run.get('where', '?')} | {s['seconds']:.0f} s | "
-            f"{e['date'][:10]}, {m['cores']} cores {m['cpu']} |")
+            f"{e['date'][:10]}, {m['cores']} cores {m['cpu']}, {load_text(e)} |")
     fams = sorted({(e["family"], e["base"]) for e in data["entries"]})
     note = ", ".join(f"family {f}, base {b}" for f, b in fams) or "no entries yet"
     return "\n".join(lines) + f"\n\n{summary(data)} ({note}; generated from " \
