@@ -91,10 +91,10 @@ def consistent(table, positions: np.ndarray, plan: Plan, bud: Budget,
         return Consistency(True)
     with np.errstate(over="ignore", invalid="ignore"):
         pt = P.round(ps[rows])
-    if not np.isfinite(pt).all():
-        return Consistency(None, "positions overflow the pipeline's format")
+    # positions that overflow P give no finite row: only exact positions are left
+    hows = ("wide", "rounded", "wide_rounded") if np.isfinite(pt).all() else ("wide",)
     first = None
-    for how in ("wide", "rounded", "wide_rounded"):
+    for how in hows:
         if how == "wide":
             c = _wide_angles(table, ps[rows], rows, plan, bud)
         elif how == "rounded":
