@@ -116,3 +116,20 @@ def test_positions_rounded_to_the_dtype_pass(dt):
     assert pr[a] != pr[b]
     bad = swapped(f32_table(pos=pr).astype(DT[dt]), a, b)
     assert check(bad, allow_collisions=True).verdict == WRONG
+
+
+@pytest.mark.parametrize("dt", list(DT))
+def test_offset_added_in_the_16_bit_format_passes(dt):
+    """``arange(n).astype(dt) + offset`` in ``dt``: each position rounded twice (a false
+    "wrong" before the offset was modelled that way); the same table with rows swapped fails."""
+    t = DT[dt]
+    div = np.exp(np.arange(0, D, 2).astype(t) * t(-math.log(10000.0) / D))
+    pos = np.arange(3000).astype(t) + t(2)
+    assert not np.array_equal(pos.astype(np.float64), (np.arange(3000) + 2).astype(t))
+    ang = pos[:, None] * div[None, :]
+    out = np.empty((3000, D), t)
+    out[:, 0::2], out[:, 1::2] = np.sin(ang), np.cos(ang)
+    assert check(out, offset=2, allow_collisions=True).verdict == WITHIN
+    a, b = (500, 508) if dt == "bfloat16" else (2500, 2504)
+    assert not np.array_equal(out[a], out[b])
+    assert check(swapped(out, a, b), offset=2, allow_collisions=True).verdict == WRONG

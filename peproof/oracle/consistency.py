@@ -77,30 +77,35 @@ def _pred(P: Format, y: np.ndarray) -> np.ndarray:
 def consistent(table, positions: np.ndarray, plan: Plan, bud: Budget,
                keep: np.ndarray | None = None) -> Consistency:
     """Whether one computation in ``bud.pipe`` (see the module's text) explains every row:
-    the angle rounded to ``P`` (positions rounded to ``P``), or computed in float32 or wider
-    (positions exact, or rounded to ``P``); the first that fits answers."""
+    the angle computed in float32 or wider (positions exact, or rounded to ``P``) or rounded to
+    ``P`` (positions rounded to ``P``); a position with an offset is ``p + offset`` exact or
+    rounded once, or ``RN_P(RN_P(p) + offset)`` (the offset added in ``P``).  The first model
+    that fits answers."""
     P = bud.pipe
     if not applies(P):
         return Consistency(None, "not a 16-bit pipeline")
     n, d = table.shape
-    ps = np.asarray(positions, dtype=np.float64) + plan.offset
+    p0 = np.asarray(positions, dtype=np.float64)
+    ps = p0 + plan.offset
     if plan.offset_lo != 0.0 or not np.array_equal(ps, np.round(ps)):
         return Consistency(None, "positions not integers")
     rows = np.arange(n) if keep is None else np.nonzero(keep)[0]
     if not rows.size:
         return Consistency(True)
-    with np.errstate(over="ignore", invalid="ignore"):
-        pt = P.round(ps[rows])
-    # positions that overflow P give no finite row: only exact positions are left
-    hows = ("wide", "rounded", "wide_rounded") if np.isfinite(pt).all() else ("wide",)
     first = None
-    for how in hows:
+    models = [("wide", ps[rows])]
+    with np.errstate(over="ignore", invalid="ignore"):
+        rounded = [P.round(ps[rows])]
+        if plan.offset != 0.0:
+            rounded.append(P.round(P.round(p0[rows]) + plan.offset))
+    for pt in rounded:
+        if np.isfinite(pt).all():  # positions that overflow P give no finite row
+            models += [("rounded", pt), ("wide", pt)]
+    for how, pt in models:
         if how == "wide":
-            c = _wide_angles(table, ps[rows], rows, plan, bud)
-        elif how == "rounded":
-            c = _rounded_angles(table, pt, rows, plan, bud)
-        else:
             c = _wide_angles(table, pt, rows, plan, bud)
+        else:
+            c = _rounded_angles(table, pt, rows, plan, bud)
         if c.ok is None or c.ok:
             return c
         first = first or c
