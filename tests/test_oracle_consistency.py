@@ -133,3 +133,39 @@ def test_offset_added_in_the_16_bit_format_passes(dt):
     a, b = (500, 508) if dt == "bfloat16" else (2500, 2504)
     assert not np.array_equal(out[a], out[b])
     assert check(swapped(out, a, b), offset=2, allow_collisions=True).verdict == WRONG
+
+
+def _sin_cos_16(lib, dt, x64):
+    """``sin`` and ``cos`` of the 16-bit numbers ``x64`` by ``lib`` in ``dt``, as float64."""
+    if lib == "numpy":
+        x = x64.astype(DT[dt])
+        return np.sin(x).astype(np.float64), np.cos(x).astype(np.float64)
+    if lib == "torch":
+        torch = pytest.importorskip("torch")
+        x = torch.tensor(x64).to(getattr(torch, dt))
+        return torch.sin(x).double().numpy(), torch.cos(x).double().numpy()
+    mx = pytest.importorskip("mlx.core")
+    x = mx.array(x64.astype(np.float32)).astype(getattr(mx, dt))
+    return (np.array(mx.sin(x).astype(mx.float32)).astype(np.float64),
+            np.array(mx.cos(x).astype(mx.float32)).astype(np.float64))
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch", "mlx"])
+@pytest.mark.parametrize("dt", list(DT))
+def test_16_bit_sin_and_cos_reduce_their_argument_in_float32_or_wider(lib, dt):
+    """Evidence for the model's premise (peproof.oracle.consistency): a library's sin and cos of
+    a 16-bit angle are within 2 ulps of the 16-bit format of the exact sin and cos of that very
+    number, plus 2**-24 relative to it at most (an argument reduction in float32 or wider), even
+    where one ulp of the angle is many radians.  A reduction in the 16-bit format itself would
+    miss by up to a whole radian there."""
+    from peproof.formats import get_format
+
+    P = get_format(dt)
+    # every number of the format from 1/8 up to 60000 (float16) or 2**20 (bfloat16)
+    bits = np.arange(0, 1 << 15, dtype=np.uint16)
+    x64 = bits.view(DT[dt]).astype(np.float64)
+    x64 = x64[np.isfinite(x64) & (x64 >= 0.125) & (x64 <= (60000 if dt == "float16" else 2**20))]
+    s, c = _sin_cos_16(lib, dt, x64)
+    for got, exact in ((s, np.sin(x64)), (c, np.cos(x64))):
+        tol = 2 * P.ulp(exact) + 2.0**-24 * x64 + 2.0**-50
+        assert (np.abs(got - exact) <= tol).all(), (lib, dt, x64[np.abs(got - exact) > tol][:5])
