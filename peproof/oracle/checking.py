@@ -7,7 +7,10 @@ Verdicts, one meaning each:
 ``within the error model of its dtype``
     Every entry is within the proved error bound of computing the expected variant in the table's
     dtype by any recipe of the model's shape (:mod:`peproof.families.error_model`): the formula
-    is right and the errors are the ones that dtype makes.
+    is right and the errors are the ones that dtype makes.  In a 16-bit pipeline, where one
+    entry's bound lets its angle be anything beyond a few positions, the rows must moreover be
+    one computation's: one frequency per pair, one position per row
+    (:mod:`peproof.oracle.consistency`), so rows swapped, shifted or copied fail.
 ``different variant``
     Not the expected variant, but within the error model of another one, which is named.
 ``wrong``
