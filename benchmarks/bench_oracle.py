@@ -57,11 +57,23 @@ def main() -> None:
     f32 = R.table(enc, "float32", "exp-float", np.arange(n))
     check(table[:64])  # warm up imports and caches
 
-    t_np, _ = timed(lambda: enc.table(np.arange(n)), a.repeat)  # NumPy's float64 table
-    t_chk, rep = timed(lambda: check(table), a.repeat)
-    t_chk2, rep2 = timed(lambda: check(cast), a.repeat)
-    t_chk3, rep3 = timed(lambda: check(f32), a.repeat)
-    t_id, ident = timed(lambda: identify(table), a.repeat)
+    # every repeat times NumPy's build and each check one after the other (alternated), so a
+    # change of the machine's load hits both sides of a ratio alike; ratios are per repeat
+    steps = {"np": lambda: enc.table(np.arange(n)), "chk": lambda: check(table),
+             "chk2": lambda: check(cast), "chk3": lambda: check(f32),
+             "id": lambda: identify(table)}
+    times: dict[str, list] = {k: [] for k in steps}
+    out: dict[str, object] = {}
+    for _ in range(a.repeat):
+        for k, fn in steps.items():
+            t0 = time.perf_counter()
+            out[k] = fn()
+            times[k].append(time.perf_counter() - t0)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    ratio = {k: statistics.median([x / y for x, y in zip(v, times["np"], strict=True)])
+             for k, v in times.items()}
+    t_np, t_chk, t_chk2, t_chk3, t_id = (med[k] for k in ("np", "chk", "chk2", "chk3", "id"))
+    rep, rep2, rep3, ident = out["chk"], out["chk2"], out["chk3"], out["id"]
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "table.npy"
@@ -79,17 +91,18 @@ def main() -> None:
 
     size = table.nbytes
     rows = [
-        ("NumPy builds the float64 table (baseline)", t_np, None),
-        ("check(correctly rounded float32 table)", t_chk, rep.verdict),
-        ("check(float64 computed, cast to float32)", t_chk2, rep2.verdict),
-        ("check(computed in float32, tutorial recipe)", t_chk3, rep3.verdict),
-        ("check(memory-mapped .npy of it)", t_mm, None),
-        ("identify(table)", t_id, ident.name),
+        ("NumPy builds the float64 table (baseline)", t_np, 1.0, None),
+        ("check(correctly rounded float32 table)", t_chk, ratio["chk"], rep.verdict),
+        ("check(float64 computed, cast to float32)", t_chk2, ratio["chk2"], rep2.verdict),
+        ("check(computed in float32, tutorial recipe)", t_chk3, ratio["chk3"], rep3.verdict),
+        ("check(memory-mapped .npy of it)", t_mm, t_mm / t_np, None),
+        ("identify(table)", t_id, ratio["id"], ident.name),
     ]
-    print(f"\n{n} x {d} float32 table ({size / 2**20:.0f} MiB), median of {a.repeat}")
+    print(f"\n{n} x {d} float32 table ({size / 2**20:.0f} MiB), median of {a.repeat} "
+          "(ratios: median of the per-repeat ratios)")
     print(f"{'step':44s} {'seconds':>8s} {'x NumPy':>8s}  result")
-    for name, t, res in rows:
-        print(f"{name:44s} {t:8.2f} {t / t_np:8.2f}  {res or ''}")
+    for name, t, r, res in rows:
+        print(f"{name:44s} {t:8.2f} {r:8.2f}  {res or ''}")
     print(f"\npeak traced memory of check (in-memory table):  {peak / 2**20:7.1f} MiB = "
           f"{peak / size:.2f} x the table")
     print(f"peak traced memory of check (memory-mapped):     {peak_mm / 2**20:7.1f} MiB = "
@@ -98,13 +111,13 @@ def main() -> None:
           f"correct rounding undecided (capped): {rep.spec.cr_undecided}")
     print(f"setup: reference() of the whole table took {t_ref:.1f} s "
           f"({t_ref / t_np:.1f} x NumPy's float64 build)")
-    ok = t_chk <= 3.0
+    worst_t = max(t_chk, t_chk2, t_chk3)
+    worst_r = max(ratio["chk"], ratio["chk2"], ratio["chk3"])
     print("\ntargets (ratios measured in this run):")
     print(f"  check <= 3 s and <= 2 x NumPy's float64 build: {t_chk:.2f} s, "
-          f"{t_chk / t_np:.2f} x (worst of the three tables {max(t_chk, t_chk2, t_chk3):.2f} s, "
-          f"{max(t_chk, t_chk2, t_chk3) / t_np:.2f} x) -> "
-          f"{'met' if ok and max(t_chk, t_chk2, t_chk3) <= 2 * t_np else 'NOT met'}")
-    print(f"  identify <= 0.5 s: {t_id:.2f} s ({t_id / t_np:.2f} x NumPy's build) -> "
+          f"{ratio['chk']:.2f} x (worst of the three tables {worst_t:.2f} s, {worst_r:.2f} x) -> "
+          f"{'met' if worst_t <= 3.0 and worst_r <= 2.0 else 'NOT met'}")
+    print(f"  identify <= 0.5 s: {t_id:.2f} s ({ratio['id']:.2f} x NumPy's build) -> "
           f"{'met' if t_id <= 0.5 else 'NOT met'}")
     print(f"  peak memory <= 3 x the table: {peak / size:.2f} x -> "
           f"{'met' if peak <= 3 * size else 'NOT met'}")

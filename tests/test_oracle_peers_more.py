@@ -14,6 +14,10 @@ Each expected verdict is argued from the package's source, not from the oracle:
   the int64 positions to that dtype, so in bfloat16 position 257 (not representable with 8
   significand bits) rounds to 256 (ties to even) and the two rows are equal; in float16 the
   same happens to 2049 and 2048.  Distinct positions with identical rows: ``degenerate``.
+* keras-hub's ``SinePositionEncoding`` with the dtype policy ``"bfloat16"`` computes every step
+  in bfloat16 (positions cast to it, frequencies by ``power`` in it, the product, sin and cos):
+  rows 256 and 257 are equal, so with collisions allowed it is within the model of bfloat16;
+  two rows of distinct rounded positions swapped (300 and 302) are no computation's output.
 * PatchTST's ``sincos`` encoding is the paper's table, then ``(pe - pe.mean()) / (pe.std() *
   10)``: not a table of the variant space (no scale moves the centre of the pairs' circle off
   the origin), so ``outside the model``; the diagnosis names the affine transform.
@@ -22,7 +26,16 @@ Each expected verdict is argued from the package's source, not from the oracle:
 import numpy as np
 import pytest
 
-from peproof.oracle import CONFORMS, DEGENERATE, OUTSIDE, ROUNDING, Variant, check, peers
+from peproof.oracle import (
+    CONFORMS,
+    DEGENERATE,
+    OUTSIDE,
+    ROUNDING,
+    WRONG,
+    Variant,
+    check,
+    peers,
+)
 
 pytestmark = pytest.mark.peers
 
@@ -74,6 +87,23 @@ def test_pegasus_x_in_float32_is_within_the_model():
     pytest.importorskip("transformers.models.pegasus_x.modeling_pegasus_x")
     rep = check(peers.pegasus_x(4096, 256, "float32"), expect="h-1", layout="sin_cos")
     assert rep.verdict in (CONFORMS, ROUNDING), rep.render()
+
+
+def test_keras_hub_in_bfloat16_is_one_computation(monkeypatch):
+    pytest.importorskip("torch")
+    monkeypatch.setenv("KERAS_BACKEND", "torch")
+    pytest.importorskip("keras_hub")
+    table = peers.keras_hub_sine(1024, 128, dtype="bfloat16")
+    rows = table.float().numpy()
+    assert np.array_equal(rows[256], rows[257]) and not np.array_equal(rows[300], rows[302])
+    assert check(table).verdict == DEGENERATE
+    rep = check(table, allow_collisions=True)
+    assert rep.verdict == ROUNDING, rep.render()
+    bad = table.clone()
+    bad[[300, 302]] = bad[[302, 300]]
+    rep = check(bad, allow_collisions=True)
+    assert rep.verdict == WRONG, rep.render()
+    assert "no one computation gives these rows" in rep.diagnoses[0]
 
 
 def test_patchtst_normalised_table_is_named_as_an_affine_transform():

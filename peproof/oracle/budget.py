@@ -67,6 +67,7 @@ class Budget:
     consts: Constants = CONSTANTS
     K0: np.ndarray = field(init=False)  # per pair, exact position
     K1: np.ndarray = field(init=False)  # per pair, rounded position
+    ew: np.ndarray = field(init=False)  # per pair, the frequency's relative error bound
     m: float = field(init=False)
     alpha: float = field(init=False)
     beta: float = field(init=False)
@@ -78,6 +79,7 @@ class Budget:
         w = self.plan.omega
         L = float(np.abs(np.log(w)).max()) if w.size else 0.0
         ew = (c.c_omega0 + c.c_omega1 * L) * u * np.maximum(1.0, n / w)
+        self.ew = ew * SLACK  # per pair, the frequency's relative error bound
         rest = (1.0 + ew) * (1.0 + u) * (1.0 + c.c_red * u)
         self.K0 = (rest - 1.0) * SLACK
         self.K1 = ((1.0 + c.c_pos * u) * rest - 1.0) * SLACK

@@ -7,7 +7,10 @@ Verdicts, one meaning each:
 ``within the error model of its dtype``
     Every entry is within the proved error bound of computing the expected variant in the table's
     dtype by any recipe of the model's shape (:mod:`peproof.families.error_model`): the formula
-    is right and the errors are the ones that dtype makes.
+    is right and the errors are the ones that dtype makes.  In a 16-bit pipeline, where one
+    entry's bound lets its angle be anything beyond a few positions, the rows must moreover be
+    one computation's: one frequency per pair, one position per row
+    (:mod:`peproof.oracle.consistency`), so rows swapped, shifted or copied fail.
 ``different variant``
     Not the expected variant, but within the error model of another one, which is named.
 ``wrong``
@@ -34,6 +37,7 @@ import numpy as np
 from peproof.formats import Format, get_format
 
 from .compare import Comparison, compare
+from .consistency import applies
 from .identification import Identification, detect_format, identify, padding_rows
 from .scan import RowScan, horizon
 from .tables import InputError, as_table, call_table
@@ -209,11 +213,19 @@ def _check(table_or_callable, d, n, positions, expect, base, layout, offset, sca
         for k0 in range(0, n_rows, 4096):  # still scan the rows for collisions and NaN
             scan.add(k0, np.asarray(arr[k0:k0 + 4096], dtype=np.float64))
     level = _level(spec) if spec is not None else None
+    tied: list[str] = []
+    if level == WITHIN:
+        level = _one_computation(arr, _rows_at(target, pos, given, n_rows), target, eff, pipe,
+                                 keep, tied)
     if level is None and iv is not None and want is not None and not iv.same_as(want, width):
         other = compare(arr, _rows_at(iv, pos, given, n_rows), iv, eff, pipe, keep=keep)
+    o_level = _level(other) if other is not None else None
+    if o_level == WITHIN:
+        o_level = _one_computation(arr, _rows_at(iv, pos, given, n_rows), iv, eff, pipe, keep,
+                                   tied)
     if level is not None:
         verdict = level
-    elif other is not None and _level(other) is not None:
+    elif o_level is not None:
         verdict = VARIANT
     elif ident.confident:
         verdict = WRONG
@@ -236,6 +248,8 @@ def _check(table_or_callable, d, n, positions, expect, base, layout, offset, sca
     from .diagnose import diagnose
 
     rep.diagnoses = diagnose(rep, arr, pos, given)
+    if tied and rep.verdict not in (CONFORMS, WITHIN, VARIANT):
+        rep.diagnoses.insert(0, tied[0])
     if rep.explained_by is not None and rep.verdict == OUTSIDE:
         rep.verdict = WRONG  # the expected variant, computed with a mistake diagnose named
     if rep.verdict == OUTSIDE and collisions.get("distinct_rows") == 1 and n_rows > 1:
@@ -243,6 +257,43 @@ def _check(table_or_callable, d, n, positions, expect, base, layout, offset, sca
     rep.reasons += _reasons(rep)
     rep.seconds = time.perf_counter() - t0
     return rep
+
+
+def _one_computation(arr, pos: np.ndarray, v: Variant, stored: Format, pipe: Format,
+                     keep, out: list) -> str | None:
+    """``WITHIN`` when one computation explains the whole table, else ``None`` (and the reason
+    appended to ``out``).
+
+    Every entry within its own bound of a 16-bit pipeline ``pipe`` is not enough: there the bound
+    lets the angle of one entry be anything beyond a few positions, so rows swapped or shifted
+    would pass.  The table is within the model when one computation gives every row: one
+    frequency per pair, one position per row (exact, or rounded to ``pipe``), the angle rounded
+    to ``pipe`` or computed in float32 or wider (:mod:`peproof.oracle.consistency`).
+    """
+    from .budget import Budget
+    from .consistency import consistent
+    from .exact import Plan
+
+    if not applies(pipe):
+        return WITHIN
+    plan = Plan(v.encoding(arr.shape[1]))
+    c = consistent(arr, pos, plan, Budget(plan, pipe, stored), keep)
+    if c.ok is None or c.ok:  # the refinement does not apply: the entries' bound decides
+        return WITHIN
+    rows = ""
+    if c.rows:
+        rows = (f"; with the frequency nearest the variant's, row{'s' if len(c.rows) > 1 else ''}"
+                f" {', '.join(map(str, c.rows[:6]))}{', ...' if len(c.rows) > 6 else ''} do"
+                f"{'' if len(c.rows) > 1 else 'es'} not fit")
+    out.append(f"every entry is within its own bound of {pipe.name}, yet no one computation gives "
+               f"these rows (rows swapped, shifted or copied?): no single frequency of pair "
+               f"{c.pair} (channels {_channels(plan, c.pair)}) fits every row{rows}")
+    return None
+
+
+def _channels(plan, i: int) -> str:
+    inv = np.argsort(plan.perm)
+    return f"{int(inv[i])}, {int(inv[plan.h + i])}"
 
 
 def _rows_at(v: Variant, pos: np.ndarray, given: bool, n: int) -> np.ndarray:
@@ -265,7 +316,9 @@ def _reasons(rep: Report) -> list[str]:
         if cmp_ is not None and cmp_.vacuous and rep.verdict in (WITHIN, VARIANT, DEGENERATE):
             out.append(f"{cmp_.vacuous} entries, from position {_p(cmp_.first_vacuous_pos)} on, "
                        f"are beyond the reach of {rep.pipe.name}: a computation in it may "
-                       "return any value there, so they constrain nothing")
+                       "return any value there, so on their own they constrain nothing"
+                       + (" (the rows are still tied together: one frequency per pair, one "
+                          "position per row)" if applies(rep.pipe) else ""))
             break
     col = rep.collisions
     if col.get("identical_row_groups") and rep.verdict != DEGENERATE:

@@ -121,7 +121,7 @@ class Comparison:
 
 
 def compare(table, positions: np.ndarray, variant: Variant, stored: Format, pipe: Format,
-            chunk_entries: int = 1 << 18, worst_k: int = 5, certify_cr: bool = True,
+            chunk_entries: int = 1 << 16, worst_k: int = 5, certify_cr: bool = True,
             progress=None, row_hook=None, keep: np.ndarray | None = None) -> Comparison:
     """Stream ``table`` (``n x d``, any array-like with row slicing) against ``variant``.
 

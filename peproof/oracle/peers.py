@@ -72,15 +72,19 @@ def mlx_sinusoidal(n: int = 2048, dims: int = 512, **kwargs):
     return np.array(nn.SinusoidalPositionalEncoding(dims, **kwargs)(mx.arange(n)))
 
 
-def keras_hub_sine(n: int = 2048, d: int = 256):
-    """keras_hub.layers.SinePositionEncoding with the torch backend (KERAS_BACKEND=torch)."""
+def keras_hub_sine(n: int = 2048, d: int = 256, dtype: str | None = None):
+    """keras_hub.layers.SinePositionEncoding with the torch backend (KERAS_BACKEND=torch);
+    ``dtype`` is the layer's dtype policy (``"bfloat16"``: every step computed in it)."""
     import os
 
     os.environ.setdefault("KERAS_BACKEND", "torch")
     import torch
 
     hub = importlib.import_module("keras_hub")
-    return hub.layers.SinePositionEncoding()(torch.zeros(1, n, d))[0]
+    if dtype is None:
+        return hub.layers.SinePositionEncoding()(torch.zeros(1, n, d))[0]
+    layer = hub.layers.SinePositionEncoding(dtype=dtype)
+    return layer(torch.zeros(1, n, d, dtype=getattr(torch, dtype)))[0].cpu()
 
 
 def labml(n: int = 2048, d: int = 512):

@@ -1,0 +1,171 @@
+"""16-bit tables: rows swapped, shifted or copied fail; tables one computation gives pass.
+
+In bfloat16 the error model lets one entry's angle be anything beyond a few positions (a
+frequency may be off by ~12 %), so a check entry by entry passes a table with two rows swapped.
+A computation has one frequency per pair and one position per row
+(:mod:`peproof.oracle.consistency`): these tests hold the oracle to that.  Tables are built here
+the way libraries build them: in float32 and cast (what ``model.to(bfloat16)`` does), or every
+step in the 16-bit format (ml_dtypes / NumPy round each operation to it, as PyTorch does).
+"""
+
+import math
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from peproof.oracle import CONFORMS, DEGENERATE, WITHIN, WRONG, check, reference
+
+DT = {"bfloat16": ml_dtypes.bfloat16, "float16": np.float16}
+N, D = 4096, 64
+
+
+def f32_table(n=N, d=D, pos=None):
+    """The PyTorch tutorial's recipe in float32 (exp frequencies), sin | cos interleaved."""
+    p = np.arange(n, dtype=np.float32) if pos is None else np.asarray(pos, np.float32)
+    div = np.exp(np.arange(0, d, 2, dtype=np.float32) * np.float32(-math.log(10000.0) / d))
+    ang = p[:, None] * div[None, :]
+    out = np.empty((len(p), d), np.float32)
+    out[:, 0::2], out[:, 1::2] = np.sin(ang), np.cos(ang)
+    return out
+
+
+def native_table(dt, n=N, d=D):
+    """Every step in ``dt``: positions, frequencies, angles, sin and cos."""
+    t = DT[dt]
+    div = np.exp(np.arange(0, d, 2).astype(t) * t(-math.log(10000.0) / d))
+    ang = np.arange(n).astype(t)[:, None] * div[None, :]
+    out = np.empty((n, d), t)
+    out[:, 0::2], out[:, 1::2] = np.sin(ang), np.cos(ang)
+    return out
+
+
+def swapped(t, a, b):
+    x = t.copy()
+    x[[a, b]] = x[[b, a]]
+    return x
+
+
+# small positions, positions where the dtype's spacing is 1, and beyond its horizon (bfloat16:
+# spacing 2 from 256, 4 from 512, 16 from 2048; float16: spacing 2 from 2048)
+PAIRS = [(3, 4), (100, 101), (200, 201), (300, 301), (1000, 1001), (1000, 1004), (2500, 2600),
+         (3000, 3007), (4000, 4095)]
+
+
+@pytest.mark.parametrize("dt", list(DT))
+def test_float32_tables_cast_to_16_bits_are_within(dt):
+    rep = check(f32_table().astype(DT[dt]))
+    assert rep.verdict == WITHIN, rep.render()
+
+
+@pytest.mark.parametrize("dt", list(DT))
+@pytest.mark.parametrize("a,b", PAIRS)
+def test_swapped_rows_of_a_cast_table_fail(dt, a, b):
+    t = f32_table().astype(DT[dt])
+    assert not np.array_equal(t[a], t[b])
+    rep = check(swapped(t, a, b))
+    assert rep.verdict == WRONG, (a, b, rep.verdict)
+    # named: by the entries' bound where it is tight, by the rows' ties beyond
+    said = rep.diagnoses[0]
+    assert said.startswith(f"row {a} (position {a}): holds the values of position") or (
+        "no one computation gives these rows" in said), said
+
+
+@pytest.mark.parametrize("dt", list(DT))
+def test_16_bit_pipelines_are_within_with_collisions_allowed(dt):
+    t = native_table(dt)
+    assert check(t).verdict == DEGENERATE  # positions collide beyond the horizon
+    rep = check(t, allow_collisions=True)
+    assert rep.verdict == WITHIN, rep.render()
+
+
+@pytest.mark.parametrize("dt", list(DT))
+@pytest.mark.parametrize("a,b", PAIRS)
+def test_swapped_rows_of_a_16_bit_pipeline_fail(dt, a, b):
+    t = native_table(dt)
+    if np.array_equal(t[a], t[b]):  # one rounded position: the swap changes nothing
+        assert dt == "bfloat16" and a >= 256
+        return
+    rep = check(swapped(t, a, b), allow_collisions=True)
+    assert rep.verdict == WRONG, (a, b, rep.verdict)
+
+
+@pytest.mark.parametrize("dt", list(DT))
+def test_shifted_and_copied_rows_fail(dt):
+    t = f32_table(1024).astype(DT[dt])
+    shifted = np.concatenate([t[:500], t[501:], t[-1:]])  # row 500 dropped, the rest moved up
+    assert check(shifted, allow_collisions=True).verdict == WRONG
+    copied = t.copy()
+    copied[101] = copied[100]  # 100 and 101 are exact in both formats
+    assert check(copied).verdict in (WRONG, DEGENERATE)
+    assert check(copied, allow_collisions=True).verdict == WRONG
+
+
+@pytest.mark.parametrize("dt", list(DT))
+def test_positions_rounded_to_the_dtype_pass(dt):
+    """Positions rounded to the dtype first (one number per row), the rest in float64 or
+    float32: within, once collisions are allowed."""
+    pos = np.arange(N)
+    pr = pos.astype(DT[dt]).astype(np.float64)
+    exact = reference(pr, D, dtype=dt)
+    assert check(exact, positions=pos, allow_collisions=True).verdict in (CONFORMS, WITHIN)
+    rep = check(f32_table(pos=pr).astype(DT[dt]), allow_collisions=True)
+    assert rep.verdict == WITHIN, rep.render()
+    # the same table with two rows of distinct rounded positions swapped
+    a, b = (1000, 1004) if dt == "bfloat16" else (3000, 3002)
+    assert pr[a] != pr[b]
+    bad = swapped(f32_table(pos=pr).astype(DT[dt]), a, b)
+    assert check(bad, allow_collisions=True).verdict == WRONG
+
+
+@pytest.mark.parametrize("dt", list(DT))
+def test_offset_added_in_the_16_bit_format_passes(dt):
+    """``arange(n).astype(dt) + offset`` in ``dt``: each position rounded twice (a false
+    "wrong" before the offset was modelled that way); the same table with rows swapped fails."""
+    t = DT[dt]
+    div = np.exp(np.arange(0, D, 2).astype(t) * t(-math.log(10000.0) / D))
+    pos = np.arange(3000).astype(t) + t(2)
+    assert not np.array_equal(pos.astype(np.float64), (np.arange(3000) + 2).astype(t))
+    ang = pos[:, None] * div[None, :]
+    out = np.empty((3000, D), t)
+    out[:, 0::2], out[:, 1::2] = np.sin(ang), np.cos(ang)
+    assert check(out, offset=2, allow_collisions=True).verdict == WITHIN
+    a, b = (500, 508) if dt == "bfloat16" else (2500, 2504)
+    assert not np.array_equal(out[a], out[b])
+    assert check(swapped(out, a, b), offset=2, allow_collisions=True).verdict == WRONG
+
+
+def _sin_cos_16(lib, dt, x64):
+    """``sin`` and ``cos`` of the 16-bit numbers ``x64`` by ``lib`` in ``dt``, as float64."""
+    if lib == "numpy":
+        x = x64.astype(DT[dt])
+        return np.sin(x).astype(np.float64), np.cos(x).astype(np.float64)
+    if lib == "torch":
+        torch = pytest.importorskip("torch")
+        x = torch.tensor(x64).to(getattr(torch, dt))
+        return torch.sin(x).double().numpy(), torch.cos(x).double().numpy()
+    mx = pytest.importorskip("mlx.core")
+    x = mx.array(x64.astype(np.float32)).astype(getattr(mx, dt))
+    return (np.array(mx.sin(x).astype(mx.float32)).astype(np.float64),
+            np.array(mx.cos(x).astype(mx.float32)).astype(np.float64))
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch", "mlx"])
+@pytest.mark.parametrize("dt", list(DT))
+def test_16_bit_sin_and_cos_reduce_their_argument_in_float32_or_wider(lib, dt):
+    """Evidence for the model's premise (peproof.oracle.consistency): a library's sin and cos of
+    a 16-bit angle are within 2 ulps of the 16-bit format of the exact sin and cos of that very
+    number, plus 2**-24 relative to it at most (an argument reduction in float32 or wider), even
+    where one ulp of the angle is many radians.  A reduction in the 16-bit format itself would
+    miss by up to a whole radian there."""
+    from peproof.formats import get_format
+
+    P = get_format(dt)
+    # every number of the format from 1/8 up to 60000 (float16) or 2**20 (bfloat16)
+    bits = np.arange(0, 1 << 15, dtype=np.uint16)
+    x64 = bits.view(DT[dt]).astype(np.float64)
+    x64 = x64[np.isfinite(x64) & (x64 >= 0.125) & (x64 <= (60000 if dt == "float16" else 2**20))]
+    s, c = _sin_cos_16(lib, dt, x64)
+    for got, exact in ((s, np.sin(x64)), (c, np.cos(x64))):
+        tol = 2 * P.ulp(exact) + 2.0**-24 * x64 + 2.0**-50
+        assert (np.abs(got - exact) <= tol).all(), (lib, dt, x64[np.abs(got - exact) > tol][:5])
