@@ -38,8 +38,8 @@ def test_split_keeps_exactly_the_axioms_of_variables_in_the_query():
     # y does not occur at all, n and x do
     kept, isolated = tr.split_domains([*tr.axioms, goal])
     assert set(isolated) == {zy.get_id()}
-    assert [str(a) for a in kept] == [str(a) for a in tr.var_axioms[zn.get_id()][1]]
-    assert not tr.var_axioms[zx.get_id()][1]  # a real variable has no domain axiom
+    assert [str(a) for a in kept] == [str(a) for a in tr.var_axioms[zn.get_id()][2]]
+    assert not tr.var_axioms[zx.get_id()][2]  # a real variable has no domain axiom
     value = isolated[zy.get_id()]
     assert value.as_fraction() > 0  # inside y's domain (y > 0)
     # n only inside sin(n): its integrality leaves the query, with an integer value

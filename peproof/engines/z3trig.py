@@ -78,9 +78,8 @@ class Translation:
             mk = z3.Int if (use_int and v.domain in INT_DOMAINS) else z3.Real
             zv = mk(self.names(v.symbol.name))
             self.vars[v.symbol] = zv
-            self.var_axioms[zv.get_id()] = (zv, domain_axioms(zv, v.domain,
-                                                              integral_sort=zv.is_int(),
-                                                              integrality=True))
+            self.var_axioms[zv.get_id()] = (zv, v.domain, domain_axioms(
+                zv, v.domain, integral_sort=zv.is_int(), integrality=True))
         for r in stmt.concl + stmt.hyps:
             for e in (r.lhs, r.rhs):
                 for t in e.atoms(sp.sin, sp.cos):
@@ -256,18 +255,30 @@ class Translation:
         strategy that runs out of time on an easy query.)"""
         present = _constants(assertions)
         kept, isolated = [], {}
-        for i, (zv, axioms) in self.var_axioms.items():
-            value = None
-            if i not in present:
-                aux = z3.Solver()
-                aux.add(*axioms)
-                if aux.check() == z3.sat:
-                    value = aux.model().eval(zv, model_completion=True)
+        for i, (zv, domain, axioms) in self.var_axioms.items():
+            value = None if i in present else _domain_value(domain, zv.is_int())
             if value is None:
                 kept += axioms
             else:
                 isolated[i] = value
         return kept, isolated
+
+
+_DOMAIN_VALUES: dict = {}
+
+
+def _domain_value(domain: str, integral_sort: bool):
+    """A value satisfying the domain axioms of a variable of ``domain`` (the same axioms as
+    :func:`~peproof.engines.z3base.domain_axioms` gives every such variable, up to its name),
+    found by z3 once per domain and sort; ``None`` if z3 finds none."""
+    key = (domain, integral_sort)
+    if key not in _DOMAIN_VALUES:
+        zv = (z3.Int if integral_sort else z3.Real)("domain_value")
+        aux = z3.Solver()
+        aux.add(*domain_axioms(zv, domain, integral_sort=integral_sort, integrality=True))
+        _DOMAIN_VALUES[key] = (aux.model().eval(zv, model_completion=True)
+                               if aux.check() == z3.sat else None)
+    return _DOMAIN_VALUES[key]
 
 
 def _constants(fs) -> set[int]:
