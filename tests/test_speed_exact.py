@@ -96,3 +96,34 @@ def test_numeric_column_values_equal_sympys_evalf():
                             assert abs(got - want) <= tol, (c.id, e, got, want)
                         checked += 1
     assert checked > 300
+
+
+def test_z3_cache_key_equal_only_for_renamed_queries():
+    from peproof.engines.z3trig import _canonical
+
+    a, VA = var("a", "real")
+    b, VB = var("b", "real")
+    k, VK = var("k", "integer")
+
+    def key(rel, *vs, hyps=()):
+        return _canonical((rel,), Statement((rel,), vs, hyps=hyps))
+
+    base = key(Le(sp.sin(a) + sp.Rational(1, 2), 2), VA)
+    assert base == key(Le(sp.sin(b) + sp.Rational(1, 2), 2), VB)  # a renamed to b
+    for other in (
+        key(Le(sp.sin(a) + sp.Rational(1, 3), 2), VA),  # another number
+        key(Le(sp.sin(a) + sp.Rational(1, 2), 3), VA),
+        key(Le(sp.cos(a) + sp.Rational(1, 2), 2), VA),  # another function
+        key(Rel("<", sp.sin(a) + sp.Rational(1, 2), 2), VA),  # another relation
+        key(Le(sp.sin(k) + sp.Rational(1, 2), 2), VK),  # another domain
+        key(Le(sp.sin(a) + sp.Rational(1, 2), 2), VA, hyps=(Le(a, 1),)),  # a hypothesis
+        key(Le(sp.sin(2 * a) + sp.Rational(1, 2), 2), VA),
+    ):
+        assert other != base
+    # two variables: a renaming that keeps their order shares the key; merging them does not
+    c, VC = var("c", "real")
+    e, VE = var("e", "real")
+    two = key(Le(sp.sin(a) * b, 1), VA, VB)
+    assert two == key(Le(sp.sin(c) * e, 1), VC, VE)
+    assert two != key(Le(sp.sin(a) * a, 1), VA)
+    assert two != key(Le(sp.sin(b) * a, 1), VA, VB)

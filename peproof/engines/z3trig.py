@@ -406,9 +406,30 @@ def _canonical(rels: tuple, stmt: Statement, extra_hyps: tuple = ()):
             dom = stmt.domain(s)
         except KeyError:
             dom = "?"
-        ren[s] = sp.Symbol(f"_v{j}_{dom}", **s.assumptions0)
-    # (sp.evaluate(False) would be faster here but clears SymPy's whole cache on entry)
-    return tuple((r.op, r.lhs.xreplace(ren), r.rhs.xreplace(ren)) for r in rels)
+        ren[s] = ("var", j, dom, tuple(sorted(s.assumptions0.items())))
+    # the renamed trees are written out as nested tuples (class, children...) rather than
+    # rebuilt as SymPy expressions (xreplace re-runs every constructor on the way up)
+    memo: dict = {}
+    return tuple((r.op, _shape(r.lhs, ren, memo), _shape(r.rhs, ren, memo)) for r in rels)
+
+
+def _shape(e: sp.Basic, ren: dict, memo: dict):
+    """``e`` as a nested tuple: each node its class and its children's shapes in order, each
+    renamed symbol its entry of ``ren``, any other leaf its class and exact ``srepr``.  Equal
+    shapes are equal trees up to the renaming (a SymPy object is its class applied to its
+    ``args``; a leaf carries no more than its ``srepr`` says)."""
+    if not isinstance(e, sp.Basic):
+        return ("python", type(e), repr(e))
+    out = memo.get(e)
+    if out is None:
+        if e in ren:
+            out = ren[e]
+        elif not e.args:
+            out = ("leaf", type(e), sp.srepr(e))
+        else:
+            out = (type(e),) + tuple(_shape(a, ren, memo) for a in e.args)
+        memo[e] = out
+    return out
 
 
 _CACHE: dict = {}
