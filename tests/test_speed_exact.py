@@ -127,3 +127,15 @@ def test_z3_cache_key_equal_only_for_renamed_queries():
     assert two == key(Le(sp.sin(c) * e, 1), VC, VE)
     assert two != key(Le(sp.sin(a) * a, 1), VA)
     assert two != key(Le(sp.sin(b) * a, 1), VA, VB)
+
+
+def test_construction_verdict_prints_what_str_prints():
+    from peproof.engines.decide import construction_verdict, settled_by_construction
+
+    settled = [c for c in registry.all_claims() if settled_by_construction(c.statement)]
+    assert len(settled) >= 10
+    for c in settled:
+        trace = construction_verdict(c.statement).trace
+        shown = [t for t in trace if t.startswith("  as built: ")]
+        assert shown == [f"  as built: {r}" for r in c.statement.concl[:len(shown)]], c.id
+        assert len(shown) == min(8, len(c.statement.concl))
