@@ -36,19 +36,33 @@ _LAMBDAS: dict = {}
 _RESERVED = frozenset(dir(mpmath)) | frozenset(dir(builtins)) | {"I", "E", "pi", "oo", "nan"}
 
 
+def _printer():
+    """The printer ``lambdify(modules="mpmath")`` builds for itself, printing the terms of a
+    sum in SymPy's argument order instead of sorting them for display (the same code up to
+    the order of the terms of each sum; sorting was most of the time spent here).  With
+    ``docstring_limit=-1`` the function gets no docstring holding the printed expression."""
+    from sympy.printing.pycode import MpmathPrinter
+
+    return MpmathPrinter({"fully_qualified_modules": False, "inline": True,
+                          "allow_unknown_functions": True, "user_functions": {},
+                          "order": "none"})
+
+
 def _mp_value(e: sp.Expr, env: dict) -> mpmath.mpf | None:
     """``e`` at ``env`` with mpmath (via lambdify: no SymPy evaluation involved)."""
-    syms = tuple(sorted(e.free_symbols, key=lambda x: x.name))
-    key = (e, syms)
     try:
-        f = _LAMBDAS.get(key)
+        # the arguments are e's free symbols, so e alone keys the compiled function
+        syms, f = _LAMBDAS.get(e, ((), None))
         if f is None:
+            syms = tuple(sorted(e.free_symbols, key=lambda x: x.name))
             # a variable named like a name of the generated code (pi, E, sin, ...), or two
             # symbols sharing a name, would shadow each other: rename then (slower, so only then)
             names = [s.name for s in e.atoms(sp.Symbol)]  # bound variables included
             clash = len(set(names)) != len(names) or any(
                 not s.name.isidentifier() or s.name in _RESERVED for s in syms)
-            f = _LAMBDAS[key] = sp.lambdify(syms, e, modules="mpmath", dummify=clash)
+            f = sp.lambdify(syms, e, modules="mpmath", dummify=clash, printer=_printer(),
+                            docstring_limit=-1)
+            _LAMBDAS[e] = (syms, f)
         args = []
         for s in syms:
             val = env[s]

@@ -176,6 +176,15 @@ def settled_by_construction(stmt: Statement | None) -> bool:
         r.op in ("==", "<=") and r.lhs == r.rhs for r in stmt.concl))
 
 
+def _as_built(r: Rel) -> str:
+    """``str(r)`` of a relation whose sides are equal: the side is printed once (equal SymPy
+    objects print alike; printing was the whole cost of a construction verdict)."""
+    if r.lhs != r.rhs:
+        return str(r)
+    side = sp.sstr(r.lhs)
+    return f"{side} {r.op} {side}"
+
+
 def construction_verdict(stmt: Statement, shown: int = 8) -> Verdict:
     """The verdict of a statement settled when built, saying what the construction checked."""
     n = len(stmt.concl)
@@ -183,7 +192,7 @@ def construction_verdict(stmt: Statement, shown: int = 8) -> Verdict:
              "once SymPy built the statement from the definition; reflexivity is the only step "
              "(no engine decided anything; a change of the definition would change what is "
              "built)"]
-    trace += [f"  as built: {r}" for r in stmt.concl[:shown]]
+    trace += [f"  as built: {_as_built(r)}" for r in stmt.concl[:shown]]
     if n > shown:
         trace.append(f"  ... and {n - shown} more")
     return Verdict("proved", CONSTRUCTION, f"sympy {sp.__version__}", SETTLED,

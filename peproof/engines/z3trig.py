@@ -71,12 +71,15 @@ class Translation:
         self.base: dict[sp.Expr, tuple] = {}
         self.mult: dict[tuple, tuple] = {}
         self.denom: dict[sp.Expr, int] = {}
+        # each variable's domain axioms mention that variable only: kept apart so that a query
+        # in which the variable no longer occurs can leave them out (see split_domains)
+        self.var_axioms: dict[int, tuple] = {}
         for v in stmt.vars:
             mk = z3.Int if (use_int and v.domain in INT_DOMAINS) else z3.Real
             zv = mk(self.names(v.symbol.name))
             self.vars[v.symbol] = zv
-            self.axioms += domain_axioms(zv, v.domain, integral_sort=zv.is_int(),
-                                         integrality=True)
+            self.var_axioms[zv.get_id()] = (zv, v.domain, domain_axioms(
+                zv, v.domain, integral_sort=zv.is_int(), integrality=True))
         for r in stmt.concl + stmt.hyps:
             for e in (r.lhs, r.rhs):
                 for t in e.atoms(sp.sin, sp.cos):
@@ -238,6 +241,63 @@ class Translation:
     def rel(self, r: Rel):
         return rel_term(r.op, self.term(r.lhs), self.term(r.rhs))
 
+    def split_domains(self, assertions: list) -> tuple[list, dict]:
+        """``(domain axioms for the query, isolated)``: the domain axioms of every variable that
+        occurs in ``assertions`` (the other axioms, the hypotheses and the negated goal), and
+        ``isolated``, the variables that occur nowhere in them (every occurrence was inside a
+        sin/cos abstracted to reals), each with a value satisfying its domain axioms.
+
+        Exact, not a weakening: an isolated variable's axioms mention that variable only, so
+        the query with them is satisfiable iff the query without them is and they are (a
+        domain is never empty; their satisfiability is checked here, else they stay in the
+        query); a model of the query extended by these values is a model of both.  (Mixed
+        integer constraints on a variable that nothing else mentions send z3 from nlsat to a
+        strategy that runs out of time on an easy query.)"""
+        present = _constants(assertions)
+        kept, isolated = [], {}
+        for i, (zv, domain, axioms) in self.var_axioms.items():
+            value = None if i in present else _domain_value(domain, zv.is_int())
+            if value is None:
+                kept += axioms
+            else:
+                isolated[i] = value
+        return kept, isolated
+
+
+_DOMAIN_VALUES: dict = {}
+
+
+def _domain_value(domain: str, integral_sort: bool):
+    """A value satisfying the domain axioms of a variable of ``domain`` (the same axioms as
+    :func:`~peproof.engines.z3base.domain_axioms` gives every such variable, up to its name),
+    found by z3 once per domain and sort; ``None`` if z3 finds none."""
+    key = (domain, integral_sort)
+    if key not in _DOMAIN_VALUES:
+        zv = (z3.Int if integral_sort else z3.Real)("domain_value")
+        aux = z3.Solver()
+        aux.add(*domain_axioms(zv, domain, integral_sort=integral_sort, integrality=True))
+        _DOMAIN_VALUES[key] = (aux.model().eval(zv, model_completion=True)
+                               if aux.check() == z3.sat else None)
+    return _DOMAIN_VALUES[key]
+
+
+def _constants(fs) -> set[int]:
+    """Ids of the uninterpreted constants occurring in the z3 formulas ``fs``."""
+    seen: set[int] = set()
+    out: set[int] = set()
+    stack = list(fs)
+    while stack:
+        e = stack.pop()
+        i = e.get_id()
+        if i in seen:
+            continue
+        seen.add(i)
+        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            out.add(i)
+        else:
+            stack.extend(e.children())
+    return out
+
 
 def _parts(u: sp.Expr):
     out = []
@@ -346,9 +406,30 @@ def _canonical(rels: tuple, stmt: Statement, extra_hyps: tuple = ()):
             dom = stmt.domain(s)
         except KeyError:
             dom = "?"
-        ren[s] = sp.Symbol(f"_v{j}_{dom}", **s.assumptions0)
-    # (sp.evaluate(False) would be faster here but clears SymPy's whole cache on entry)
-    return tuple((r.op, r.lhs.xreplace(ren), r.rhs.xreplace(ren)) for r in rels)
+        ren[s] = ("var", j, dom, tuple(sorted(s.assumptions0.items())))
+    # the renamed trees are written out as nested tuples (class, children...) rather than
+    # rebuilt as SymPy expressions (xreplace re-runs every constructor on the way up)
+    memo: dict = {}
+    return tuple((r.op, _shape(r.lhs, ren, memo), _shape(r.rhs, ren, memo)) for r in rels)
+
+
+def _shape(e: sp.Basic, ren: dict, memo: dict):
+    """``e`` as a nested tuple: each node its class and its children's shapes in order, each
+    renamed symbol its entry of ``ren``, any other leaf its class and exact ``srepr``.  Equal
+    shapes are equal trees up to the renaming (a SymPy object is its class applied to its
+    ``args``; a leaf carries no more than its ``srepr`` says)."""
+    if not isinstance(e, sp.Basic):
+        return ("python", type(e), repr(e))
+    out = memo.get(e)
+    if out is None:
+        if e in ren:
+            out = ren[e]
+        elif not e.args:
+            out = ("leaf", type(e), sp.srepr(e))
+        else:
+            out = (type(e),) + tuple(_shape(a, ren, memo) for a in e.args)
+        memo[e] = out
+    return out
 
 
 _CACHE: dict = {}
@@ -420,7 +501,9 @@ def _check_block(diff_rel: Rel, more: tuple, stmt: Statement, timeout_ms: int, c
     # machine's load; the wall-clock limit (5x) is only a safety net
     solver.set("rlimit", RLIMIT_PER_MS * timeout_ms)
     solver.set("timeout", 5 * timeout_ms)
-    solver.add(*tr.axioms, *hyps, z3.Not(goal))
+    query = [*tr.axioms, *hyps, z3.Not(goal)]
+    domains, isolated = tr.split_domains(query)
+    solver.add(*domains, *query)
     res = solver.check()
     if res == z3.unknown and tr.base:
         # model search: pin every base angle to a rational point of the unit circle.  A model
@@ -440,7 +523,9 @@ def _check_block(diff_rel: Rel, more: tuple, stmt: Statement, timeout_ms: int, c
         m = solver.model()
         pt = {}
         for s, zv in tr.vars.items():
-            val = m.eval(zv, model_completion=False)
+            val = isolated.get(zv.get_id())
+            if val is None:
+                val = m.eval(zv, model_completion=False)
             if z3.is_int_value(val):
                 pt[s.name] = val.as_long()
             elif z3.is_rational_value(val):

@@ -21,6 +21,7 @@ References
 from __future__ import annotations
 
 import time
+from functools import cache
 
 import sympy as sp
 
@@ -102,9 +103,17 @@ def z3_integer_proof(stmt: Statement, claim: Claim) -> Verdict:
     return v
 
 
+@cache
+def _layout_inverse(name: str) -> Statement:
+    """``_inverse_statement(MAPS[name])``, built once per process (the layout's claim, the
+    statement of ``index.encoding_layouts_match_maps`` and its proof's check all read it;
+    SymPy's Piecewise canonicalisation makes each build slow)."""
+    return _inverse_statement(MAPS[name])
+
+
 def _all_layouts() -> Statement:
     """The inverse-map statements of the three layouts, as one statement."""
-    parts = [_inverse_statement(mp) for mp in MAPS.values()]
+    parts = [_layout_inverse(name) for name in MAPS]
     return Statement(tuple(r for p in parts for r in p.concl), parts[0].vars, hyps=RANGE)
 
 
@@ -156,7 +165,7 @@ PERM = "which is the same set of numbers as the interleaved"
 
 
 def _inv_claim(name: str, mp, layout_text: str) -> Claim:
-    st = _inverse_statement(mp)
+    st = _layout_inverse(name) if MAPS.get(name) is mp else _inverse_statement(mp)
     return Claim(
         f"index.{name}_maps_are_inverse",
         f"{layout_text}: channel(slot(j)) = j and slot(channel(i, w)) = (i, w), in range, "
