@@ -49,6 +49,7 @@ class Outcome:
     more_tex: list[Path] = field(default_factory=list)
     more_pdf: list[tuple[Path, int | None]] = field(default_factory=list)
     quotes: dict = field(default_factory=dict)
+    phases: dict = field(default_factory=dict)  # seconds per phase (also in timing.json)
 
 
 def environment():
@@ -465,6 +466,22 @@ def _figures(run: dict, ctx: dict, build: Path, workers: int = 1) -> dict[str, s
     return out
 
 
+def _write_timing(build_dir: Path, phases: dict, timing: dict, total: float) -> None:
+    """``timing.json``: the phases of this build and the collect jobs' timeline (seconds from
+    the start of the jobs, per process); read by ``benchmarks/bench_report.py``."""
+    import json
+
+    from peproof.cli import write_atomic
+
+    start = timing.get("jobs_start")
+    jobs = [{"job": j["job"], "pid": j["pid"], "start": round(j["start"] - start, 3),
+             "end": round(j["end"] - start, 3), "cpu": round(j["cpu"], 3)}
+            for j in timing.get("jobs") or []] \
+        if start else []
+    write_atomic(build_dir / "timing.json", json.dumps(
+        {"total": round(total, 3), "phases": phases, "jobs": jobs}, indent=1))
+
+
 def build(build_dir: Path | None = None, pattern: str | None = None, numerics: str = "default",
           peers: bool = True, workers: int | None = None, fresh: bool = False,
           compile_pdf: bool = True, quiet: bool = False, run: dict | None = None,
@@ -474,15 +491,26 @@ def build(build_dir: Path | None = None, pattern: str | None = None, numerics: s
     root = repo_root()
     build_dir = Path(build_dir) if build_dir else default_build_dir()
     build_dir.mkdir(parents=True, exist_ok=True)
+    phases: dict[str, float] = {}
+    mark = [time.perf_counter()]
+
+    def phase(name: str) -> None:
+        now = time.perf_counter()
+        phases[name] = round(now - mark[0], 3)
+        mark[0] = now
+
     if run is None:
         run = collect(build_dir, pattern=pattern, numerics=numerics, peers=peers,
                       workers=workers, fresh=fresh, quiet=quiet)
+    phase("collect")
     reset_unknown()
     ctx = context(run, root)
+    phase("context")
     import os
 
     ctx["figures"] = _figures(run, ctx, build_dir,
                               workers if workers is not None else min(os.cpu_count() or 1, 8))
+    phase("figures")
     env = environment()
     from peproof.cli import write_atomic
 
@@ -494,6 +522,7 @@ def build(build_dir: Path | None = None, pattern: str | None = None, numerics: s
         path = build_dir / tname
         write_atomic(path, env.get_template(template).render(**ctx, document=tname[:-4]))
         tex_paths.append(path)
+    phase("templates")
     t_tex = 0.0
     pdfs: list[tuple[Path | None, int | None]] = []
     message, missing = "", False
@@ -508,8 +537,10 @@ def build(build_dir: Path | None = None, pattern: str | None = None, numerics: s
             missing = missing or r.missing
             if r.pdf is None and not message:
                 message = r.message
+    phase("tex")
+    _write_timing(build_dir, phases, run.get("timing") or {}, time.perf_counter() - t0)
     main_pdf, pages = pdfs[0] if pdfs else (None, None)
-    return Outcome(tex_path=tex_paths[0], pdf_path=main_pdf, tex_message=message,
+    return Outcome(phases=phases, tex_path=tex_paths[0], pdf_path=main_pdf, tex_message=message,
                    seconds=time.perf_counter() - t0, tex_seconds=t_tex, pages=pages,
                    reused=run.get("reused", False), formula_checks=dict(ctx["checks"]["counts"]),
                    unknown_chars=dict(unknown_seen),
