@@ -310,8 +310,8 @@ def context(run: dict, root: Path | None) -> dict:
         "peers": _peers_view(run.get("peers")),
         "checks": _checks(render, refs),
         "index": _index(rows, views, number),
-        "axioms": Counter(a for r in rows for a in (r["verdict"].get("axioms") or [])
-                          ).most_common(),
+        "axioms": [(C.axiom_tex(a), n) for a, n in Counter(
+            a for r in rows for a in (r["verdict"].get("axioms") or [])).most_common()],
         "engines": Counter(r["verdict"]["engine"] for r in rows).most_common(),
         "number": number,
     }
@@ -341,6 +341,21 @@ def _graph_summary(rows: list[dict], refs: C.Refs) -> dict:
                              s["family_edges"]]}
 
 
+def _variant_tex(text: str) -> Markup:
+    """The oracle's name of a variant (``..., scale 1/sqrt(d)=0.0441942, float32``): the
+    scale's formula typeset, the rest as text."""
+    import re
+
+    from .latex import tex as escape
+    from .mathtext import ascii_math
+
+    out, last = [], 0
+    for m in re.finditer(r"(?<=scale )[^,]+", text):
+        out += [escape(text[last:m.start()]), r"\(" + ascii_math(m.group().strip()) + r"\)"]
+        last = m.end()
+    return Markup("".join([*out, escape(text[last:])]))
+
+
 def _peers_view(peers: dict | None) -> dict:
     """The oracle's rows; verdict codes and headlines are read from the results, never typed."""
     if not peers:
@@ -353,7 +368,8 @@ def _peers_view(peers: dict | None) -> dict:
                                                                     for x in r.get("shape", []))),
                      "implementation_f": Markup(tex_breakable(r["implementation"])),
                      "package_f": Markup(tex_breakable(r["package"])),
-                     "headline_f": Markup(title_tex(r.get("headline") or ""))})
+                     "headline_f": Markup(title_tex(r.get("headline") or "")),
+                     "identified_f": _variant_tex(r.get("identified") or "")})
     verdicts = Counter(r["verdict"] for r in peers["rows"] if r["status"] == "checked")
     return {"ran": True, "rows": rows,
             "checked": sum(r["status"] == "checked" for r in peers["rows"]),

@@ -24,6 +24,7 @@ from .formulas import (
     check_text,
     functions_for,
     latex,
+    legend,
     render_statement,
     width,
 )
@@ -65,7 +66,7 @@ def witness_relation(stmt, relation: str) -> dict | None:
         text = f"{ltex} {OP_TEX[rel.op]} {rtex}"
         if width(text) > 3 * BUDGET:
             return {"relation": None, "conclusion": n + 1, "checks": []}
-        return {"relation": text, "conclusion": n + 1,
+        return {"relation": text, "conclusion": n + 1, "legend": legend(rel.lhs, rel.rhs),
                 "checks": [{"text": c.text, "status": c.status, "detail": c.detail}
                            for c in (lchk, rchk)]}
     return None
@@ -78,7 +79,8 @@ def render_claim(claim, witness: dict | None = None) -> dict:
     if st is None:
         return {"statement": None, "compact": None, "steps": None, "witness": None}
     full = render_statement(st)
-    out = {"statement": full.as_dict(), "compact": None, "steps": None, "witness": None}
+    out = {"statement": full.as_dict(), "compact": None, "steps": None, "witness": None,
+           "legend": legend(*(x for r in (*st.hyps, *st.concl) for x in (r.lhs, r.rhs)))}
     if witness and witness.get("relation"):
         out["witness"] = witness_relation(st, witness["relation"])
     if full.groups > COMPACT_GROUPS or len(full.rows) > COMPACT_ROWS:
