@@ -475,6 +475,8 @@ def _figures(run: dict, ctx: dict, build: Path, workers: int = 1) -> dict[str, s
             continue
         fam["graph"] = draw(f"fig-graph-{fam['name']}.pdf", figures.dependency_graph, view,
                             ctx["number"], status)
+        # the section's heading, first lines and graph are kept on one page
+        fam["graph_height"] = f"{figures.graph_height(view) + 1.1:.2f}in"
     if ctx["graph"]["size"]:
         out["graph"] = draw("fig-graph.pdf", figures.whole_graph, graph.whole_view(rows),
                             ctx["number"], status)
