@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 
 import sympy as sp
 
@@ -40,14 +41,29 @@ def value_tex(v: str, is_name: bool = False) -> str:
     """A witness coordinate as LaTeX: a variable's name, or a value written by SymPy
     (``7/3``, ``1 + 2*pi``; a trailing ``(ball ...)`` comment is dropped)."""
     if is_name:
-        return latex(sp.Symbol(v))
+        return _name_tex(str(v))
     s = re.sub(r"\s*\(ball .*\)\s*$", "", str(v))
+    out = _value_latex(s)
+    if out is None:
+        from .latex import tex  # (not cached: it records characters without a LaTeX form)
+
+        return r"\text{" + tex(s) + "}"
+    return out
+
+
+@cache
+def _name_tex(name: str) -> str:
+    return latex(sp.Symbol(name))
+
+
+@cache
+def _value_latex(s: str) -> str | None:
+    """SymPy's reading of ``s`` printed (the same witness values recur across falsifiers and
+    documents: each is parsed once per process), None if SymPy cannot read it."""
     try:
         return latex(sp.sympify(s, rational=True))
     except (sp.SympifyError, SyntaxError, TypeError, ValueError):
-        from .latex import tex
-
-        return r"\text{" + tex(s) + "}"
+        return None
 
 
 _OPS = (" == ", " <= ", " != ", " < ")
