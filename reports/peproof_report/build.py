@@ -50,6 +50,7 @@ class Outcome:
     more_pdf: list[tuple[Path, int | None]] = field(default_factory=list)
     quotes: dict = field(default_factory=dict)
     phases: dict = field(default_factory=dict)  # seconds per phase (also in timing.json)
+    html_path: Path | None = None  # the HTML edition (``html=True``)
 
 
 def environment():
@@ -503,7 +504,7 @@ def _write_timing(build_dir: Path, phases: dict, timing: dict, total: float) -> 
 def build(build_dir: Path | None = None, pattern: str | None = None, numerics: str = "default",
           peers: bool = True, workers: int | None = None, fresh: bool = False,
           compile_pdf: bool = True, quiet: bool = False, run: dict | None = None,
-          full: bool = False) -> Outcome:
+          full: bool = False, html: bool = False) -> Outcome:
     """Build the report (and with ``full`` the record); ``run`` replaces :func:`collect`."""
     t0 = time.perf_counter()
     root = repo_root()
@@ -540,6 +541,11 @@ def build(build_dir: Path | None = None, pattern: str | None = None, numerics: s
         path = build_dir / tname
         write_atomic(path, env.get_template(template).render(**ctx, document=tname[:-4]))
         tex_paths.append(path)
+    html_path = None
+    if html:
+        from . import html as H
+
+        html_path = H.write(run, build_dir)
     phase("templates")
     t_tex = 0.0
     pdfs: list[tuple[Path | None, int | None]] = []
@@ -558,7 +564,8 @@ def build(build_dir: Path | None = None, pattern: str | None = None, numerics: s
     phase("tex")
     _write_timing(build_dir, phases, run.get("timing") or {}, time.perf_counter() - t0)
     main_pdf, pages = pdfs[0] if pdfs else (None, None)
-    return Outcome(phases=phases, tex_path=tex_paths[0], pdf_path=main_pdf, tex_message=message,
+    return Outcome(phases=phases, html_path=html_path, tex_path=tex_paths[0], pdf_path=main_pdf,
+                   tex_message=message,
                    seconds=time.perf_counter() - t0, tex_seconds=t_tex, pages=pages,
                    reused=run.get("reused", False), formula_checks=dict(ctx["checks"]["counts"]),
                    unknown_chars=dict(unknown_seen),

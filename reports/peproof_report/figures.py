@@ -212,12 +212,14 @@ def graph_height(view: dict, width: float = WIDTH) -> float:
 
 
 def graph_figure(view: dict, number: dict[str, str], status: dict[str, str],
-                 labels: str = "number", width: float = WIDTH):
+                 labels: str = "number", width: float = WIDTH, links: dict | None = None):
     """The figure of :func:`dependency_graph` (not saved).  In a family's graph a layer taller
     than the page's width allows is wrapped into several columns (``wrap_rows``), and the
     figure is as tall as its rows need for labels of ``GRAPH_FONT`` points ``GRAPH_PITCH``
     inches apart, so it is legible at print size however many claims a layer holds.  Labels
-    sit on a white ground: an edge passing behind one does not cross it out."""
+    sit on a white ground: an edge passing behind one does not cross it out.  ``links``
+    (node -> URL) makes each node's label a link (in SVG output)."""
+    links = links or {}
     plt = _mpl()
     lay = view["layout"]
     layers = max(k for k, _, _ in lay.values()) + 1
@@ -269,7 +271,7 @@ def graph_figure(view: dict, number: dict[str, str], status: dict[str, str],
         ax.plot([x], [y], marker="o", markersize=2.2 if full else 3.5, color=col, zorder=2)
         text = f"{number.get(a, '')} {a}" if full or a not in number else number[a]
         ax.text(x + 0.06, y, text, fontsize=3.6 if full else GRAPH_FONT, va="center",
-                ha="left", color=col, zorder=3,
+                ha="left", color=col, zorder=3, url=links.get(a),
                 bbox=None if full else {"facecolor": "white", "edgecolor": "none",
                                         "pad": 0.3})
     ax.set_xlim(-0.15, ncols - 1 + (1.0 if full else 0.45))
