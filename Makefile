@@ -11,7 +11,7 @@ PEERS_NODEPS := keras-hub==0.32.0 labml-nn==0.5.1
 TEXPKG := texlive-latex-base texlive-latex-recommended texlive-fonts-recommended \
           texlive-pictures latexmk poppler-utils
 
-.PHONY: report test test-slow prove tex lint bench fuzz clean mutants
+.PHONY: report test test-slow prove tex chromium lint bench fuzz clean mutants
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,16 +30,29 @@ tex:
 	  fi; \
 	fi
 
+# headless Chromium (Debian's chromium-headless-shell, ~15 s to install) for the test that
+# renders the report's HTML edition (tests/test_report_html.py)
+chromium:
+	@if ! command -v chromium-headless-shell >/dev/null 2>&1 && ! command -v chromium >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get install -y -qq --no-install-recommends chromium-headless-shell >/dev/null 2>&1 \
+	     || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	         --no-install-recommends chromium-headless-shell >/dev/null)); \
+	  else \
+	    echo "Chromium not found: install chromium-headless-shell (the HTML test is skipped)"; \
+	  fi; \
+	fi
+
 report: $(STAMP) tex
 	$(VENV)/bin/peproof report
 
 prove: $(STAMP)
 	$(VENV)/bin/peproof prove
 
-test: $(STAMP) tex
+test: $(STAMP) tex chromium
 	$(PY) -m pytest proofs tests numeric -q -m "not slow"
 
-test-slow: $(STAMP) tex
+test-slow: $(STAMP) tex chromium
 	$(PY) -m pytest proofs tests numeric -q
 
 lint: $(STAMP)

@@ -278,13 +278,25 @@ class Encoding:
         p = _as_rational(pos, "pos") + self._offset
         with mpmath.mp.workdps(dps + 10):
             x = mpmath.mpf(int(p.p)) / int(p.q)
-            scale = mpmath.mpf(sp.N(self._scale, dps + 10))
+            scale, omegas = self._mp_constants(dps)
             out = []
             for j in range(self.d):
                 i, which = self.slot(j)
-                w = mpmath.mpf(sp.N(self.omegas[i], dps + 10))
+                w = omegas[i]
                 out.append(scale * (mpmath.sin(x * w) if which == "sin" else mpmath.cos(x * w)))
         return out
+
+    def _mp_constants(self, dps: int) -> tuple:
+        """The scale and every ``omega_i`` as mpmath numbers at ``dps + 10`` digits (SymPy's
+        ``N``, computed once per precision: the same values on every call of ``vector_mp``)."""
+        import mpmath
+
+        cache = self.__dict__.setdefault("_mp_cache", {})
+        if dps not in cache:
+            with mpmath.mp.workdps(dps + 10):
+                cache[dps] = (mpmath.mpf(sp.N(self._scale, dps + 10)),
+                              tuple(mpmath.mpf(sp.N(w, dps + 10)) for w in self.omegas))
+        return cache[dps]
 
     # ----------------------------------------------------------------- fast
     @cached_property

@@ -54,6 +54,8 @@ def add_parser(sub) -> None:
     p.add_argument("--no-peers", action="store_true",
                    help="skip the oracle on installed implementations (torch, transformers...)")
     p.add_argument("--no-pdf", action="store_true", help="write the .tex only")
+    p.add_argument("--html", action="store_true",
+                   help="also write the HTML edition (peproof-report.html, clickable graphs)")
     p.add_argument("--workers", type=int, help="processes (default: all cores)")
     p.set_defaults(func=run)
 
@@ -72,8 +74,10 @@ def run(args) -> int:
     with folder_lock(out, "peproof report"):  # one run per folder
         res = gen.build(build_dir=out, pattern=args.pattern, numerics=args.numerics,
                         peers=not args.no_peers, workers=args.workers, fresh=args.fresh,
-                        compile_pdf=not args.no_pdf, full=args.full)
+                        compile_pdf=not args.no_pdf, full=args.full, html=args.html)
     print(f"wrote {res.tex_path}" + "".join(f" and {p}" for p in res.more_tex))
+    if res.html_path:
+        print(f"wrote {res.html_path}")
     if not args.no_pdf:
         print(res.tex_message if res.pdf_path is None else
               f"wrote {res.pdf_path} ({res.pages} pages; TeX {res.tex_seconds:.1f} s)"

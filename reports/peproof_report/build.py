@@ -49,6 +49,8 @@ class Outcome:
     more_tex: list[Path] = field(default_factory=list)
     more_pdf: list[tuple[Path, int | None]] = field(default_factory=list)
     quotes: dict = field(default_factory=dict)
+    phases: dict = field(default_factory=dict)  # seconds per phase (also in timing.json)
+    html_path: Path | None = None  # the HTML edition (``html=True``)
 
 
 def environment():
@@ -309,8 +311,8 @@ def context(run: dict, root: Path | None) -> dict:
         "peers": _peers_view(run.get("peers")),
         "checks": _checks(render, refs),
         "index": _index(rows, views, number),
-        "axioms": Counter(a for r in rows for a in (r["verdict"].get("axioms") or [])
-                          ).most_common(),
+        "axioms": [(C.axiom_tex(a), n) for a, n in Counter(
+            a for r in rows for a in (r["verdict"].get("axioms") or [])).most_common()],
         "engines": Counter(r["verdict"]["engine"] for r in rows).most_common(),
         "number": number,
     }
@@ -340,6 +342,21 @@ def _graph_summary(rows: list[dict], refs: C.Refs) -> dict:
                              s["family_edges"]]}
 
 
+def _variant_tex(text: str) -> Markup:
+    """The oracle's name of a variant (``..., scale 1/sqrt(d)=0.0441942, float32``): the
+    scale's formula typeset, the rest as text."""
+    import re
+
+    from .latex import tex as escape
+    from .mathtext import ascii_math
+
+    out, last = [], 0
+    for m in re.finditer(r"(?<=scale )[^,]+", text):
+        out += [escape(text[last:m.start()]), r"\(" + ascii_math(m.group().strip()) + r"\)"]
+        last = m.end()
+    return Markup("".join([*out, escape(text[last:])]))
+
+
 def _peers_view(peers: dict | None) -> dict:
     """The oracle's rows; verdict codes and headlines are read from the results, never typed."""
     if not peers:
@@ -352,7 +369,8 @@ def _peers_view(peers: dict | None) -> dict:
                                                                     for x in r.get("shape", []))),
                      "implementation_f": Markup(tex_breakable(r["implementation"])),
                      "package_f": Markup(tex_breakable(r["package"])),
-                     "headline_f": Markup(title_tex(r.get("headline") or ""))})
+                     "headline_f": Markup(title_tex(r.get("headline") or "")),
+                     "identified_f": _variant_tex(r.get("identified") or "")})
     verdicts = Counter(r["verdict"] for r in peers["rows"] if r["status"] == "checked")
     return {"ran": True, "rows": rows,
             "checked": sum(r["status"] == "checked" for r in peers["rows"]),
@@ -458,6 +476,8 @@ def _figures(run: dict, ctx: dict, build: Path, workers: int = 1) -> dict[str, s
             continue
         fam["graph"] = draw(f"fig-graph-{fam['name']}.pdf", figures.dependency_graph, view,
                             ctx["number"], status)
+        # the section's heading, first lines and graph are kept on one page
+        fam["graph_height"] = f"{figures.graph_height(view) + 1.1:.2f}in"
     if ctx["graph"]["size"]:
         out["graph"] = draw("fig-graph.pdf", figures.whole_graph, graph.whole_view(rows),
                             ctx["number"], status)
@@ -465,24 +485,51 @@ def _figures(run: dict, ctx: dict, build: Path, workers: int = 1) -> dict[str, s
     return out
 
 
+def _write_timing(build_dir: Path, phases: dict, timing: dict, total: float) -> None:
+    """``timing.json``: the phases of this build and the collect jobs' timeline (seconds from
+    the start of the jobs, per process); read by ``benchmarks/bench_report.py``."""
+    import json
+
+    from peproof.cli import write_atomic
+
+    start = timing.get("jobs_start")
+    jobs = [{"job": j["job"], "pid": j["pid"], "start": round(j["start"] - start, 3),
+             "end": round(j["end"] - start, 3), "cpu": round(j["cpu"], 3)}
+            for j in timing.get("jobs") or []] \
+        if start else []
+    write_atomic(build_dir / "timing.json", json.dumps(
+        {"total": round(total, 3), "phases": phases, "jobs": jobs}, indent=1))
+
+
 def build(build_dir: Path | None = None, pattern: str | None = None, numerics: str = "default",
           peers: bool = True, workers: int | None = None, fresh: bool = False,
           compile_pdf: bool = True, quiet: bool = False, run: dict | None = None,
-          full: bool = False) -> Outcome:
+          full: bool = False, html: bool = False) -> Outcome:
     """Build the report (and with ``full`` the record); ``run`` replaces :func:`collect`."""
     t0 = time.perf_counter()
     root = repo_root()
     build_dir = Path(build_dir) if build_dir else default_build_dir()
     build_dir.mkdir(parents=True, exist_ok=True)
+    phases: dict[str, float] = {}
+    mark = [time.perf_counter()]
+
+    def phase(name: str) -> None:
+        now = time.perf_counter()
+        phases[name] = round(now - mark[0], 3)
+        mark[0] = now
+
     if run is None:
         run = collect(build_dir, pattern=pattern, numerics=numerics, peers=peers,
                       workers=workers, fresh=fresh, quiet=quiet)
+    phase("collect")
     reset_unknown()
     ctx = context(run, root)
+    phase("context")
     import os
 
     ctx["figures"] = _figures(run, ctx, build_dir,
                               workers if workers is not None else min(os.cpu_count() or 1, 8))
+    phase("figures")
     env = environment()
     from peproof.cli import write_atomic
 
@@ -494,6 +541,12 @@ def build(build_dir: Path | None = None, pattern: str | None = None, numerics: s
         path = build_dir / tname
         write_atomic(path, env.get_template(template).render(**ctx, document=tname[:-4]))
         tex_paths.append(path)
+    html_path = None
+    if html:
+        from . import html as H
+
+        html_path = H.write(run, build_dir)
+    phase("templates")
     t_tex = 0.0
     pdfs: list[tuple[Path | None, int | None]] = []
     message, missing = "", False
@@ -508,8 +561,11 @@ def build(build_dir: Path | None = None, pattern: str | None = None, numerics: s
             missing = missing or r.missing
             if r.pdf is None and not message:
                 message = r.message
+    phase("tex")
+    _write_timing(build_dir, phases, run.get("timing") or {}, time.perf_counter() - t0)
     main_pdf, pages = pdfs[0] if pdfs else (None, None)
-    return Outcome(tex_path=tex_paths[0], pdf_path=main_pdf, tex_message=message,
+    return Outcome(phases=phases, html_path=html_path, tex_path=tex_paths[0], pdf_path=main_pdf,
+                   tex_message=message,
                    seconds=time.perf_counter() - t0, tex_seconds=t_tex, pages=pages,
                    reused=run.get("reused", False), formula_checks=dict(ctx["checks"]["counts"]),
                    unknown_chars=dict(unknown_seen),

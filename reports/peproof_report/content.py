@@ -142,7 +142,8 @@ def witness_view(w: dict | None, render: dict | None, refs: Refs) -> dict | None
                  "relation": Markup(rw["relation"]) if rw.get("relation") else None,
                  "relation_row": Markup("&" + rw["relation"]) if rw.get("relation") else None,
                  "short": bool(rw.get("relation")) and width(rw["relation"]) <= SHORT_RELATION,
-                 "conclusion": rw.get("conclusion")}
+                 "conclusion": rw.get("conclusion"),
+                 "legend": Markup("; ".join(rw["legend"])) if rw.get("legend") else None}
     for k in ("lhs", "rhs"):
         out[k] = fmt.ball(w[k], 12) if w.get(k) is not None else None
         out[k + "_short"] = fmt.ball(w[k], 5) if w.get(k) is not None else None
@@ -156,9 +157,40 @@ def witness_view(w: dict | None, render: dict | None, refs: Refs) -> dict | None
     for k in ("axioms", "note", "found_by", "kind"):
         if w.get(k):
             val = w[k]
-            out[k] = ([Markup(tex_breakable(a)) for a in val] if isinstance(val, list)
-                      else Markup(tex_breakable(val)))
+            one = {"axioms": axiom_tex, "note": refs.prose}.get(
+                k, lambda a: Markup(tex_breakable(a)))
+            out[k] = [one(a) for a in val] if isinstance(val, list) else one(val)
     return out
+
+
+_CODE_MATH = re.compile(r"\*\*|\b(?:exp|sin|cos|sqrt|log)\(")
+
+
+def paraphrase_tex(text: str) -> str:
+    """Our paraphrase of a cited work: its ASCII mathematics typeset (``sqrt(1/t)``,
+    ``b s^(|D|/(|D|-2))``); a paraphrase of code (names like ``seq_len``) set as code."""
+    if re.search(r"[a-z]{2,}_[a-z]{2,}", text):
+        return r"\texttt{" + tex_breakable(text) + "}"
+    return title_tex(text)
+
+
+def z3_reason_tex(reason: str) -> str:
+    """z3's reason; the expression it quotes from the engine (``... term exp(s0)``, ``unknown
+    on Abs(...)``, ``sat on ...``), machine text, set in typewriter type like the logs."""
+    m = re.search(r"(?<=term )|(?<=unknown on )|(?<=sat on )", reason)
+    if not m:
+        return tex_breakable(reason)
+    end = len(reason) - 1 if reason.endswith(")") and reason.count("(") < reason.count(")") \
+        else len(reason)
+    return (tex_breakable(reason[:m.start()]) + r"\texttt{" + tex_breakable(reason[m.start():end])
+            + "}" + tex_breakable(reason[end:]))
+
+
+def axiom_tex(a: str) -> Markup:
+    """An engine's axiom: its mathematics typeset when the engine wrote it as a program does
+    (``c**x``, ``exp(u)``), otherwise the text as it is (breakable; the trusted base's
+    enclosures keep their digits)."""
+    return Markup(title_tex(a) if _CODE_MATH.search(a) else tex_breakable(a))
 
 
 POINT_COORDS = 4  # coordinates of a witness point printed in the report (the record: all)
@@ -263,7 +295,8 @@ def claim_view(row: dict, render: dict | None, used_by: list[str], refs: Refs) -
                         # plain text, breakable, never read as mathematics
                         "section": Markup(tex_breakable(s["section"]) if s["seed"] in LITERATURE
                                           else title_tex(s["section"])),
-                        "quote": Markup(quote_tex(s["quote"]))})
+                        "quote": Markup(paraphrase_tex(s["quote"]) if s["seed"] in LITERATURE
+                                        else quote_tex(s["quote"]))})
     full = statement_view(render.get("statement"))
     compact = statement_view(render.get("compact") or render.get("statement"), COMPACT_LINES)
     construction = settled_by_construction(v)
@@ -274,12 +307,13 @@ def claim_view(row: dict, render: dict | None, used_by: list[str], refs: Refs) -
         "sources": sources,
         "source_keys": list(dict.fromkeys(s["key"] for s in sources)),
         "statement": full, "compact": compact,
+        "legend": Markup("; ".join(render["legend"])) if render.get("legend") else None,
         "informal": row["statement"] is None,
         "status": v["status"], "verdict": Markup(verdict(v["status"])),
         "construction": construction,
         "engine": v["engine"], "method": method_text(v), "version": v["version"],
         "seconds": fmt.seconds(v["seconds"]),
-        "axioms": [Markup(tex_breakable(a)) for a in dict.fromkeys(v.get("axioms") or [])],
+        "axioms": [axiom_tex(a) for a in dict.fromkeys(v.get("axioms") or [])],
         "reason": refs.prose(v.get("reason") or ""),
         "reason_short": refs.prose(first_clause(v.get("reason") or "")),
         "witness": witness_view(v.get("witness"), render, refs),
@@ -288,8 +322,8 @@ def claim_view(row: dict, render: dict | None, used_by: list[str], refs: Refs) -
         "z3": {"cell": row["engines"].get("z3", "n/a"),
                "verdict": Markup(verdict(z["status"])) if z else "",
                "method": z.get("method", ""),
-               "axioms": [Markup(tex_breakable(a)) for a in dict.fromkeys(z.get("axioms") or [])],
-               "reason": Markup(tex_breakable(z.get("reason", "")))},
+               "axioms": [axiom_tex(a) for a in dict.fromkeys(z.get("axioms") or [])],
+               "reason": Markup(z3_reason_tex(z.get("reason", "")))},
         "numeric": row["engines"].get("numeric", "n/a"),
         "conflict": row.get("conflict", False),
         "expect": row["expect"], "agrees": row["agrees_with_expectation"],

@@ -169,51 +169,123 @@ def recipe_error(data: dict, half: dict[str, list[float]], path: Path) -> None:
     _save(fig, path)
 
 
+#: a family's dependency graph is printed at its natural size (the report includes it
+#: unscaled): labels of GRAPH_FONT points, one row of a layer every GRAPH_PITCH inches
+GRAPH_FONT = 7
+GRAPH_PITCH = 0.15
+
+
 def dependency_graph(view: dict, number: dict[str, str], status: dict[str, str], path: Path,
                      labels: str = "number", width: float = WIDTH) -> None:
     """A layered drawing of ``view`` (from :mod:`.graph`): a claim (right) joined to the claims it
     uses (left), coloured by verdict; claims of other families in grey.  ``labels``:
     ``number`` (``3.4``, for a family's figure) or ``full`` (number and id, for the whole
     graph on one page)."""
+    _save(graph_figure(view, number, status, labels, width), path)
+
+
+#: a family graph's columns: at least GRAPH_COLUMN inches apart (a label and its edges)
+GRAPH_COLUMN = 0.8
+#: a layer of more claims than this is wrapped into several columns (when the width allows)
+GRAPH_MAX_ROWS = 20
+
+
+def wrap_rows(counts: list[int], columns: int) -> int:
+    """The rows of a family graph whose layers hold ``counts`` claims: the tallest layer's,
+    unless that is more than ``GRAPH_MAX_ROWS``; then the fewest rows (from that bound up)
+    with which the layers, each wrapped into columns of that many rows, take at most
+    ``columns`` columns."""
+    tallest = max(counts)
+    for r in range(min(GRAPH_MAX_ROWS, tallest), tallest + 1):
+        if sum(-(-n // r) for n in counts) <= columns:
+            return r
+    return tallest
+
+
+def graph_height(view: dict, width: float = WIDTH) -> float:
+    """The height in inches of a family's graph (:func:`graph_figure`)."""
+    lay = view["layout"]
+    layers = max(k for k, _, _ in lay.values()) + 1
+    counts = [max((n for k2, _, n in lay.values() if k2 == k), default=1)
+              for k in range(layers)]
+    return GRAPH_PITCH * wrap_rows(counts, max(layers, int(width // GRAPH_COLUMN))) + 0.45
+
+
+def graph_figure(view: dict, number: dict[str, str], status: dict[str, str],
+                 labels: str = "number", width: float = WIDTH, links: dict | None = None):
+    """The figure of :func:`dependency_graph` (not saved).  In a family's graph a layer taller
+    than the page's width allows is wrapped into several columns (``wrap_rows``), and the
+    figure is as tall as its rows need for labels of ``GRAPH_FONT`` points ``GRAPH_PITCH``
+    inches apart, so it is legible at print size however many claims a layer holds.  Labels
+    sit on a white ground: an edge passing behind one does not cross it out.  ``links``
+    (node -> URL) makes each node's label a link (in SVG output)."""
+    links = links or {}
     plt = _mpl()
     lay = view["layout"]
     layers = max(k for k, _, _ in lay.values()) + 1
-    rows = max(n for _, _, n in lay.values())
+    counts = [max((n for k2, _, n in lay.values() if k2 == k), default=1)
+              for k in range(layers)]
     full = labels == "full"
+    rows = max(counts) if full else wrap_rows(counts, max(layers, int(width // GRAPH_COLUMN)))
+    # column of each layer's first block of rows, and of each claim
+    first = [0]
+    for n in counts[:-1]:
+        first.append(first[-1] + (1 if full else -(-n // rows)))
+    ncols = first[-1] + (1 if full else -(-counts[-1] // rows))
     if full:
         fig, ax = plt.subplots(figsize=(width, width * 0.68))
     else:
-        fig, ax = plt.subplots(figsize=(width, min(0.22 * rows + 0.35, 4.2)))
+        fig, ax = plt.subplots(figsize=(width, graph_height(view, width)))
 
     def xy(a):
         k, i, n = lay[a]
-        return k, (rows - 1) / 2 if n == 1 else (rows - 1) * (1 - i / (n - 1))
+        # a wrapped layer is staggered: claim i (in the layer's order) in column i mod c, row
+        # i div c, so the order from top to bottom is kept and edges stay short
+        c = -(-n // rows)
+        col, i, n = first[k] + i % c, i // c, -(-n // c)
+        return col, (rows - 1) / 2 if n == 1 else (rows - 1) * (1 - i / (n - 1))
 
     # an edge leaves a claim after its label (numbers are short; ids in the whole graph long)
     gap = 0.06 if full else 0.03 + 0.035 * max((len(number.get(a, a)) for a in view["nodes"]),
                                                default=3)
+    from matplotlib.patches import PathPatch
+    from matplotlib.path import Path as MPath
+
     for u, a in view["edges"]:
         (x0, y0), (x1, y1) = xy(u), xy(a)
-        ax.plot([x0 + gap, x1 - 0.03], [y0, y1], color="#9a9a9a",
-                linewidth=0.25 if full else 0.5, zorder=1)
+        if full or x1 - x0 <= 1:
+            ax.plot([x0 + gap, x1 - 0.03], [y0, y1], color="#9a9a9a",
+                    linewidth=0.25 if full else 0.5, zorder=1)
+            continue
+        # an edge skipping a column bows half a row (towards the middle) so that it passes
+        # between the labels of the columns it crosses, not along one of them
+        bend = 1.0 if (y0 + y1) / 2 < (rows - 1) / 2 else -1.0
+        ctrl = ((x0 + gap + x1) / 2, (y0 + y1) / 2 + bend)
+        ax.add_patch(PathPatch(MPath([(x0 + gap, y0), ctrl, (x1 - 0.03, y1)],
+                                     [MPath.MOVETO, MPath.CURVE3, MPath.CURVE3]),
+                               fill=False, edgecolor="#9a9a9a", linewidth=0.5, zorder=1))
     outside = set(view["outside"])
     for a in view["nodes"]:
         x, y = xy(a)
         col = "#888888" if a in outside else VERDICT_COLOUR.get(status.get(a, ""), "black")
         ax.plot([x], [y], marker="o", markersize=2.2 if full else 3.5, color=col, zorder=2)
         text = f"{number.get(a, '')} {a}" if full or a not in number else number[a]
-        ax.text(x + 0.06, y, text, fontsize=3.6 if full else 7, va="center", ha="left",
-                color=col, zorder=3)
-    ax.set_xlim(-0.15, layers - 1 + (1.0 if full else 0.45))
+        ax.text(x + 0.06, y, text, fontsize=3.6 if full else GRAPH_FONT, va="center",
+                ha="left", color=col, zorder=3, url=links.get(a),
+                bbox=None if full else {"facecolor": "white", "edgecolor": "none",
+                                        "pad": 0.3})
+    ax.set_xlim(-0.15, ncols - 1 + (1.0 if full else 0.45))
     ax.set_ylim(-0.6, rows - 0.4)
-    ax.set_xticks(range(layers))
+    # a layer's label under the middle of its columns
+    ax.set_xticks([(first[k] + (first[k + 1] if k + 1 < layers else ncols) - 1) / 2
+                   for k in range(layers)])
     ax.set_xticklabels([f"depth {k}" for k in range(layers)])
     ax.set_yticks([])
     ax.grid(False)
     for s in ("top", "right", "left"):
         ax.spines[s].set_visible(False)
     fig.tight_layout()
-    _save(fig, path)
+    return fig
 
 
 def whole_graph(view: dict, number: dict[str, str], status: dict[str, str], path: Path) -> None:

@@ -50,15 +50,67 @@ DOMAIN_WORDS = {"real": "reals", "pos_real": "positive reals", "rational": "rati
 GROUP_MAX = 6  # variables of one domain listed before "x_1, ..., x_n"
 
 
+def default_rope_base():
+    """The base RoPE's decay bound has unless one is given (``peproof.rope``'s default)."""
+    import inspect
+
+    from peproof.rope import decay_bound_expr
+
+    return sp.Integer(inspect.signature(decay_bound_expr).parameters["base"].default)
+
+
+class Printer(LatexPrinter):
+    r"""SymPy's LaTeX printer with the mathematics of the few functions SymPy does not know,
+    which it would print as a program's call (``\operatorname{DecayBound}(64, k, 10000)``):
+
+    * RoPE's decay bound as ``B_{d}(k)``, the base written after a semicolon when it is not
+      the default (``B_{d}(k;\ \mathrm{base}\ b)``);
+    * a condition ``ITE(c, a, b)`` as ``(\text{if } c \text{ then } a \text{ else } b)``.
+
+    :mod:`.parse` reads both back.
+    """
+
+    def _print_DecayBound(self, e):
+        d, k, base = e.args
+        inner = self._print(k)
+        if base != default_rope_base():
+            inner += r";\ \mathrm{base}\ " + self._print(base)
+        return rf"B_{{{self._print(d)}}}\left({inner}\right)"
+
+    def _print_ITE(self, e):
+        c, a, b = (self._print(x) for x in e.args)
+        return rf"\left(\text{{if }} {c} \text{{ then }} {a} \text{{ else }} {b}\right)"
+
+
+def legend(*exprs) -> list[str]:
+    """What the functions of :class:`Printer` stand for, one phrase each (LaTeX in text), for
+    the expressions that use them: ``$B_{64}$: RoFormer's decay bound, $d = 64$, base $10000$``
+    (the base and ``d`` read from the expression)."""
+    from peproof.rope import DecayBound
+
+    seen: dict = {}
+    for e in exprs:
+        for f in sp.sympify(e).atoms(DecayBound):
+            seen.setdefault((f.args[0], f.args[2]), f)
+    out = []
+    for (d, base), _f in sorted(seen.items(), key=lambda kv: (int(kv[0][0]), kv[0][1])):
+        name = f"B_{{{latex(d)}}}"
+        if base != default_rope_base():
+            name += rf"(\cdot;\ \mathrm{{base}}\ {latex(base)})"
+        out.append(rf"${name}$: RoFormer's decay bound $\tfrac{{2}}{{d}}\sum_{{j=1}}^{{d/2}}"
+                   rf"|S_j(k)|$ at $d = {latex(d)}$, base ${latex(base)}$")
+    return out
+
+
 def latex(e, names: dict | None = None) -> str:
-    """SymPy's LaTeX; ``names`` maps placeholder symbols to the named sub-terms they stand for
-    (:mod:`.named`)."""
+    """SymPy's LaTeX (:class:`Printer`); ``names`` maps placeholder symbols to the named
+    sub-terms they stand for (:mod:`.named`)."""
+    settings = {"imaginary_unit": "ri", "mul_symbol": MUL}
     if names:
         from .named import display_names
 
-        return sp.latex(e, imaginary_unit="ri", mul_symbol=MUL,
-                        symbol_names=display_names(names))
-    return sp.latex(e, imaginary_unit="ri", mul_symbol=MUL)
+        settings["symbol_names"] = display_names(names)
+    return Printer(settings).doprint(e)
 
 
 # ---------------------------------------------------------------------------- width estimate

@@ -186,6 +186,8 @@ def _math(src: str) -> str:
     src = src.strip()
     if not math_ok(src):
         return tex(src)
+    # a seed writing ``sin(a)`` for ``\sin(a)``: the operator upright, as its author meant
+    src = re.sub(r"(?<![\\A-Za-z])(sin|cos|tan|exp|log)(?=\s*\()", r"\\\1", src)
     return r"\(" + src + r"\)"
 
 
@@ -218,7 +220,7 @@ def quote_tex(quote: str) -> str:
 # ---------------------------------------------------------------------------- titles
 _GREEK = {"alpha", "beta", "gamma", "delta", "epsilon", "eta", "theta", "lambda", "mu", "pi",
           "sigma", "tau", "phi", "omega", "Omega", "Delta", "Sigma"}
-_FUNCS = {"sin", "cos", "tan", "exp", "log", "det", "min", "max"}
+_FUNCS = {"sin", "cos", "tan", "exp", "log", "ln", "det", "min", "max"}
 _OPS = [("<=", r"\le "), (">=", r"\ge "), ("!=", r"\ne "), ("->", r"\to "), ("≈", r"\approx "),
         ("≤", r"\le "), ("≥", r"\ge "), ("≠", r"\ne "), ("→", r"\to "), ("·", r"\cdot "),
         ("×", r"\times "), ("∈", r"\in "), ("−", "-"), ("~", r"\sim ")]
@@ -291,9 +293,10 @@ def ascii_math(s: str) -> str:
             out.append(op[1])
             i += len(op[0])
             continue
-        if c in "^_":
-            body, j = _braced(s, i + 1)
-            out.append(c + "{" + ascii_math(body) + "}")
+        if c in "^_" or s.startswith("**", i):  # ``**``: a power as Python writes it
+            n = 2 if c == "*" else 1
+            body, j = _braced(s, i + n)
+            out.append(("^" if n == 2 else c) + "{" + ascii_math(body) + "}")
             i = j
             continue
         if c == "<" and re.match(r"<[A-Za-z(]", s[i:]) and ">" in s[i:]:

@@ -157,7 +157,7 @@ class _Parser:
         if self.i >= len(self.s):
             return False
         c = self.s[self.i]
-        if c in "+-=<>}])&,|^":
+        if c in "+-=<>}])&,|^;":
             return False
         if c == "\\":
             m = re.compile(r"\\([A-Za-z]+)").match(self.s, self.i)
@@ -214,6 +214,21 @@ class _Parser:
             if s.startswith(key, i):
                 self.i = i + len(key)
                 return self.symbols[key]
+        decay = self.functions.get("DecayBound")
+        if decay is not None and s.startswith("B_{", i):  # B_{d}(k) or B_{d}(k; base b)
+            m = re.compile(r"B_\{(\d+)\}\s*\\left\(").match(s, i)
+            if m:
+                self.i = m.end()
+                k = self.expr()
+                base = None
+                if self.eat(r";\ \mathrm{base}"):
+                    base = self.expr()
+                self.expect(r"\right)")
+                if base is None:
+                    from .formulas import default_rope_base
+
+                    base = default_rope_base()
+                return decay(sp.Integer(int(m.group(1))), k, base)
         m = _NUMBER.match(s, i)
         if m:
             self.i = m.end()
@@ -232,6 +247,14 @@ class _Parser:
                 self.expect("]")
                 return sp.root(self.group(), n)
             return sp.sqrt(self.group())
+        if self.eat(r"\left(\text{if }"):  # ITE(c, a, b)
+            c = self.condition()
+            self.expect(r"\text{ then }")
+            a = self.condition()
+            self.expect(r"\text{ else }")
+            b = self.condition()
+            self.expect(r"\right)")
+            return sp.ITE(c, a, b)
         if self.eat(r"\left("):
             e = self.expr()
             self.expect(r"\right)")

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 
 import sympy as sp
 
@@ -24,6 +25,7 @@ from .formulas import (
     check_text,
     functions_for,
     latex,
+    legend,
     render_statement,
     width,
 )
@@ -39,14 +41,29 @@ def value_tex(v: str, is_name: bool = False) -> str:
     """A witness coordinate as LaTeX: a variable's name, or a value written by SymPy
     (``7/3``, ``1 + 2*pi``; a trailing ``(ball ...)`` comment is dropped)."""
     if is_name:
-        return latex(sp.Symbol(v))
+        return _name_tex(str(v))
     s = re.sub(r"\s*\(ball .*\)\s*$", "", str(v))
+    out = _value_latex(s)
+    if out is None:
+        from .latex import tex  # (not cached: it records characters without a LaTeX form)
+
+        return r"\text{" + tex(s) + "}"
+    return out
+
+
+@cache
+def _name_tex(name: str) -> str:
+    return latex(sp.Symbol(name))
+
+
+@cache
+def _value_latex(s: str) -> str | None:
+    """SymPy's reading of ``s`` printed (the same witness values recur across falsifiers and
+    documents: each is parsed once per process), None if SymPy cannot read it."""
     try:
         return latex(sp.sympify(s, rational=True))
     except (sp.SympifyError, SyntaxError, TypeError, ValueError):
-        from .latex import tex
-
-        return r"\text{" + tex(s) + "}"
+        return None
 
 
 _OPS = (" == ", " <= ", " != ", " < ")
@@ -65,7 +82,7 @@ def witness_relation(stmt, relation: str) -> dict | None:
         text = f"{ltex} {OP_TEX[rel.op]} {rtex}"
         if width(text) > 3 * BUDGET:
             return {"relation": None, "conclusion": n + 1, "checks": []}
-        return {"relation": text, "conclusion": n + 1,
+        return {"relation": text, "conclusion": n + 1, "legend": legend(rel.lhs, rel.rhs),
                 "checks": [{"text": c.text, "status": c.status, "detail": c.detail}
                            for c in (lchk, rchk)]}
     return None
@@ -78,7 +95,8 @@ def render_claim(claim, witness: dict | None = None) -> dict:
     if st is None:
         return {"statement": None, "compact": None, "steps": None, "witness": None}
     full = render_statement(st)
-    out = {"statement": full.as_dict(), "compact": None, "steps": None, "witness": None}
+    out = {"statement": full.as_dict(), "compact": None, "steps": None, "witness": None,
+           "legend": legend(*(x for r in (*st.hyps, *st.concl) for x in (r.lhs, r.rhs)))}
     if witness and witness.get("relation"):
         out["witness"] = witness_relation(st, witness["relation"])
     if full.groups > COMPACT_GROUPS or len(full.rows) > COMPACT_ROWS:

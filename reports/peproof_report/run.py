@@ -323,7 +323,9 @@ def collect(build: Path, pattern: str | None = None, numerics: str = "default",
         say(("reusing the results of this commit, printing the statements; " if not prove else
              f"deciding {len(claims)} claims, running the numerics; ")
             + f"{len(jobs)} jobs on {workers} process{'es' if workers > 1 else ''}")
-    outputs = _run_jobs(jobs, workers, quiet)
+    t_jobs = time.time()
+    timeline: list[dict] = []
+    outputs = _run_jobs(jobs, workers, quiet, timeline)
     seconds = time.perf_counter() - t0
     if render_cached:
         render = cached["render"]
@@ -359,16 +361,29 @@ def collect(build: Path, pattern: str | None = None, numerics: str = "default",
         write_atomic(build / "results.json", json.dumps(run["results"], indent=1,
                                                          sort_keys=True))
     return {**run, "render": render, "reused": not prove,
-            "timing": {"collect_seconds": seconds}}
+            "timing": {"collect_seconds": seconds, "jobs_start": t_jobs, "jobs": timeline}}
 
 
-def _run_jobs(jobs: list, workers: int, quiet: bool) -> dict[str, dict]:
+def _timed(fn, args: tuple) -> tuple[dict, float, float, int, float]:
+    """``fn(*args)`` with its wall-clock start and end (``time.time``), the process id and the
+    CPU seconds it took: the run's timeline (``timing.json``, not cached: it is not part of
+    the documents)."""
+    c0 = time.process_time()
+    t0 = time.time()
+    out = fn(*args)
+    return out, t0, time.time(), os.getpid(), time.process_time() - c0
+
+
+def _run_jobs(jobs: list, workers: int, quiet: bool,
+              timeline: list | None = None) -> dict[str, dict]:
     outputs: dict[str, dict] = {}
+    timeline = [] if timeline is None else timeline
     if not jobs:
         return outputs
     if workers == 1:
         for _, name, fn, args in jobs:
-            outputs[name] = fn(*args)
+            outputs[name], t0, t1, pid, cpu = _timed(fn, args)
+            timeline.append({"job": name, "start": t0, "end": t1, "pid": pid, "cpu": cpu})
         return outputs
     # fresh interpreters with one BLAS/OpenMP thread each: the parent's NumPy is already
     # initialised, and forked children sharing its thread pools oversubscribe the cores
@@ -376,10 +391,11 @@ def _run_jobs(jobs: list, workers: int, quiet: bool) -> dict[str, dict]:
         os.environ.setdefault(var, "1")
     ctx = multiprocessing.get_context("forkserver")
     with pool(workers, mp_context=ctx) as ex:  # workers stopped on any signal
-        futs = {name: ex.submit(fn, *args) for _, name, fn, args in jobs}
+        futs = {name: ex.submit(_timed, fn, args) for _, name, fn, args in jobs}
         done = 0
         for name, f in futs.items():
-            outputs[name] = f.result()
+            outputs[name], t0, t1, pid, cpu = f.result()
+            timeline.append({"job": name, "start": t0, "end": t1, "pid": pid, "cpu": cpu})
             done += 1
             if not quiet and sys.stderr.isatty():
                 sys.stderr.write(f"\r  [{done}/{len(jobs)}] {name:40s}")

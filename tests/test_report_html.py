@@ -1,0 +1,130 @@
+"""The HTML edition in headless Chromium: it loads, every claim has its anchor, and clicking a
+node of a dependency graph (an SVG link) goes to that claim, which is on the page.
+
+Needs Chromium (Debian: chromium-headless-shell, installed by ``make test``).  Without it these
+tests skip on a developer's machine and fail under CI (``CI`` set), where the set-up installs it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from peproof import registry
+from peproof.commands.report import load_generator
+
+gen = load_generator()
+
+PATTERN = "products.*"  # a family graph of 9 claims, proved and unknown, quick to decide
+CHROMIUM = shutil.which("chromium-headless-shell") or shutil.which("chromium")
+
+#: on load: every link of every inline SVG is hit-tested where it is drawn (the element a click
+#: at the centre of the link's box reaches must be inside that link) and its target looked up;
+#: then one link is clicked for real and the fragment the page navigates to is recorded
+SELF_TEST = """<script>
+window.addEventListener("load", () => {
+  const links = [];
+  for (const a of document.querySelectorAll("svg a")) {
+    const href = a.getAttribute("href") || a.getAttributeNS("http://www.w3.org/1999/xlink", "href");
+    a.scrollIntoView({block: "center"});
+    const r = a.getBoundingClientRect();
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    links.push({href: href, hit: !!hit && hit.closest("a") === a,
+                target: !!document.getElementById(decodeURIComponent(href.slice(1)))});
+  }
+  const done = (went) => {
+    const pre = document.createElement("pre");
+    pre.id = "selftest";
+    pre.textContent = JSON.stringify({links: links, clicked: links.length ? links[0].href : null,
+                                      went: went});
+    document.body.appendChild(pre);
+  };
+  const first = document.querySelector("svg a");
+  if (!first) { done(null); return; }
+  let reported = false;
+  const once = (went) => { if (!reported) { reported = true; done(went); } };
+  window.addEventListener("hashchange", () => once(location.hash), {once: true});
+  setTimeout(() => once(location.hash || null), 1000);
+  first.dispatchEvent(new MouseEvent("click", {bubbles: true, cancelable: true, view: window}));
+});
+</script></body>"""
+
+
+def _need_chromium():
+    if CHROMIUM:
+        return
+    if os.environ.get("CI"):
+        pytest.fail("Chromium is not installed: CI must install chromium-headless-shell "
+                    "(make chromium)")
+    pytest.skip("Chromium is not installed (make chromium)")
+
+
+def chromium(*args: str) -> str:
+    # one process (no zygote or GPU helpers left behind for init to reap)
+    p = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+                        "--single-process", "--no-zygote", *args],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    return p.stdout
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    _need_chromium()
+    out = tmp_path_factory.mktemp("html")
+    res = gen.build(build_dir=out, pattern=PATTERN, numerics="none", peers=False, workers=1,
+                    quiet=True, compile_pdf=False, html=True)
+    assert res.html_path and res.html_path.is_file()
+    return res.html_path
+
+
+def clicks(html_path) -> dict:
+    """Load a copy of the page with :data:`SELF_TEST` in Chromium; what it recorded."""
+    test = html_path.with_name("selftest.html")
+    test.write_text(html_path.read_text().replace("</body>", SELF_TEST))
+    dom = chromium("--virtual-time-budget=5000", "--window-size=1000,1400", "--dump-dom",
+                   test.as_uri())
+    m = re.search(r'<pre id="selftest">(.*?)</pre>', dom, re.S)
+    assert m, "the page did not run its self-test"
+    import html
+
+    return json.loads(html.unescape(m.group(1)))
+
+
+def test_every_claim_has_its_anchor_in_the_rendered_page(page):
+    dom = chromium("--dump-dom", page.as_uri())
+    ids = set(re.findall(r'id="claim-([^"]+)"', dom))
+    assert ids == {c.id for c in registry.select(PATTERN)}
+
+
+def test_clicking_a_graph_node_goes_to_its_claim(page):
+    rec = clicks(page)
+    ids = {c.id for c in registry.select(PATTERN)}
+    nodes = {c.id for c in registry.select(PATTERN) if c.uses} | {
+        u for c in registry.select(PATTERN) for u in c.uses if u in ids}
+    assert {f["href"] for f in rec["links"]} >= {f"#claim-{n}" for n in nodes}
+    bad = [f for f in rec["links"] if not (f["hit"] and f["target"])]
+    assert not bad, bad[:5]
+    assert rec["went"] == rec["clicked"], rec  # a real click navigates to the claim
+
+
+def test_a_link_to_a_missing_claim_is_caught(page):
+    """Can fail: a graph link whose claim is not on the page is reported."""
+    broken = page.with_name("broken.html")
+    broken.write_text(page.read_text().replace('href="#claim-products.', 'href="#claim-x', 1))
+    assert any(not f["target"] for f in clicks(broken)["links"])
+
+
+def test_the_page_renders(page, tmp_path):
+    """Chromium draws the page: the screenshot is not blank."""
+    shot = tmp_path / "page.png"
+    chromium("--window-size=1000,1400", f"--screenshot={shot}", page.as_uri())
+    from PIL import Image
+
+    lo, hi = Image.open(shot).convert("L").getextrema()
+    assert lo < 100 < hi
