@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 
 import pytest
@@ -65,12 +66,23 @@ def _need_chromium():
 
 
 def chromium(*args: str) -> str:
-    # one process (no zygote or GPU helpers left behind for init to reap)
-    p = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
-                        "--single-process", "--no-zygote", *args],
-                       capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0, p.stderr[-2000:]
-    return p.stdout
+    # one process (no zygote or GPU helpers left behind for init to reap), in its own session so
+    # that whatever it starts is killed with it, on a timeout or any error: a Chromium left
+    # running once spawned renderers until the machine ran out of memory
+    p = subprocess.Popen([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+                          "--single-process", "--no-zygote", *args],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=120)
+    finally:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        p.wait()
+    assert p.returncode == 0, err[-2000:]
+    return out
 
 
 @pytest.fixture(scope="module")
