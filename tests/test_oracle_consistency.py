@@ -169,3 +169,65 @@ def test_16_bit_sin_and_cos_reduce_their_argument_in_float32_or_wider(lib, dt):
     for got, exact in ((s, np.sin(x64)), (c, np.cos(x64))):
         tol = 2 * P.ulp(exact) + 2.0**-24 * x64 + 2.0**-50
         assert (np.abs(got - exact) <= tol).all(), (lib, dt, x64[np.abs(got - exact) > tol][:5])
+
+
+# ---- position laws other than 0, 1, 2, ...: fractional, negative or reversed steps, symmetric
+def _torch_table(pos, dt, native, d=64):
+    """The tutorial's recipe on positions ``pos`` (a float32 tensor, or one in ``dt`` when
+    ``native``: every step in ``dt``), stored in ``dt``."""
+    torch = pytest.importorskip("torch")
+    div = torch.exp(torch.arange(0, d, 2, dtype=torch.float32) * (-math.log(10000.0) / d))
+    if native:
+        div, pos = div.to(getattr(torch, dt)), pos.to(getattr(torch, dt))
+    ang = pos[:, None].to(div.dtype) * div[None, :]
+    out = torch.empty(len(pos), d, dtype=ang.dtype)
+    out[:, 0::2], out[:, 1::2] = torch.sin(ang), torch.cos(ang)
+    return out.to(getattr(torch, dt)).float().numpy().astype(DT[dt])
+
+
+LAWS = {  # name: (positions as real code makes them, the exact positions a user states)
+    "arange(0, S/2, 1/2)": (lambda t, S: t.arange(0, S * 0.5, 0.5), lambda S: np.arange(S) * 0.5),
+    "arange(S) * (1/3)": (lambda t, S: t.arange(S, dtype=t.float32) * (1 / 3),
+                          lambda S: np.arange(S) / 3),
+    "arange(0, -S/2, -1/2)": (lambda t, S: t.arange(0, -S * 0.5, -0.5),
+                              lambda S: np.arange(S) * -0.5),
+    "reversed S-1 .. 0": (lambda t, S: t.arange(S - 1, -1, -1, dtype=t.float32),
+                          lambda S: np.arange(S - 1, -1, -1.0)),
+    "|k - (S-1)/2|": (lambda t, S: (t.arange(S, dtype=t.float32) - (S - 1) / 2).abs(),
+                      lambda S: np.abs(np.arange(S) - (S - 1) / 2)),
+}
+
+
+@pytest.mark.parametrize("dt", list(DT))
+@pytest.mark.parametrize("native", [False, True], ids=["cast", "native"])
+@pytest.mark.parametrize("law", list(LAWS))
+def test_position_laws_tie_rows_together(dt, native, law):
+    """Each law, as torch computes it (in float32 and cast, or in the 16-bit format): the table
+    is within; two adjacent rows of distinct values at large |position| swapped fail.  (Before the
+    laws were tied, the swap passed "within" for the non-integer laws: entries on their own.)"""
+    torch = pytest.importorskip("torch")
+    S = 1024
+    make, exact = LAWS[law]
+    t = _torch_table(make(torch, S), dt, native)
+    pos = exact(S)
+    assert check(t, positions=pos, allow_collisions=True).verdict == WITHIN
+    far = np.argsort(-np.abs(pos), kind="stable")
+    a = next(int(i) for i in far[8:] if 0 < i < S - 1 and not np.array_equal(t[i], t[i + 1]))
+    rep = check(swapped(t, a, a + 1), positions=pos, allow_collisions=True)
+    assert rep.verdict == WRONG, (a, rep.verdict)
+    assert "no one computation gives these rows" in rep.diagnoses[0] or rep.diagnoses[0].startswith(
+        f"row {a}"), rep.diagnoses[0]
+
+
+@pytest.mark.parametrize("dt", list(DT))
+def test_torch_arange_in_16_bits_beyond_the_horizon_is_one_computation(dt):
+    """``torch.arange(n, dtype=bfloat16)`` fills blocks of 16 from a rounded first value, so
+    beyond 4096 its positions are not ``RN_P(k)`` (row 4113 holds 4096); the tutorial's recipe
+    in that format was called "wrong" before the blocked arange was a position recipe.  Two rows
+    of distinct values swapped still fail."""
+    torch = pytest.importorskip("torch")
+    S = 8192
+    t = _torch_table(torch.arange(S, dtype=getattr(torch, dt)).float(), dt, True)
+    assert check(t, allow_collisions=True).verdict == WITHIN
+    a = next(i for i in range(6000, S - 1) if not np.array_equal(t[i], t[i + 1]))
+    assert check(swapped(t, a, a + 1), allow_collisions=True).verdict == WRONG
