@@ -14,7 +14,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from peproof.oracle import CONFORMS, DEGENERATE, WITHIN, WRONG, check, reference
+from peproof.oracle import CONFORMS, DEGENERATE, VARIANT, WITHIN, WRONG, check, reference
 
 DT = {"bfloat16": ml_dtypes.bfloat16, "float16": np.float16}
 N, D = 4096, 64
@@ -231,3 +231,18 @@ def test_torch_arange_in_16_bits_beyond_the_horizon_is_one_computation(dt):
     assert check(t, allow_collisions=True).verdict == WITHIN
     a = next(i for i in range(6000, S - 1) if not np.array_equal(t[i], t[i + 1]))
     assert check(swapped(t, a, a + 1), allow_collisions=True).verdict == WRONG
+
+
+@pytest.mark.parametrize("dt", list(DT))
+def test_a_fractional_step_read_as_a_maximum_frequency_is_one_computation(dt):
+    """Positions ``arange(n) * (1/3)`` computed in the 16-bit format: identified as maximum
+    frequency 1/3 over integer positions, which puts the rounding on ``k`` instead of on
+    ``k/3``.  The code's positions ``RN_P(k/3)`` are one of the recipes tied: a different
+    variant (not "wrong", as before), within with the variant expected; a swap fails."""
+    torch = pytest.importorskip("torch")
+    S = 2048
+    t = _torch_table(torch.arange(S, dtype=torch.float32) * (1 / 3), dt, True)
+    assert check(t, allow_collisions=True).verdict == VARIANT
+    assert check(t, max_freq="1/3", allow_collisions=True).verdict == WITHIN
+    a = next(i for i in range(1900, S - 1) if not np.array_equal(t[i], t[i + 1]))
+    assert check(swapped(t, a, a + 1), max_freq="1/3", allow_collisions=True).verdict == WRONG

@@ -84,8 +84,8 @@ def consistent(table, positions: np.ndarray, plan: Plan, bud: Budget,
     rounded once, or ``RN_P(RN_P(p) + offset)`` (the offset added in ``P``).
 
     Positions that are not integers (a fractional, negative or reversed step, symmetric
-    ``|k - c|``), and a variant whose frequencies carry a factor ``1/unit`` the code may have put
-    on its positions instead (``unit`` = the variant's maximum frequency), are tied the same way
+    ``|k - c|``), and a variant whose frequencies carry a factor ``unit`` (its maximum
+    frequency) the code may have put on its positions instead, are tied the same way
     (:func:`_position_models`): each row's position is the one number a stated recipe gives it,
     never a per-row choice (and so are integer positions computed in ``P`` by torch's blocked
     ``arange``, which are not ``RN_P(k)`` beyond the format's horizon).  The first model that
@@ -151,7 +151,7 @@ def _position_models(P: Format, p0: np.ndarray, offset: float, rows: np.ndarray,
                      n: int) -> list[np.ndarray]:
     """Positions (in the variant's units) the recipes of real code give rows at ``p0`` (+
     ``offset``), one vector per recipe: the code's position is ``x = (p0 + offset) / m`` for
-    ``m`` in ``{1, unit, the law's step}``, rounded to ``P`` once (from float64 or from float32),
+    ``m`` in ``{1, 1/unit, the law's step}``, rounded to ``P`` once (from float64 or from float32),
     or computed in ``P`` from the row index ``k`` as ``x = o + s k`` (``arange(n) * s``: the
     product rounded, the index and step rounded or the step a float32 scalar; NumPy's ``arange``
     in ``P``: ``RN_P(k RN_P(s))``; torch's ``arange`` in ``P``, :func:`_torch_arange`), or
@@ -160,7 +160,7 @@ def _position_models(P: Format, p0: np.ndarray, offset: float, rows: np.ndarray,
     out = []
     ps = p0 + offset
     k = rows.astype(np.float64)
-    units = {1.0, float(unit)}
+    units = {1.0, 1.0 / float(unit)}  # positions k f where the variant has frequencies f omega
     law = _law(ps, k)
     sym = None
     if law is None and ps.size > 2:  # symmetric: |k - c| s
