@@ -246,3 +246,25 @@ def test_a_fractional_step_read_as_a_maximum_frequency_is_one_computation(dt):
     assert check(t, max_freq="1/3", allow_collisions=True).verdict == WITHIN
     a = next(i for i in range(1900, S - 1) if not np.array_equal(t[i], t[i + 1]))
     assert check(swapped(t, a, a + 1), max_freq="1/3", allow_collisions=True).verdict == WRONG
+
+
+@pytest.mark.parametrize("law", ["reversed S-1 .. 0", "|k - (S-1)/2| odd"])
+def test_reversed_and_symmetric_tables_computed_in_bfloat16_are_read_from_small_positions(law):
+    """A relative table computed in bfloat16 (``torch.set_default_dtype(torch.bfloat16)``):
+    its first rows hold the largest positions, multiples of 8 there, and the variant read from
+    them had offset -3 (reversed) or the symmetric order was missed (rows 0 and 1 equal): a
+    correct table called "wrong".  Read from the rows of small positions: a different variant
+    (the reversed or symmetric order), with the right offset; a swap still fails."""
+    torch = pytest.importorskip("torch")
+    S = 2048 if law.startswith("reversed") else 2047
+    k = torch.arange(S, dtype=torch.float32)
+    pos = (S - 1 - k) if law.startswith("reversed") else (k - (S - 1) / 2).abs()
+    t = _torch_table(pos, "bfloat16", True)
+    rep = check(t, allow_collisions=True)
+    assert rep.verdict == VARIANT, rep.render()
+    iv = rep.identified.variant
+    assert iv.order == ("reversed" if law.startswith("reversed") else "symmetric")
+    assert iv.offset == 0 and iv.same_as(iv.with_(family="paper", base=10000), 64)
+    p = pos.double().numpy()
+    a = next(i for i in np.argsort(p)[40:] if 0 < i < S - 1 and not np.array_equal(t[i], t[i + 1]))
+    assert check(swapped(t, int(a), int(a) + 1), allow_collisions=True).verdict == WRONG
