@@ -23,6 +23,9 @@ Each expected verdict is argued from the package's source, not from the oracle:
   the origin), so ``outside the model``; the diagnosis names the affine transform.
 """
 
+from fractions import Fraction
+
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -31,6 +34,8 @@ from peproof.oracle import (
     DEGENERATE,
     OUTSIDE,
     ROUNDING,
+    VARIANT,
+    WITHIN,
     WRONG,
     Variant,
     check,
@@ -129,3 +134,47 @@ def test_a_random_table_is_not_called_an_affine_transform():
     rng = np.random.default_rng(0)
     rep = check(rng.standard_normal((64, 128)).astype(np.float32) * 0.02)
     assert rep.verdict == OUTSIDE and "affine" not in rep.headline
+
+
+# ---- relative tables, TimesFM, Qwen2.5-Omni (argued from transformers' source)
+# Parakeet: ``arange(S-1, -S, -1)`` float positions times ``1 / 10000 ** (arange(0, d, 2) / d)``
+# (float32), sin and cos stacked then reshaped: interleaved, rows at positions S-1 .. -(S-1),
+# i.e. reversed order with offset -(S-1) over 2S-1 rows; cast to the activations' dtype.
+# Wav2Vec2-Conformer: the positive half flipped (S-1 .. 0) then the negative half (-1 .. -(S-1)):
+# the same law.  Computed in float32 (not correctly rounded): within, or conforms.
+@pytest.mark.parametrize("model", ["parakeet", "wav2vec2_conformer"])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+def test_transformers_relative_tables_are_reversed_with_a_negative_offset(model, dtype):
+    pytest.importorskip(f"transformers.models.{model}.modeling_{model}")
+    S, d = 512, 64
+    table = peers.transformers_relative(model, S, d, dtype)
+    want = Variant("paper", 10000, "interleaved", offset=-(S - 1), order="reversed")
+    rep = check(table, expect=want)
+    assert rep.verdict in (CONFORMS, WITHIN), rep.render()
+    assert rep.identified.variant.same_as(want, d), rep.identified.variant.name(d)
+    if dtype != "float32":  # two distinct rows swapped: no computation gives that table
+        t = table.float().numpy().astype({"bfloat16": ml_dtypes.bfloat16,
+                                          "float16": np.float16}[dtype])
+        a = next(i for i in range(8, 2 * S - 2) if not np.array_equal(t[i], t[i + 1]))
+        t[[a, a + 1]] = t[[a + 1, a]]
+        assert check(t, expect=want).verdict == WRONG
+
+
+# TimesFM: ``min_timescale * exp(arange(h) * -ln(max/min) / (h - 1))``: the h-1 exponent with
+# base max/min and maximum frequency min_timescale; [sin|cos]; float32.
+@pytest.mark.parametrize("lo,hi", [(1, 10000), (2, 500)])
+def test_transformers_timesfm_positional_embedding(lo, hi):
+    pytest.importorskip("transformers.models.timesfm.modeling_timesfm")
+    want = Variant("h-1", Fraction(hi, lo), "sin_cos", max_freq=lo)
+    rep = check(peers.timesfm(1024, 256, lo, hi), expect=want)
+    assert rep.verdict in (CONFORMS, WITHIN), rep.render()
+    assert rep.identified.variant.same_as(want, 256), rep.identified.variant.name(256)
+
+
+# Qwen2.5-Omni: whisper's sinusoids (``exp(-ln(10000) / (h - 1) * i)``, [sin|cos]); against
+# the paper: a different variant, named h-1.
+def test_transformers_qwen_omni_sinusoids_are_h_1():
+    pytest.importorskip("transformers.models.qwen2_5_omni.modeling_qwen2_5_omni")
+    rep = check(peers.qwen_omni_sinusoids(1500, 256))
+    assert rep.verdict == VARIANT, rep.render()
+    assert rep.identified.variant.same_as(Variant("h-1", 10000, "sin_cos"), 256)

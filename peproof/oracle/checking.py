@@ -277,7 +277,7 @@ def _one_computation(arr, pos: np.ndarray, v: Variant, stored: Format, pipe: For
     if not applies(pipe):
         return WITHIN
     plan = Plan(v.encoding(arr.shape[1]))
-    c = consistent(arr, pos, plan, Budget(plan, pipe, stored), keep)
+    c = consistent(arr, pos, plan, Budget(plan, pipe, stored), keep, unit=float(v.max_freq))
     if c.ok is None or c.ok:  # the refinement does not apply: the entries' bound decides
         return WITHIN
     rows = ""

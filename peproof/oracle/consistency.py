@@ -9,7 +9,9 @@ computation does not choose its errors entry by entry:
 * each pair's frequency is **one** number ``W_i`` (computed once, used for every row), within the
   model's relative error ``e_w,i`` of ``omega_i``;
 * each row's position is **one** number: ``p~ = RN_P(p + offset)``, the position rounded to the
-  pipeline's format (an integer position is exact there, or rounded once);
+  pipeline's format (an integer position is exact there, or rounded once), or the number a
+  stated recipe computes from the row's index (``o + s k``, ``|k - c| s``: in float32, in ``P``,
+  torch's blocked ``arange``; :func:`_position_models`), never a per-row choice;
 * the angle is the product rounded once, ``theta~ = RN_P(p~ W_i)`` (a product with a frequency
   held in ``P``, or a division by an inverse frequency held in ``P``: both are ``p~`` times one
   real number, rounded once), so rows with the same ``p~`` get the same angle;
@@ -75,20 +77,27 @@ def _pred(P: Format, y: np.ndarray) -> np.ndarray:
 
 
 def consistent(table, positions: np.ndarray, plan: Plan, bud: Budget,
-               keep: np.ndarray | None = None) -> Consistency:
+               keep: np.ndarray | None = None, unit: float = 1.0) -> Consistency:
     """Whether one computation in ``bud.pipe`` (see the module's text) explains every row:
     the angle computed in float32 or wider (positions exact, or rounded to ``P``) or rounded to
     ``P`` (positions rounded to ``P``); a position with an offset is ``p + offset`` exact or
-    rounded once, or ``RN_P(RN_P(p) + offset)`` (the offset added in ``P``).  The first model
-    that fits answers."""
+    rounded once, or ``RN_P(RN_P(p) + offset)`` (the offset added in ``P``).
+
+    Positions that are not integers (a fractional, negative or reversed step, symmetric
+    ``|k - c|``), and a variant whose frequencies carry a factor ``unit`` (its maximum
+    frequency) the code may have put on its positions instead, are tied the same way
+    (:func:`_position_models`): each row's position is the one number a stated recipe gives it,
+    never a per-row choice (and so are integer positions computed in ``P`` by torch's blocked
+    ``arange``, which are not ``RN_P(k)`` beyond the format's horizon).  The first model that
+    fits answers; none fitting, the table is not one computation."""
     P = bud.pipe
     if not applies(P):
         return Consistency(None, "not a 16-bit pipeline")
     n, d = table.shape
     p0 = np.asarray(positions, dtype=np.float64)
     ps = p0 + plan.offset
-    if plan.offset_lo != 0.0 or not np.array_equal(ps, np.round(ps)):
-        return Consistency(None, "positions not integers")
+    if plan.offset_lo != 0.0:
+        return Consistency(None, "offset not a float64 number")
     rows = np.arange(n) if keep is None else np.nonzero(keep)[0]
     if not rows.size:
         return Consistency(True)
@@ -98,8 +107,11 @@ def consistent(table, positions: np.ndarray, plan: Plan, bud: Budget,
         rounded = [P.round(ps[rows])]
         if plan.offset != 0.0:
             rounded.append(P.round(P.round(p0[rows]) + plan.offset))
+        rounded += _position_models(P, p0[rows], float(plan.offset), rows, unit, n)
+    seen: list[np.ndarray] = []
     for pt in rounded:
-        if np.isfinite(pt).all():  # positions that overflow P give no finite row
+        if np.isfinite(pt).all() and not any(np.array_equal(pt, q) for q in seen):
+            seen.append(pt)
             models += [("rounded", pt), ("wide", pt)]
     for how, pt in models:
         if how == "wide":
@@ -110,6 +122,85 @@ def consistent(table, positions: np.ndarray, plan: Plan, bud: Budget,
             return c
         first = first or c
     return first
+
+
+def _law(x: np.ndarray, k: np.ndarray):
+    """``(o, s)`` with ``x = o + s k`` (to float64 accuracy), else ``None``."""
+    if x.size < 2:
+        return None
+    s = (x[-1] - x[0]) / (k[-1] - k[0]) if k[-1] != k[0] else 0.0
+    o = x[0] - s * k[0]
+    tol = 2.0**-20 * (np.abs(x).max() + 1.0)  # positions given as float32 numbers
+    return (o, s) if np.abs(o + s * k - x).max() <= tol else None
+
+
+def _torch_arange(P: Format, k: np.ndarray, o: float, s: float, n: int) -> np.ndarray:
+    """``torch.arange(o, o + n s, s, dtype=P)`` on a CPU, as measured (torch 2.x): blocks of 16
+    rows, each from its first value rounded to ``P``, ``RN_P(RN_32(b + j s))`` with
+    ``b = RN_P(RN_32(o + 16 q s))``; the rows after the last full block ``RN_P(RN_32(o + k s))``."""
+    R32 = np.float32
+    q, j = k // 16, k % 16
+    b = P.round((R32(o) + (q * 16).astype(R32) * R32(s)).astype(R32).astype(np.float64))
+    y = P.round((b.astype(R32) + j.astype(R32) * R32(s)).astype(R32).astype(np.float64))
+    tail = k >= (n // 16) * 16
+    y[tail] = P.round((R32(o) + k[tail].astype(R32) * R32(s)).astype(R32).astype(np.float64))
+    return y
+
+
+def _position_models(P: Format, p0: np.ndarray, offset: float, rows: np.ndarray, unit: float,
+                     n: int) -> list[np.ndarray]:
+    """Positions (in the variant's units) the recipes of real code give rows at ``p0`` (+
+    ``offset``), one vector per recipe: the code's position is ``x = (p0 + offset) / m`` for
+    ``m`` in ``{1, 1/unit, the law's step}``, rounded to ``P`` once (from float64 or from float32),
+    or computed in ``P`` from the row index ``k`` as ``x = o + s k`` (``arange(n) * s``: the
+    product rounded, the index and step rounded or the step a float32 scalar; NumPy's ``arange``
+    in ``P``: ``RN_P(k RN_P(s))``; torch's ``arange`` in ``P``, :func:`_torch_arange`), or
+    ``|k - c| s`` for a symmetric law."""
+    R32 = np.float32
+    out = []
+    ps = p0 + offset
+    k = rows.astype(np.float64)
+    units = {1.0, 1.0 / float(unit)}  # positions k f where the variant has frequencies f omega
+    law = _law(ps, k)
+    sym = None
+    if law is None and ps.size > 2:  # symmetric: |k - c| s
+        i = int(np.argmin(np.abs(ps)))
+        for c in (k[i], k[i] - 0.5, k[i] + 0.5):
+            s_ = (ps[0] / abs(k[0] - c)) if k[0] != c else (ps[-1] / abs(k[-1] - c))
+            if np.allclose(ps, np.abs(k - c) * s_, rtol=2.0**-20, atol=2.0**-20):
+                sym = (c, s_)
+                break
+    if law is not None and law[1] not in (0.0,):
+        units.add(abs(float(law[1])))
+    if sym is not None and sym[1] != 0.0:
+        units.add(abs(float(sym[1])))
+    for m in units:
+        if not (np.isfinite(m) and m > 0):
+            continue
+        x = ps / m
+        out.append(P.round(x) * m)
+        out.append(P.round(x.astype(R32).astype(np.float64)) * m)
+        if law is not None:
+            o, s = law[0] / m, law[1] / m
+            sP = float(P.round(np.array(s)))
+            s32 = float(R32(s))
+            prods = [_torch_arange(P, k, 0.0, s, n)]
+            # the index k exact, rounded to P, or torch's arange(n) in P; times the step
+            # in P, as a float32 scalar (PyTorch's opmath) or exactly, then rounded to P
+            for kk in (k, P.round(k), _torch_arange(P, k, 0.0, 1.0, n)):
+                prods += [P.round(kk * sP), P.round((kk * s32).astype(R32).astype(np.float64)),
+                          P.round(kk * s)]
+            oP = float(P.round(np.array(o)))
+            for q in prods:
+                out.append((q if o == 0.0 else P.round(q + oP)) * m)
+            if o != 0.0:  # arange(o, o + n s, s) in P
+                out.append(_torch_arange(P, k, o, s, n) * m)
+        if sym is not None:
+            c, s = sym[0], sym[1] / m
+            base = np.abs(k - c)
+            out.append(P.round(P.round(base) * float(P.round(np.array(s)))) * m)
+            out.append(P.round((P.round(base) * float(R32(s))).astype(R32).astype(np.float64)) * m)
+    return out
 
 
 def _pairs_view(plan: Plan):
@@ -124,7 +215,8 @@ def _wide_angles(table, pt: np.ndarray, rows: np.ndarray, plan: Plan, bud: Budge
     per row: the entries' point ``(sin, cos)`` is within ``e = sqrt(2) B / |s|`` of the unit
     circle's point at the angle, so its polar angle is within ``asin(e)`` of it (mod 2 pi).
     Frequencies that fit are narrowed row by row (positions growing eightfold), then every row
-    is checked against what is left."""
+    is checked against what is left.  A position computed in float32 (``o + s k`` from a
+    float32 step: one more ``u_32`` of the angle) is allowed."""
     h = plan.h
     sin_cols, cos_cols = _pairs_view(plan)
     s, w, ew = plan.scale, plan.omega, bud.ew
@@ -142,7 +234,7 @@ def _wide_angles(table, pt: np.ndarray, rows: np.ndarray, plan: Plan, bud: Budge
         return phi, ~(np.isfinite(ts) & np.isfinite(tc))
 
     def eps(theta_max):
-        D = np.minimum((1.0 + CONSTANTS.c_red) * U_REDUCTION * SLACK * theta_max, 2.0)
+        D = np.minimum((2.0 + CONSTANTS.c_red) * U_REDUCTION * SLACK * theta_max, 2.0)
         e = np.sqrt(2.0) * (bud.alpha * D + bud.beta * abs(s) + bud.gamma) * SLACK / abs(s)
         out = np.where(e < 1.0, np.arcsin(np.minimum(e, 1.0)) * SLACK, np.inf)
         return out + 1e-12 + 2.0**-48 * theta_max  # float64 angles and their reduction

@@ -139,11 +139,15 @@ def _fraction_within(t, v, B) -> float:
 def _localise(rep, arr, pos, given, c) -> list[str]:
     d = rep.d
     ch = np.nonzero(c.channel_over)[0]
-    if len(ch) and len(ch) <= max(2, d // 4):
-        return _channels(rep, arr, pos, given, ch)
     rb = c.row_budget
     bad = c.row_index[rb > 1.0] if c.row_index is not None else np.zeros(0, int)
-    if len(bad) and len(bad) <= max(1, len(rb) // 4):
+    by_rows = len(bad) and len(bad) <= max(1, len(rb) // 4)
+    by_channels = len(ch) and len(ch) <= max(2, d // 4)
+    if by_rows and by_channels:  # the defect is confined to whichever is the smaller share
+        by_channels = len(ch) / d < len(bad) / max(1, len(rb))
+    if by_channels:
+        return _channels(rep, arr, pos, given, ch)
+    if by_rows:
         return _rows(rep, arr, pos, given, bad)
     return []
 
@@ -185,7 +189,8 @@ def _one_channel(j, i, comp, t, v, b) -> str:
     big = np.abs(v) > 0.1 * np.abs(v).max()
     if big.any():
         k = float(np.median(t[big] / v[big]))
-        if k and _fraction_within(t, k * v, b * max(1.0, abs(k))) >= EXPLAINS:
+        if k and _fraction_within(t, k * v, b * max(1.0, abs(k))) >= EXPLAINS > \
+                _fraction_within(t, v, b):  # a scale explains what the values alone do not
             return f"{head}: scaled by {k:.6g}"
     n_out = int((np.abs(t - v) > b).sum())
     return f"{head}: {n_out} of the first {len(t)} entries outside the error model"
@@ -207,9 +212,15 @@ def _rows(rep, arr, pos, given, bad) -> list[str]:
         err = np.abs(v - t[None, :]) <= B
         hit = np.nonzero(err.all(axis=1))[0]
         hit = [k for k in hit if rows[k] != r]
-        if hit:
+        if len(hit) == 1:
             out.append(f"{head}: holds the values of position {_p(P[hit[0]])} (rows swapped or "
                        "shifted?)")
+            continue
+        if hit:  # the error model of the dtype does not single one out: say only that
+            near = sorted(hit, key=lambda k: abs(P[k] - float(p)))[:3]
+            out.append(f"{head}: its values fit {len(hit)} other sampled positions (nearest: "
+                       f"{', '.join(str(_p(P[k])) for k in near)}), which {rep.pipe.name}'s error "
+                       "model cannot tell apart, but not its own (rows swapped or shifted?)")
             continue
         out.append(f"{head}: entries outside the error model")
     if len(bad) > 4:

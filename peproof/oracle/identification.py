@@ -149,7 +149,9 @@ def is_symmetric(table, rows: np.ndarray) -> bool:
         return False
     a = np.asarray(table[rows])
     b = np.asarray(table[(n - 1) - rows])
-    return bool(np.array_equal(a, b)) and not np.array_equal(a[0], a[1])
+    # not one row repeated (a constant table); rows 0 and 1 may be equal: a 16-bit format
+    # rounds the large positions |k - c| of a table computed in it to one number
+    return bool(np.array_equal(a, b)) and bool((a != a[:1]).any())
 
 
 def identify(table, positions=None, *, dtype=None, pipeline_dtype=None) -> Identification:
@@ -161,7 +163,49 @@ def identify(table, positions=None, *, dtype=None, pipeline_dtype=None) -> Ident
     (default: the same).
     """
     with np.errstate(invalid="ignore", over="ignore", divide="ignore", under="ignore"):
-        return _identify(table, positions, dtype, pipeline_dtype)
+        ident = _identify(table, positions, dtype, pipeline_dtype)
+        if positions is None and ident.variant is not None and ident.variant.order in (
+                "reversed", "symmetric"):
+            ident = _from_the_small_positions(table, ident, dtype, pipeline_dtype)
+        return ident
+
+
+def _from_the_small_positions(table, ident: Identification, dtype, pipeline_dtype
+                              ) -> Identification:
+    """Rows in reversed or symmetric order: the variant read again from the rows of small
+    positions, which a 16-bit format resolves.  :func:`sample_rows` takes the first rows, which
+    there hold the largest positions (in bfloat16, a table of positions 2047 .. 0 computed in it
+    holds multiples of 8 there), so what is read from them may miss the offset.  Reversed: row
+    ``n-1`` is at ``offset``, row 0 at ``n-1+offset``; the table read backwards is in forward
+    order with the same offset.  Symmetric ``|k - c| + offset``: rows ``j0 = ceil(c)`` on are in
+    forward order with offset ``offset + j0 - c``.  The second reading is kept when it is
+    confident and at least as good."""
+    from peproof.formats import get_format
+
+    n = table.shape[0]
+    pipe = get_format(pipeline_dtype or ident.dtype)
+    v = ident.variant
+    o = float(v.offset)
+    if n <= EST_ROWS or not pipe.is_binary or n <= pipe.horizon:
+        return ident  # every position resolved
+    if v.order == "reversed":
+        if abs(o) >= abs(n - 1 + o):
+            return ident  # the small positions are the first rows
+        sub, back = np.asarray(table)[::-1], (lambda r: n - 1 - r)
+        shift = Fraction(0)
+    else:
+        c = Fraction(n - 1, 2)
+        j0 = math.ceil(c)
+        sub, back = np.asarray(table)[j0:], (lambda r: r + j0)
+        shift = j0 - c
+    alt = _identify(sub, None, dtype, pipeline_dtype)
+    if alt.variant is None or alt.variant.order != "forward" or not alt.confident or (
+            alt.entries_within_budget < ident.entries_within_budget):
+        return ident
+    alt.variant = alt.variant.with_(order=v.order, offset=Fraction(alt.variant.offset) - shift)
+    alt.left_out_rows = [back(r) for r in alt.left_out_rows]
+    alt.notes.append("read from the rows of small positions (" + v.order + " order)")
+    return alt
 
 
 def _identify(table, positions, dtype, pipeline_dtype) -> Identification:

@@ -203,6 +203,41 @@ def patchtst(num_patches: int = 64, d_model: int = 128):
     return mod.PatchTSTPositionalEncoding(cfg, num_patches).position_enc.detach()
 
 
+def transformers_relative(model: str, n: int = 1024, dim: int = 128, dtype: str = "float32"):
+    """A conformer's relative table: rows at positions ``n-1, n-2, ..., -(n-1)`` (``2n - 1``
+    rows), paper frequencies, sin and cos interleaved, as the model hands it to attention:
+    Parakeet computes it on the fly in float32 and casts it to the activations' dtype;
+    Wav2Vec2-Conformer builds its buffer in float32 (``extend_pe``) and casts it the same way."""
+    import torch
+
+    tr = importlib.import_module("transformers")
+    x = torch.zeros(1, n, dim, dtype=getattr(torch, dtype))
+    if model == "parakeet":
+        mod = importlib.import_module("transformers.models.parakeet.modeling_parakeet")
+        cfg = tr.ParakeetEncoderConfig(hidden_size=dim, num_attention_heads=4)
+        return mod.ParakeetEncoderRelPositionalEncoding(cfg)(x)[0]
+    mod = importlib.import_module(f"transformers.models.{model}.modeling_{model}")
+    cfg = tr.Wav2Vec2ConformerConfig(hidden_size=dim, num_attention_heads=4,
+                                     max_source_positions=n)
+    return mod.Wav2Vec2ConformerRelPositionalEmbedding(cfg).pe[0].to(getattr(torch, dtype))
+
+
+def timesfm(n: int = 1024, dim: int = 256, min_timescale: int = 1, max_timescale: int = 10000):
+    """TimesFM's positional embedding: frequencies ``min_timescale * exp(-i ln(max/min) /
+    (h - 1))`` in float32, [sin|cos]."""
+    tr = importlib.import_module("transformers")
+    mod = importlib.import_module("transformers.models.timesfm.modeling_timesfm")
+    cfg = tr.TimesFmConfig(hidden_size=dim, min_timescale=min_timescale,
+                           max_timescale=max_timescale)
+    return mod.TimesFmPositionalEmbedding(cfg)(seq_length=n)[0]
+
+
+def qwen_omni_sinusoids(n: int = 1500, channels: int = 256):
+    """Qwen2.5-Omni's audio encoder table (whisper's recipe): h-1 exponent, [sin|cos]."""
+    mod = importlib.import_module("transformers.models.qwen2_5_omni.modeling_qwen2_5_omni")
+    return mod.SinusoidsPositionEmbedding(n, channels).positional_embedding
+
+
 def _padded(model: str):
     def build(n: int = 1024, dim: int = 256):
         return transformers_padded(model, n, dim)
@@ -231,4 +266,10 @@ CATALOGUE = (
       for m in PADDED),
     ("transformers MusicGen sinusoidal embedding", "transformers", musicgen),
     ("diffusers get_1d_sincos_pos_embed_from_grid", "diffusers", diffusers_sincos_1d),
+    ("transformers Parakeet relative positional encoding", "transformers",
+     lambda n=1024, dim=128: transformers_relative("parakeet", n, dim)),
+    ("transformers Wav2Vec2-Conformer relative positional embedding", "transformers",
+     lambda n=1024, dim=128: transformers_relative("wav2vec2_conformer", n, dim)),
+    ("transformers TimesFM positional embedding", "transformers", timesfm),
+    ("transformers Qwen2.5-Omni audio sinusoids", "transformers", qwen_omni_sinusoids),
 )
