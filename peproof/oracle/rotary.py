@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 import numpy as np
@@ -70,6 +70,17 @@ def rope_from_config(params, d: int, max_position_embeddings=None, layout="half"
     if isinstance(base, float):
         base = Fraction(base) if not base.is_integer() else int(base)
     mpe = max_position_embeddings or p.get("max_position_embeddings")
+    extra = {}
+    prf = p.get("partial_rotary_factor", 1)
+    if kind == "proportional":  # transformers: exponent over the head, the last pairs unrotated
+        extra = {"exponent_dim": d, "rotated_pairs": int(prf * d // 2)}
+        kind = "linear" if p.get("factor", 1) != 1 else "default"
+    elif prf != 1 and p.get("head_dim"):
+        # transformers' default: the frequencies of int(head_dim * partial_rotary_factor)
+        # channels (odd for Phi's 64 * 0.4), in 2 * ceil(that / 2) cache columns
+        rot = int(p["head_dim"] * prf)
+        if rot + rot % 2 == d:
+            extra = {"exponent_dim": rot}
     if kind == "default":
         sc = Default()
     elif kind == "linear":
@@ -96,8 +107,8 @@ def rope_from_config(params, d: int, max_position_embeddings=None, layout="half"
                       p.get("attention_factor"))
     else:
         raise InputError(f"unknown rope_type {kind!r}; known: default, linear, ntk, dynamic, "
-                         "yarn, llama3, longrope")
-    return Rope(d, base, layout=layout, scaling=sc)
+                         "yarn, llama3, longrope, proportional")
+    return Rope(d, base, layout=layout, scaling=sc, **extra)
 
 
 # ----------------------------------------------------------------------------- artefacts
@@ -504,7 +515,7 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
     hint = base if base is not None else (want._base if want is not None else None)
     notes = [art.layout_note] if art.layout_note else []
     if art.kind == "inv_freq":
-        return _check_freqs(art, want, hint, seq_len, st, pipe, notes)
+        return _check_freqs(art, want, hint, seq_len, st, pipe, notes, expect)
     n = (art.cos if art.kind == "cache" else art.angles).shape[0]
     pos = np.arange(n, dtype=np.float64) if positions is None else np.asarray(positions,
                                                                                np.float64)
@@ -513,7 +524,8 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
     if seq_len is None:
         seq_len = int(pos.max()) + 1
     if art.kind == "angles":
-        return _check_angles(art, want, hint, seq_len, st, pipe, notes, pos, exp_layout, allow)
+        return _check_angles(art, want, hint, seq_len, st, pipe, notes, pos, exp_layout, allow,
+                             expect)
     w, rel, a, a_rel = estimate_cache(art, pos, pipe)
     cands, inotes = identify_frequencies(w, rel, d, hint)
     notes += inotes[-1:]
@@ -521,7 +533,7 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
     ident = None
     form = ""
     for c in cands:
-        r = Rope(d, c.rope._base, layout=lay, scaling=c.rope.scaling)
+        r = replace(c.rope, layout=lay)
         fs = attention_forms(r, a, a_rel)
         if fs:
             ident, form, a_val = r, fs[0][0], fs[0][1]
@@ -529,9 +541,14 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
             break
     if ident is None and cands:
         c = cands[0]
-        ident = Rope(d, c.rope._base, layout=lay, scaling=c.rope.scaling)
+        ident = replace(c.rope, layout=lay)
         a_val, form = a, "read from the cache (not the method's own factor)"
         notes += c.notes[:1]
+    if want is not None and exp_layout is None and art.layout != "pairs":
+        # a rope_parameters dict says nothing of the layout: the cache's own is compared
+        # (a layout is compared only when one was asked for, as for angle tables)
+        want = replace(want, layout=art.layout)
+    want = _odd_rotary_dim(want, ident, expect, notes)
     # the target and its attention factor
     if want is not None:
         target = want
@@ -553,7 +570,7 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
                 diagnoses.append(f"layout {art.layout} where {want.layout} was expected: "
                                  f"{LAYOUT_TEXT[art.layout]} applied as {LAYOUT_TEXT[want.layout]}"
                                  " rotates the wrong channel pairs")
-                ident = Rope(d, want._base, layout=art.layout, scaling=want.scaling)
+                ident = replace(want, layout=art.layout)
     if target is None or not tally.fits:
         sub = _sample(n)
         if want is not None and ident is not None and not _same(ident, want, 0, 0):
@@ -589,8 +606,27 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
                         allow)
 
 
+def _odd_rotary_dim(want, ident, expect, notes):
+    """A ``partial_rotary_factor`` without ``head_dim``: transformers rotates
+    ``int(head_dim * factor)`` channels' frequencies in ``d`` columns, so the exponent's
+    dimension is ``d`` or ``d - 1`` (odd: Phi's 64 * 0.4 = 25.6 -> 25 in 26 columns) and the
+    dict alone cannot say which; the one the artefact was identified with is accepted."""
+    if (want is None or ident is None or not isinstance(expect, dict)
+            or expect.get("partial_rotary_factor", 1) == 1 or expect.get("head_dim")
+            or ident.exponent_dim != want.d - 1 or want.exponent_dim != want.d):
+        return want
+    alt = replace(want, exponent_dim=ident.exponent_dim)
+    if alt._base == ident._base and alt.scaling == ident.scaling:
+        notes.append(f"partial_rotary_factor {expect['partial_rotary_factor']} without head_dim:"
+                     f" the exponent's dimension is {want.d} or {want.d - 1}; the artefact's "
+                     f"{want.d - 1} (an odd rotary dimension) is accepted")
+        return alt
+    return want
+
+
 def _same(r1: Rope, r2: Rope, a1, a2) -> bool:
     return (r1.layout == r2.layout and r1._base == r2._base and r1.scaling == r2.scaling
+            and r1.exponent_dim == r2.exponent_dim and r1.rotated_pairs == r2.rotated_pairs
             and a1 == a2)
 
 
@@ -620,6 +656,13 @@ def _diff(want: Rope, got: Rope, a_want, a_got, d) -> str:
                    "expected")
     if want.layout != got.layout:
         out.append(f"layout {got.layout} where {want.layout} was expected")
+    if want.exponent_dim != got.exponent_dim:
+        out.append(f"frequencies base**(-2j/{got.exponent_dim}) where base**(-2j/"
+                   f"{want.exponent_dim}) was expected (the rotary dimension the model uses "
+                   "in the exponent differs from the channels it rotates)")
+    if want.rotated_pairs != got.rotated_pairs:
+        out.append(f"{got.rotated_pairs} rotating pairs where {want.rotated_pairs} were "
+                   "expected")
     if a_want != a_got:
         out.append(f"attention factor {a_got:.9g} where {a_want:.9g} was expected")
     return "; ".join(out) or "an equivalent RoPE"
@@ -728,7 +771,7 @@ def _horizon0(rope, fmt, seq_len) -> dict:
 
 
 def _check_angles(art: Artefact, want, hint, seq_len, st, pipe, notes, pos, exp_layout,
-                  allow) -> RotaryReport:
+                  allow, expect=None) -> RotaryReport:
     """An angle table: frequencies read from the last row (``angle / p``), identified like an
     ``inv_freq``, the table compared with :class:`~.rotary_model.AngleModel`."""
     A = art.copies[0]
@@ -747,12 +790,12 @@ def _check_angles(art: Artefact, want, hint, seq_len, st, pipe, notes, pos, exp_
     cands, inotes = identify_frequencies(w, rel, d, hint)
     notes += inotes[-1:]
     lay = art.layout if art.layout != "pairs" else (exp_layout or "half")
-    ident = Rope(d, cands[0].rope._base, layout=lay, scaling=cands[0].rope.scaling) \
-        if cands else None
+    ident = replace(cands[0].rope, layout=lay) if cands else None
     if cands:
         notes += cands[0].notes[:1]
     if want is not None and exp_layout is None and art.layout != "pairs":
-        want = Rope(d, want._base, layout=art.layout, scaling=want.scaling)  # no layout asked
+        want = replace(want, layout=art.layout)  # no layout asked
+    want = _odd_rotary_dim(want, ident, expect, notes)
     target = want or ident
     diagnoses: list[str] = []
     tally = other = None
@@ -805,7 +848,8 @@ def _check_angles(art: Artefact, want, hint, seq_len, st, pipe, notes, pos, exp_
                         model.to_json() if model is not None else {}, allow)
 
 
-def _check_freqs(art: Artefact, want, hint, seq_len, st, pipe, notes) -> RotaryReport:
+def _check_freqs(art: Artefact, want, hint, seq_len, st, pipe, notes,
+                 expect=None) -> RotaryReport:
     v = art.inv_freq
     d = art.d
     L = float(np.abs(np.log(v[v > 0])).max()) if np.any(v > 0) else 0.0
@@ -815,6 +859,7 @@ def _check_freqs(art: Artefact, want, hint, seq_len, st, pipe, notes) -> RotaryR
     ident = cands[0].rope if cands else None
     if cands:
         notes += cands[0].notes[:1]
+    want = _odd_rotary_dim(want, ident, expect, notes)
     target = want or ident
     diagnoses: list[str] = []
     tally = other = None

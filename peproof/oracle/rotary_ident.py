@@ -33,7 +33,7 @@ from fractions import Fraction
 import numpy as np
 
 from peproof.rope import Rope
-from peproof.rope_scaling import Linear, Llama3, NTKAware, Yarn
+from peproof.rope_scaling import Default, Linear, Llama3, NTKAware, Yarn
 
 from .rotary_numbers import simplest
 
@@ -58,11 +58,12 @@ def _confirm(rope: Rope, w: np.ndarray, rel: np.ndarray, seq_len=None) -> float 
         pred = rope.thetas_numpy(seq_len)
     except Exception:  # noqa: BLE001 - a candidate whose map is undefined is no candidate
         return None
-    ok = (w > 0) & (pred > 0)
+    zero = (w == 0) & (pred == 0)  # pairs that do not rotate (partial rotary)
+    ok = ((w > 0) & (pred > 0)) | zero
     if not ok.all():
         return None
-    r = np.abs(pred / w - 1) / np.maximum(rel, 1e-300)
-    return float(r.max())
+    r = np.abs(pred[~zero] / w[~zero] - 1) / np.maximum(rel[~zero], 1e-300)
+    return float(r.max()) if r.size else 0.0
 
 
 def _frac(x) -> Fraction:
@@ -76,13 +77,27 @@ def identify_frequencies(w, rel, d: int | None = None, base_hint=None) -> tuple[
     h = w.shape[0]
     d = 2 * h if d is None else d
     notes: list[str] = []
-    if h < 2:
-        return [], ["a single frequency: the base cannot be read (d = 2)"]
-    if not (np.all(np.isfinite(w)) and np.all(w > 0)):
-        return [], ["frequencies not all positive and finite"]
-    if np.any(np.diff(w) > w[1:] * 3 * rel[1:]):
+    if not np.all(np.isfinite(w)):
+        return [], ["frequencies not all finite"]
+    # partial rotary: the last pairs may have frequency 0 exactly (cos 1, sin 0: not rotated)
+    k = h
+    while k > 0 and w[k - 1] == 0:
+        k -= 1
+    if k < h:
+        notes.append(f"pairs {k}..{h - 1} have frequency 0 exactly: they do not rotate "
+                     f"(partial rotary, {k} of {h} pairs rotate)")
+    if k < 2:
+        return [], notes + ["fewer than two rotating frequencies: the base cannot be read"]
+    if not np.all(w[:k] > 0):
+        return [], notes + ["frequencies not all positive"]
+    if np.any(np.diff(w[:k]) > w[1:k] * 3 * rel[1:k]):
         notes.append("frequencies are not decreasing")
     out: list[Candidate] = []
+    D = d  # the exponent's dimension: base**(-2j/D)
+
+    def mk(base, scaling=None):
+        return Rope(d, base, scaling=scaling or Default(), exponent_dim=D,
+                    rotated_pairs=None if k == h else k)
 
     def add(rope, note=None, seq_len=None):
         r = _confirm(rope, w, rel, seq_len)
@@ -100,23 +115,43 @@ def identify_frequencies(w, rel, d: int | None = None, base_hint=None) -> tuple[
     m0 = float(m0_exact) if m0_exact is not None else w[0]
     lo, hi = _base_interval(w, rel, d, m0, 1)
     k_last = 1
-    for k in range(2, h):
-        a, b = _base_interval(w, rel, d, m0, k)
+    for i in range(2, k):
+        a, b = _base_interval(w, rel, d, m0, i)
         if max(lo, a) > min(hi, b):
             break
-        lo, hi, k_last = max(lo, a), min(hi, b), k
-    geometric = k_last == h - 1
+        lo, hi, k_last = max(lo, a), min(hi, b), i
+    geometric = k_last == k - 1
     base = simplest(lo, hi, max_digits=3, max_den=0)
     base_text = f"base interval [{lo:.8g}, {hi:.8g}] from pairs 1..{k_last}"
-    notes.append(base_text)
     hint = Fraction(base_hint) if base_hint is not None else None
+    if geometric and base is None:
+        # the exponent's dimension D need not be d: an odd rotary dimension (Phi's
+        # int(head_dim * partial_rotary_factor) = 25 for 26 channels) gives base**(-2j/(d-1));
+        # the base read with D is the base read with d to the power D/d.  Only d - 1 is tried
+        # blind (a wider search would name a round base by chance); with an expected base,
+        # the D that gives it exactly, if that is an integer.
+        tries = [d - 1] if d >= 3 else []
+        if hint is not None and hint > 1:
+            e = math.log(float(hint)) / math.log(math.sqrt(lo * hi))
+            Dh = round(d * e)
+            if Dh != d and abs(d * e - Dh) < 1e-3 * max(1, Dh / d) and Dh >= 1:
+                tries.insert(0, Dh)
+        for Dc in tries:
+            lo_c, hi_c = lo ** (Dc / d), hi ** (Dc / d)
+            b = simplest(lo_c, hi_c, max_digits=3, max_den=0)
+            if b is not None and b > 1 and (hint is None or b == hint):
+                D, base, lo, hi = Dc, b, lo_c, hi_c
+                base_text = (f"base interval [{lo:.8g}, {hi:.8g}] from pairs 1..{k_last} with "
+                             f"exponent -2j/{D} (not -2j/{d})")
+                break
+    notes.append(base_text)
     if geometric and m0_exact is not None:
         if base is not None:
             if m0_exact == 1:
-                add(Rope(d, base), f"base {base}: the simplest number in {base_text}")
+                add(mk(base), f"base {base}: the simplest number in {base_text}")
             else:
                 s = 1 / m0_exact
-                add(Rope(d, base, scaling=Linear(s)), f"linear factor {s} (first frequency "
+                add(mk(base, Linear(s)), f"linear factor {s} (first frequency "
                     f"{w[0]:.9g})")
         if base is None or (hint is not None and hint != base and m0_exact == 1):
             # a non-round base: NTK-aware (or dynamic NTK at one length) from an expected base
@@ -133,13 +168,13 @@ def identify_frequencies(w, rel, d: int | None = None, base_hint=None) -> tuple[
                 else:
                     note = f"NTK-aware base change of base {b0} with factor {s}"
                 if s > 0:
-                    add(Rope(d, b0, scaling=NTKAware(s)), note)
+                    add(mk(b0, NTKAware(s)), note)
             if base is None:
                 b = Fraction((lo * hi) ** 0.5).limit_denominator(1000)
-                add(Rope(d, b), f"a base that is not a round number ({float(b):.10g}): NTK-aware "
+                add(mk(b), f"a base that is not a round number ({float(b):.10g}): NTK-aware "
                     "or dynamic NTK scaling of a round base? (give --base to name it)")
         return out, notes
-    if m0_exact is None or m0_exact != 1 or base is None or base <= 1:
+    if m0_exact is None or m0_exact != 1 or base is None or base <= 1 or D != d or k != h:
         notes.append("no unscaled leading pairs with a round base: not a method peproof "
                      "identifies (per-pair factors such as LongRoPE's need --rope)")
         return out, notes
@@ -147,7 +182,7 @@ def identify_frequencies(w, rel, d: int | None = None, base_hint=None) -> tuple[
     rope0 = Rope(d, base)
     th = rope0.thetas_f64()
     m = w / th
-    s_lo, s_hi = 1 / (m[-1] * (1 + rel[-1])), 1 / (m[-1] * (1 - rel[-1]))
+    s_lo, s_hi = _tail_factor(m, rel)
     s = simplest(s_lo, s_hi, max_digits=4, max_den=16)
     if s is None or s <= 1:
         notes.append(f"last multiplier {m[-1]:.6g}: no simple factor")
@@ -164,6 +199,21 @@ def identify_frequencies(w, rel, d: int | None = None, base_hint=None) -> tuple[
     _llama3(add, d, base, s, g, th, tol, last1, first0, notes)
     out.sort(key=lambda c: c.residual)
     return out, notes
+
+
+def _tail_factor(m: np.ndarray, rel: np.ndarray) -> tuple[float, float]:
+    """Certified interval of the factor ``s`` of the fully scaled tail (``m_j = 1/s``): the
+    intersection of every trailing pair's interval, from the last pair back while they meet.
+    The last pair alone is the least precise reading of a cache (its angles are the smallest),
+    so one pair's interval can be too wide to name ``s`` where the tail's intersection is not."""
+    lo, hi = 0.0, math.inf
+    for j in range(len(m) - 1, -1, -1):
+        r = min(float(rel[j]), 0.999)
+        a, b = 1 / (m[j] * (1 + r)), 1 / (m[j] * (1 - r))
+        if max(lo, a) > min(hi, b):
+            break
+        lo, hi = max(lo, a), min(hi, b)
+    return lo, hi
 
 
 def _yarn(add, d, base, s, g, tol, last1, first0, h, notes):

@@ -1,0 +1,123 @@
+"""More real rotary implementations through the rotary oracle, run as their users run them:
+litgpt's ``build_rope_cache`` (plain, ``condense_ratio``, Llama 3.1, in float32 and stored in
+bfloat16), mlx's ``nn.RoPE`` (``traditional`` True/False, ``scale``) applied to unit vectors,
+transformers' Cohere (interleaved) and Phi (odd rotary dimension 25 in 26 channels) rotary
+modules and its ``proportional`` rope type (the last pairs unrotated).  Each must be identified
+and never called wrong.
+"""
+
+import pytest
+
+from peproof.oracle import CONFORMS, WITHIN
+from peproof.oracle.rotary import check_rotary
+
+pytestmark = pytest.mark.peers
+OK = (CONFORMS, WITHIN)
+
+
+@pytest.mark.parametrize("extra,cr,want", [
+    (None, 1, "default"), (None, 4, "linear"),
+    ({"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+      "original_max_seq_len": 8192}, 1, "llama3")])
+def test_litgpt_build_rope_cache(extra, cr, want):
+    torch = pytest.importorskip("torch")
+    litgpt_model = pytest.importorskip("litgpt.model")
+    n = 16384 if extra else 4096
+    cos, sin = litgpt_model.build_rope_cache(n, 128, base=500000, condense_ratio=cr,
+                                             extra_config=extra)[:2]
+    for c, s in ((cos, sin), (cos.to(torch.bfloat16), sin.to(torch.bfloat16))):
+        rep = check_rotary(cos=c, sin=s, pipeline_dtype="float32")
+        assert rep.verdict in OK and rep.identified.scaling.kind == want, rep.render()
+        assert rep.identified._base == 500000 and rep.layout == "half"
+        if want == "llama3":  # read from the tail of a bfloat16 cache too
+            assert rep.identified.scaling.factor == 8
+        if want == "linear":
+            assert rep.identified.scaling.factor == 4
+
+
+@pytest.mark.parametrize("traditional", [False, True])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_mlx_rope(traditional, dtype):
+    mx = pytest.importorskip("mlx.core")
+    nn = pytest.importorskip("mlx.nn")
+    import numpy as np
+    torch = pytest.importorskip("torch")
+
+    d, n = 64, 2048
+    rope = nn.RoPE(d, traditional=traditional, base=10000, scale=0.25)
+    x = np.zeros((1, n, d), np.float32)
+    if traditional:  # pairs (2i, 2i+1): (1, 0) -> (cos, sin)
+        x[..., 0::2] = 1
+    else:  # pairs (i, i + d/2)
+        x[..., : d // 2] = 1
+    out = np.array(rope(mx.array(x).astype(getattr(mx, dtype))).astype(mx.float32))[0]
+    c, s = (out[:, 0::2], out[:, 1::2]) if traditional else (out[:, : d // 2], out[:, d // 2:])
+    tdt = getattr(torch, dtype)
+    rep = check_rotary(cos=torch.tensor(c).to(tdt), sin=torch.tensor(s).to(tdt),
+                       pipeline_dtype="float32")
+    assert rep.verdict in OK, rep.render()
+    assert rep.identified.scaling.kind == "linear" and rep.identified.scaling.factor == 4
+    assert rep.identified._base == 10000
+
+
+def _hf_module(model, cls, n=2048, **kw):
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    import importlib
+
+    cfg = getattr(transformers, f"{cls}Config")(hidden_size=256, num_attention_heads=4, **kw)
+    mod = importlib.import_module(f"transformers.models.{model}.modeling_{model}")
+    emb = getattr(mod, f"{cls}RotaryEmbedding")(cfg)
+    cos, sin = emb(torch.zeros(1, n, 8), torch.arange(n)[None])
+    return cfg, emb, cos, sin
+
+
+def test_cohere_interleaved_against_its_config():
+    """A rope_parameters dict says nothing of the layout: Cohere's interleaved cache meets it."""
+    cfg, emb, cos, sin = _hf_module("cohere", "Cohere")
+    rep = check_rotary(cos=cos, sin=sin, expect=cfg.rope_parameters)
+    assert rep.verdict in OK and rep.layout == "interleaved", rep.render()
+    asked = check_rotary(cos=cos, sin=sin, expect=cfg.rope_parameters, layout="half")
+    assert asked.verdict == "different variant", asked.render()  # compared when asked
+
+
+def test_phi_odd_rotary_dimension():
+    """Phi rotates int(64 * 0.4) = 25 channels' frequencies (base**(-2j/25)) in 26 columns."""
+    cfg, emb, cos, sin = _hf_module("phi", "Phi", partial_rotary_factor=0.4)
+    for art in ({"cos": cos, "sin": sin}, {"inv_freq": emb.inv_freq}):
+        blind = check_rotary(**art)
+        assert blind.verdict in OK and blind.identified._base == 10000, blind.render()
+        assert blind.identified.exponent_dim == 25
+        rep = check_rotary(**art, expect=cfg.rope_parameters)
+        assert rep.verdict in OK, rep.render()
+        full = check_rotary(**art, expect=dict(cfg.rope_parameters, head_dim=64))
+        assert full.verdict in OK, full.render()
+        # a head of 65 would rotate 26: the exponent 26 is then expected, and 25 is another RoPE
+        other = check_rotary(**art, expect=dict(cfg.rope_parameters, head_dim=65))
+        assert other.verdict == "different variant", other.render()
+
+
+@pytest.mark.parametrize("prf", [0.25, 0.5])
+def test_proportional_partial_rotary(prf):
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    if "proportional" not in ROPE_INIT_FUNCTIONS:
+        pytest.skip("this transformers has no proportional rope type")
+    rp = {"rope_type": "proportional", "rope_theta": 10000.0, "partial_rotary_factor": prf}
+    cfg = transformers.LlamaConfig(hidden_size=256, num_attention_heads=4, head_dim=64,
+                                   rope_parameters=rp)
+    inv, _ = ROPE_INIT_FUNCTIONS["proportional"](cfg, "cpu")
+    k = int(prf * 64 // 2)
+    for rep in (check_rotary(inv_freq=inv), check_rotary(inv_freq=inv, expect=rp)):
+        assert rep.verdict in OK, rep.render()
+        assert rep.identified.rotated_pairs == k and rep.identified._base == 10000
+    t = torch.outer(torch.arange(2048, dtype=torch.float32), inv)
+    emb = torch.cat([t, t], -1)  # as LlamaRotaryEmbedding builds its cache
+    rep = check_rotary(cos=emb.cos(), sin=emb.sin(), expect=rp)
+    assert rep.verdict in OK and rep.identified.rotated_pairs == k, rep.render()
+    # one unrotated pair given a small angle is no longer this RoPE
+    bad = inv.clone()
+    bad[k] = 1e-3
+    assert not check_rotary(inv_freq=bad, expect=rp).ok
