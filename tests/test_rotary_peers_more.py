@@ -6,6 +6,8 @@ modules and its ``proportional`` rope type (the last pairs unrotated).  Each mus
 and never called wrong.
 """
 
+import math
+
 import pytest
 
 from peproof.oracle import CONFORMS, WITHIN
@@ -121,3 +123,24 @@ def test_proportional_partial_rotary(prf):
     bad = inv.clone()
     bad[k] = 1e-3
     assert not check_rotary(inv_freq=bad, expect=rp).ok
+
+
+def test_litgpt_yarn_ramp_is_reversed():
+    """litgpt 0.5.13's YaRN keeps the low frequencies and interpolates the high ones (its ramp
+    0 selects the interpolation at the first pairs), and without mscale its amplitude is 1: a
+    real bug, named against the YaRN it was configured as; never identified as YaRN."""
+    litgpt_model = pytest.importorskip("litgpt.model")
+    cos, sin = litgpt_model.build_rope_cache(
+        4096, 64, base=10000,
+        extra_config={"factor": 4.0, "beta_fast": 32.0, "beta_slow": 1.0,
+                      "original_max_seq_len": 2048})[:2]
+    if abs(float(cos[1, 0]) - math.cos(1.0)) < 1e-3:  # pair 0 unscaled: a fixed litgpt
+        pytest.skip("this litgpt keeps the highest frequency: its ramp is not reversed")
+    blind = check_rotary(cos=cos, sin=sin)
+    assert not blind.ok and blind.verdict != "wrong", blind.render()
+    rep = check_rotary(cos=cos, sin=sin, max_position_embeddings=8192,
+                       expect={"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0,
+                               "original_max_position_embeddings": 2048})
+    assert rep.verdict == "wrong" and rep.diagnoses[0].startswith("the blend reversed"), \
+        rep.render()
+    assert "attention factor is missing" in rep.diagnoses[0]

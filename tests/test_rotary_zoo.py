@@ -168,3 +168,29 @@ def test_one_corrupted_entry_is_wrong():
                        d=D)
     assert rep.verdict == WRONG, rep.render()
     assert rep.tally.worst[0]["position"] == 1000
+
+
+def _llama3_blend(w, factor=8.0, lo=1.0, hi=4.0, L=8192, reverse=False):
+    """Llama 3.1's frequencies (NumPy, float32); ``reverse`` turns the blend around."""
+    w = w.astype(np.float64)
+    g = np.clip((L / (2 * np.pi / w) - lo) / (hi - lo), 0, 1)  # 1: kept, 0: interpolated
+    if reverse:
+        g = 1 - g
+    return ((1 - g) * w / factor + g * w).astype(np.float32)
+
+
+@pytest.mark.parametrize("artefact", ["inv_freq", "cache"])
+def test_blend_reversed(artefact):
+    """The high frequencies interpolated and the low ones kept (litgpt 0.5.13's YaRN does this)."""
+    want = {"rope_type": "llama3", "rope_theta": 500000, "factor": 8.0, "low_freq_factor": 1.0,
+            "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}
+    for rev in (False, True):
+        w = _llama3_blend(inv_freq(500000.0), reverse=rev)
+        art = {"inv_freq": w} if artefact == "inv_freq" else dict(zip(("cos", "sin"),
+                                                                       build(w), strict=True))
+        rep = check_rotary(**art, expect=want)
+        if not rev:
+            assert rep.verdict in (CONFORMS, WITHIN), rep.render()
+        else:
+            assert rep.verdict == WRONG, rep.render()
+            assert rep.diagnoses[0].startswith("the blend reversed"), rep.diagnoses

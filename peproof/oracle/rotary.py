@@ -717,6 +717,12 @@ def _hypotheses(copies, pos, sub, target: Rope, seq_len, a, pipe, st) -> list[st
                 found.append(txt)
                 break
     sc = target.scaling
+    rev = _reversed_blend(target, seq_len)
+    if rev is not None:
+        for alt, txt in ((a, ""), (1.0, "; the attention factor is missing too (amplitude 1)")):
+            if (alt == a or a != 1) and fits(_model(target, seq_len, alt, pipe, st, thetas=rev)):
+                found.append(_REVERSED + txt)
+                break
     if isinstance(sc, DynamicNTK):
         stat = Rope(target.d, target._base, layout=target.layout, scaling=NTKAware(sc.factor))
         eff = float(sc.factor) * max(seq_len, int(sc.max_position_embeddings)) / \
@@ -730,6 +736,25 @@ def _hypotheses(copies, pos, sub, target: Rope, seq_len, a, pipe, st) -> list[st
             found.append(f"dynamic NTK never applied: unscaled frequencies at seq_len {seq_len}"
                          f" > max_position_embeddings {sc.max_position_embeddings}")
     return found
+
+
+_REVERSED = ("the blend reversed: the high frequencies interpolated (divided by the factor) and "
+             "the low ones kept, where the method keeps the high ones and interpolates the low")
+
+
+def _reversed_blend(target: Rope, seq_len):
+    """The frequencies of a YaRN / Llama 3.1 target with its blend between extrapolation
+    (multiplier 1) and interpolation (``1/s``) turned around: ``m'_j = 1 + 1/s - m_j``."""
+    sc = target.scaling
+    if not isinstance(sc, Yarn | Llama3):
+        return None
+    th = target.thetas_f64(seq_len)
+    th0 = replace(target, scaling=Default()).thetas_f64()
+    inv = 1 / float(sc.factor)
+    with np.errstate(all="ignore"):
+        m = np.where(th0 > 0, th / th0, 0.0)
+    rev = th0 * (1 + inv - m)
+    return None if np.allclose(rev, th, rtol=1e-12, atol=0) else rev
 
 
 def _collisions(copies, pos) -> dict:
@@ -885,6 +910,11 @@ def _check_freqs(art: Artefact, want, hint, seq_len, st, pipe, notes,
                                          f"{st.name}): relative errors up to "
                                          f"{float(np.max(np.abs(v / th - 1))):.2g}")
                         break
+            rev = _reversed_blend(target, seq_len)
+            if verdict == OUTSIDE and rev is not None and compare_freqs(
+                    v, rev, pipe, st, freq_map(target, seq_len)).fits:
+                verdict = WRONG
+                diagnoses.append(_REVERSED)
             if verdict == OUTSIDE and isinstance(target.scaling, DynamicNTK):
                 sc = target.scaling
                 stat = Rope(d, target._base, scaling=NTKAware(sc.factor))
