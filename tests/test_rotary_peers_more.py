@@ -67,7 +67,8 @@ def _hf_module(model, cls, n=2048, **kw):
     transformers = pytest.importorskip("transformers")
     import importlib
 
-    cfg = getattr(transformers, f"{cls}Config")(hidden_size=256, num_attention_heads=4, **kw)
+    kw = {"hidden_size": 256, **kw}
+    cfg = getattr(transformers, f"{cls}Config")(num_attention_heads=4, **kw)
     mod = importlib.import_module(f"transformers.models.{model}.modeling_{model}")
     emb = getattr(mod, f"{cls}RotaryEmbedding")(cfg)
     cos, sin = emb(torch.zeros(1, n, 8), torch.arange(n)[None])
@@ -144,3 +145,24 @@ def test_litgpt_yarn_ramp_is_reversed():
     assert rep.verdict == "wrong" and rep.diagnoses[0].startswith("the blend reversed"), \
         rep.render()
     assert "attention factor is missing" in rep.diagnoses[0]
+
+
+def test_phi3_longrope_module():
+    """transformers' Phi-3 rotary module with longrope scaling: checked exactly against its
+    config on both sides of the switch; from the cache alone with the base, its factors are
+    read (the long set past the original length) and said not checkable."""
+    pytest.importorskip("torch")
+    short = [1.0 + 0.02 * j for j in range(48)]
+    long_ = [1.0 + 0.5 * j for j in range(48)]
+    rp = {"rope_type": "longrope", "rope_theta": 10000.0, "short_factor": short,
+          "long_factor": long_, "original_max_position_embeddings": 4096}
+    for n, factors in ((4096, short), (8192, long_)):
+        cfg, emb, cos, sin = _hf_module("phi3", "Phi3", n=n, max_position_embeddings=131072,
+                                        original_max_position_embeddings=4096,
+                                        rope_parameters=rp, hidden_size=384)
+        rep = check_rotary(cos=cos, sin=sin, expect=rp, max_position_embeddings=131072)
+        assert rep.verdict in OK, rep.render()
+        read = check_rotary(cos=cos, sin=sin, base=10000)
+        assert read.diagnoses[0].startswith("identified: LongRoPE-like"), read.render()
+        assert all(abs(a / b - 1) < 1e-3 for a, b in zip(read.implied["factors"], factors,
+                                                          strict=True))

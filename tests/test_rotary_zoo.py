@@ -194,3 +194,56 @@ def test_blend_reversed(artefact):
         else:
             assert rep.verdict == WRONG, rep.render()
             assert rep.diagnoses[0].startswith("the blend reversed"), rep.diagnoses
+
+
+LR_SHORT = [1.0 + 0.03 * j for j in range(D // 2)]
+LR_LONG = [1.0 + 0.75 * j for j in range(D // 2)]
+LR = {"rope_type": "longrope", "rope_theta": 10000.0, "short_factor": LR_SHORT,
+      "long_factor": LR_LONG, "original_max_position_embeddings": 2048}
+
+
+def _longrope(factors):
+    """LongRoPE's frequencies the way transformers builds them (float32)."""
+    ext = np.asarray(factors, dtype=np.float32)
+    pos = np.float32(10000.0) ** (np.arange(0, D, 2, dtype=np.float32) / np.float32(D))
+    return (1.0 / (ext * pos)).astype(np.float32)
+
+
+def test_longrope_factors_read_not_checked():
+    """From the frequencies alone: the factors they imply for a given base, LongRoPE-like, never
+    'conforms' (the model's factors are needed to check them)."""
+    w = _longrope(LR_LONG)
+    blind = check_rotary(inv_freq=w)
+    assert not blind.ok and blind.verdict != WRONG, blind.render()
+    rep = check_rotary(inv_freq=w, base=10000)
+    assert rep.verdict not in (CONFORMS, WITHIN, WRONG), rep.render()
+    assert rep.diagnoses[0].startswith("identified: LongRoPE-like"), rep.diagnoses
+    assert "not checkable without the model's short_factor / long_factor" in rep.diagnoses[0]
+    assert np.allclose(rep.implied["factors"], LR_LONG, rtol=1e-6)
+    assert rep.implied["all_at_least_1"]
+    c, s = build(w)
+    crep = check_rotary(cos=c, sin=s, base=10000)
+    assert crep.diagnoses[0].startswith("identified: LongRoPE-like"), crep.render()
+    assert np.allclose(crep.implied["factors"], LR_LONG, rtol=1e-3)
+    # factors below 1 (wavelengths shortened) are not LongRoPE's shape
+    low = check_rotary(inv_freq=_longrope([1.0] + [0.9] * (D // 2 - 1)), base=10000)
+    assert "not LongRoPE's shape" in low.diagnoses[0] and low.implied["pairs_below_1"][0] == 1
+
+
+@pytest.mark.parametrize("artefact", ["inv_freq", "cache"])
+def test_longrope_checked_against_its_factors(artefact):
+    att = math.sqrt(1 + math.log(32768 / 2048) / math.log(2048))  # LongRoPE's, for 16 x
+
+    def art(w):
+        return {"inv_freq": w} if artefact == "inv_freq" else dict(zip(
+            ("cos", "sin"), build(w, att=att), strict=True))
+    kw = {"expect": LR, "max_position_embeddings": 32768}
+    assert check_rotary(**art(_longrope(LR_LONG)), seq_len=4096, **kw).ok
+    assert check_rotary(**art(_longrope(LR_SHORT)), seq_len=2048, **kw).ok
+    bad = check_rotary(**art(_longrope(LR_SHORT)), seq_len=4096, **kw)  # the set not switched
+    assert bad.verdict == WRONG, bad.render()
+    assert bad.diagnoses[0].startswith("LongRoPE's short factors where the long ones are due")
+    one = list(LR_LONG)
+    one[20] *= 1.01  # one factor 1 % off
+    off = check_rotary(**art(_longrope(one)), seq_len=4096, **kw)
+    assert not off.ok, off.render()

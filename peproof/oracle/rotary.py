@@ -39,7 +39,7 @@ from peproof.rope_scaling import (
 
 from .budget import tiny
 from .checking import CONFORMS, DEGENERATE, OUTSIDE, VARIANT, WITHIN, WRONG
-from .rotary_ident import identify_frequencies
+from .rotary_ident import identify_frequencies, implied_factors
 from .rotary_model import (
     AngleModel,
     CacheModel,
@@ -382,6 +382,7 @@ class RotaryReport:
     model: dict = field(default_factory=dict)
     allow_collisions: bool = False
     seconds: float = 0.0
+    implied: dict = field(default_factory=dict)  # per-frequency factors read (LongRoPE-like)
 
     @property
     def ok(self) -> bool:
@@ -420,7 +421,7 @@ class RotaryReport:
             "counts": self.tally.to_json() if self.tally else None,
             "counts_identified": self.other.to_json() if self.other else None,
             "collisions": self.collisions, "horizon": self.horizon, "error_model": self.model,
-            "seconds": self.seconds})
+            "implied_factors": self.implied or None, "seconds": self.seconds})
 
     def render(self, worst: int = 5) -> str:
         L = [f"peproof check (rotary {self.kind}): shape {self.shape}, {self.stored.name}"
@@ -446,6 +447,10 @@ class RotaryReport:
                     f"pos {w.get('position', '-')} pair {w['pair']} {w.get('part', '')} "
                     f"{w['value']:.9g} (exact {w['expected']:.9g}, {w['x_bound']:.3g} x bound)"
                     for w in t.worst[:worst]))
+        if self.implied:
+            f = self.implied["factors"]
+            L.append(f"factors    : implied per pair (base {self.implied['base']}): "
+                     + ", ".join(f"{x:.6g}" for x in f[:8]) + (" ..." if len(f) > 8 else ""))
         for n in self.notes[:4]:
             L.append(f"note       : {n}")
         col = self.collisions
@@ -578,6 +583,15 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
             if other.fits:
                 verdict, text = _variant_or_static(want, ident, seq_len, a_t, a_val, d)
                 diagnoses.append(text)
+        implied = {}
+        if ident is None:
+            text, implied, hyp = _per_frequency(w, rel, d, hint, want, seq_len)
+            if hyp and want is not None and compare_cache(copies, pos, _model(
+                    want, _other_len(want, seq_len), a_t, pipe, st)).fits:
+                verdict = WRONG
+                diagnoses.append(hyp)
+            elif text:
+                diagnoses.append(text + f"; amplitude {a:.9g}")
         if verdict == OUTSIDE and target is not None:
             found = _hypotheses(copies, pos, sub, target, seq_len, a_t, pipe, st)
             if found:
@@ -603,7 +617,53 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
                         ident, seq_len, a_t if target is not None else a, form_t, tally, other,
                         diagnoses, notes, col, hz,
                         model_t.to_json() if model_t is not None else {},
-                        allow)
+                        allow, implied=implied if target is None or not tally.fits else {})
+
+
+def _per_frequency(w, rel, d, hint, want, seq_len):
+    """``(diagnosis, implied, hypothesis)`` for frequencies no method was identified with:
+    the per-frequency factors they imply for a known base (the expected one, or ``base``), said
+    to be LongRoPE-like (or not) but never checked without the model's own factors.  Against a
+    LongRoPE expectation, the other factor set (short where long is due, or long where short is)
+    is the named bug it may be."""
+    base = want._base if want is not None else hint
+    if base is None or not np.all(np.isfinite(w)) or not np.all(w > 0):
+        return None, {}, None
+    D = want.exponent_dim if want is not None else None
+    imp = implied_factors(w, rel, d, base, D)
+    sc = want.scaling if want is not None else None
+    if isinstance(sc, LongRope):
+        L = int(sc.original_max_position_embeddings)
+        used_long = seq_len is not None and seq_len > L
+        other = sc.short_factor if used_long else sc.long_factor
+        lam = np.asarray(imp["factors"])
+        r = np.asarray(imp["relative_uncertainty"])
+        if np.all(np.abs(lam / np.array([float(x) for x in other]) - 1) <= 3 * r + 1e-9):
+            which, due = ("short", "long") if used_long else ("long", "short")
+            return None, imp, (f"LongRoPE's {which} factors where the {due} ones are due at "
+                               f"seq_len {seq_len} (original_max_position_embeddings {L}: "
+                               f"long past it)")
+        return None, imp, None
+    if want is not None:
+        return None, {}, None  # another method expected: its own diagnoses say more
+    f = imp["factors"]
+    shown = ", ".join(f"{x:.6g}" for x in f[:6]) + (" ..." if len(f) > 6 else "")
+    if imp["one_common_factor"]:
+        return None, {}, None
+    if not imp["all_at_least_1"]:
+        return (f"per-frequency factors implied for base {imp['base']} ({shown}) fall below 1 "
+                f"at pairs {imp['pairs_below_1'][:6]}: not LongRoPE's shape (its factors only "
+                "stretch wavelengths)", imp, None)
+    return (f"identified: LongRoPE-like per-frequency scaling of base {imp['base']}, implied "
+            f"factors {shown} (each >= 1, as LongRoPE's are); the factors themselves are not "
+            "checkable without the model's short_factor / long_factor (give them with --rope or"
+            " expect=)", imp, None)
+
+
+def _other_len(rope: Rope, seq_len):
+    """A length on the other side of LongRoPE's switch between its factor sets."""
+    L = int(rope.scaling.original_max_position_embeddings)
+    return L if seq_len is not None and seq_len > L else L + 1
 
 
 def _odd_rotary_dim(want, ident, expect, notes):
@@ -877,6 +937,7 @@ def _check_freqs(art: Artefact, want, hint, seq_len, st, pipe, notes,
                  expect=None) -> RotaryReport:
     v = art.inv_freq
     d = art.d
+    implied: dict = {}
     L = float(np.abs(np.log(v[v > 0])).max()) if np.any(v > 0) else 0.0
     rel = np.full(v.shape, (4 + 3 * L + 48) * pipe.u + 2 * st.u)
     cands, inotes = identify_frequencies(v, rel, d, hint)
@@ -910,6 +971,13 @@ def _check_freqs(art: Artefact, want, hint, seq_len, st, pipe, notes,
                                          f"{st.name}): relative errors up to "
                                          f"{float(np.max(np.abs(v / th - 1))):.2g}")
                         break
+            if verdict == OUTSIDE and ident is None:
+                text, implied, hyp = _per_frequency(v, rel, d, hint, want, seq_len)
+                ol = _other_len(target, seq_len) if hyp else None
+                if hyp and compare_freqs(v, target.thetas_f64(ol), pipe, st,
+                                         freq_map(target, ol)).fits:
+                    verdict = WRONG
+                    diagnoses.append(hyp)
             rev = _reversed_blend(target, seq_len)
             if verdict == OUTSIDE and rev is not None and compare_freqs(
                     v, rev, pipe, st, freq_map(target, seq_len)).fits:
@@ -928,6 +996,10 @@ def _check_freqs(art: Artefact, want, hint, seq_len, st, pipe, notes,
                 diagnoses.append(f"{tally.over} of {tally.entries} frequencies outside the error"
                                  f" model; worst pair {w['pair']}: {w['value']:.9g}, exact "
                                  f"{w['expected']:.9g}")
+    if verdict == OUTSIDE and target is None:
+        text, implied, _ = _per_frequency(v, rel, d, hint, None, seq_len)
+        if text:
+            diagnoses.append(text)
     if verdict == OUTSIDE and not diagnoses:
         diagnoses.append("not a RoPE frequency vector peproof can express: "
                          + "; ".join(inotes[:3]))
@@ -938,7 +1010,8 @@ def _check_freqs(art: Artefact, want, hint, seq_len, st, pipe, notes,
         model = {"frequency_map": target.scaling.kind,
                  "frequency_relative_error": float(ew.max()) if ew.size else 0.0}
     return RotaryReport(verdict, "inv_freq", tuple(v.shape), st, pipe, None, want, ident,
-                        seq_len, 1.0, "-", tally, other, diagnoses, notes, {}, hz, model)
+                        seq_len, 1.0, "-", tally, other, diagnoses, notes, {}, hz, model,
+                        implied=implied)
 
 
 def rotary_horizons(d: int = 128, base=10000, dtypes=("float16", "bfloat16")) -> dict:

@@ -176,7 +176,8 @@ def identify_frequencies(w, rel, d: int | None = None, base_hint=None) -> tuple[
         return out, notes
     if m0_exact is None or m0_exact != 1 or base is None or base <= 1 or D != d or k != h:
         notes.append("no unscaled leading pairs with a round base: not a method peproof "
-                     "identifies (per-pair factors such as LongRoPE's need --rope)")
+                     "identifies (per-pair factors such as LongRoPE's: --base reads the "
+                     "factors they imply, --rope checks them)")
         return out, notes
     # 3: piecewise maps from the multipliers
     rope0 = Rope(d, base)
@@ -305,3 +306,25 @@ def _llama3(add, d, base, s, g, th, tol, last1, first0, notes):
                 add(Rope(d, base, scaling=Llama3(s, lo_f, hi_f, L)),
                     "Llama 3.1 bands with no pair inside the blend: low/high_freq_factor 1/4 "
                     "assumed, original length the simplest the band edges allow")
+
+
+def implied_factors(w, rel, d: int, base, exponent_dim: int | None = None) -> dict:
+    """What a frequency vector alone says of per-frequency factors (LongRoPE's ``lambda_j``):
+    ``lambda_j = base**(-2j/D) / w_j`` for a given base, each with its certified relative
+    uncertainty (``rel_j``, the reading's), and whether they have LongRoPE's shape (every factor
+    >= 1: LongRoPE only stretches wavelengths).  The factors themselves are the model's
+    (searched per model): without its ``short_factor`` / ``long_factor`` they cannot be checked,
+    only read."""
+    w = np.asarray(w, dtype=np.float64)
+    rel = np.broadcast_to(np.asarray(rel, dtype=np.float64), w.shape)
+    D = d if exponent_dim is None else exponent_dim
+    th = Rope(d, base, exponent_dim=D).thetas_f64()
+    with np.errstate(all="ignore"):
+        lam = th / w
+    lo, hi = lam / (1 + rel), lam / np.maximum(1 - rel, 1e-300)
+    below = np.nonzero(hi < 1)[0]
+    alike = bool(np.all(lo <= hi.min()) and np.all(hi >= lo.max()))  # one common factor
+    return {"base": str(Rope(d, base)._base), "factors": [float(x) for x in lam],
+            "relative_uncertainty": [float(x) for x in rel],
+            "all_at_least_1": not below.size, "pairs_below_1": [int(j) for j in below],
+            "one_common_factor": alike}
