@@ -17,20 +17,25 @@ pytestmark = pytest.mark.peers
 OK = (CONFORMS, WITHIN)
 
 
-@pytest.mark.parametrize("extra,cr,want", [
-    (None, 1, "default"), (None, 4, "linear"),
+@pytest.mark.parametrize("extra,cr,want,d", [
+    (None, 1, "default", 128), (None, 4, "linear", 128),
     ({"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-      "original_max_seq_len": 8192}, 1, "llama3")])
-def test_litgpt_build_rope_cache(extra, cr, want):
+      "original_max_seq_len": 8192}, 1, "llama3", 128),
+    # d = 64, original 2048: in bfloat16 the blend's pairs are read to ~1e-3, and a search
+    # needing 1e-4 named low/high_freq_factor 408/5, 1633/5 and then called the cache wrong
+    ({"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+      "original_max_seq_len": 2048}, 1, "llama3", 64)])
+def test_litgpt_build_rope_cache(extra, cr, want, d):
     torch = pytest.importorskip("torch")
     litgpt_model = pytest.importorskip("litgpt.model")
-    n = 16384 if extra else 4096
-    cos, sin = litgpt_model.build_rope_cache(n, 128, base=500000, condense_ratio=cr,
+    n = 16384 if extra and d == 128 else 4096
+    base = 500000 if d == 128 else 10000
+    cos, sin = litgpt_model.build_rope_cache(n, d, base=base, condense_ratio=cr,
                                              extra_config=extra)[:2]
     for c, s in ((cos, sin), (cos.to(torch.bfloat16), sin.to(torch.bfloat16))):
         rep = check_rotary(cos=c, sin=s, pipeline_dtype="float32")
         assert rep.verdict in OK and rep.identified.scaling.kind == want, rep.render()
-        assert rep.identified._base == 500000 and rep.layout == "half"
+        assert rep.identified._base == base and rep.layout == "half"
         if want == "llama3":  # read from the tail of a bfloat16 cache too
             assert rep.identified.scaling.factor == 8
         if want == "linear":

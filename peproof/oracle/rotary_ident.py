@@ -191,8 +191,11 @@ def identify_frequencies(w, rel, d: int | None = None, base_hint=None) -> tuple[
     inv = 1 / float(s)
     g = (m - inv) / (1 - inv)
     tol = 3 * rel / (1 - inv) + 1e-9
-    unscaled = np.nonzero(np.abs(g - 1) <= tol)[0]
-    scaled = np.nonzero(np.abs(g) <= tol)[0]
+    # a pair read too imprecisely to tell kept from scaled (the low frequencies of a 16-bit
+    # cache) decides neither edge
+    is1, is0 = np.abs(g - 1) <= tol, np.abs(g) <= tol
+    unscaled = np.nonzero(is1 & ~is0)[0]
+    scaled = np.nonzero(is0 & ~is1)[0]
     last1 = int(unscaled.max()) if unscaled.size else -1
     first0 = int(scaled.min()) if scaled.size else h
     notes.append(f"multipliers: 1 up to pair {last1}, 1/{s} from pair {first0}")
@@ -270,6 +273,17 @@ def _llama3(add, d, base, s, g, th, tol, last1, first0, notes):
     inner = np.nonzero((g > tol) & (g < 1 - tol))[0]
     x = th / (2 * math.pi)  # 1 / wavelength
     if inner.size >= 2:
+        # the band factors every published config uses first, L from the blend's slope (the
+        # general search below needs the slope to 1e-4, which a 16-bit cache does not give)
+        A = np.polyfit(x[inner], g[inner], 1)[0]
+        for lo, hi in ((1, 4), (1, 2), (1, 8), (2, 8)):
+            Lf = A * (hi - lo)
+            if Lf > 0:
+                L = simplest(Lf * 0.95, Lf * 1.05, pow2=True, max_digits=3, max_den=1)
+                if L is not None and add(Rope(d, base, scaling=Llama3(s, lo, hi, L)),
+                                         f"Llama 3.1 bands: low/high_freq_factor {lo}/{hi}, "
+                                         f"blend over pairs {inner.min()}..{inner.max()}"):
+                    return
         A, B = np.polyfit(x[inner], g[inner], 1)
         if A <= 0 or B >= 0:
             return
