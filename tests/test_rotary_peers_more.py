@@ -171,3 +171,26 @@ def test_phi3_longrope_module():
         assert read.diagnoses[0].startswith("identified: LongRoPE-like"), read.render()
         assert all(abs(a / b - 1) < 1e-3 for a, b in zip(read.implied["factors"], factors,
                                                           strict=True))
+
+
+@pytest.mark.parametrize("d,base,orig", [(64, 10000.0, 8192), (128, 500000.0, 2048)])
+def test_llama3_factor_32_bfloat16_cache_blind(d, base, orig):
+    """Llama 3.2's factor 32 from a bfloat16 cache with no expectation: the scaled tail reads
+    [~29.6, ~34] and the simplest number there (30) does not fit the cache; every simple factor
+    is tried against the whole cache (before: 'wrong', factor 30 or 31)."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    rp = {"rope_type": "llama3", "rope_theta": base, "factor": 32.0, "low_freq_factor": 1.0,
+          "high_freq_factor": 4.0, "original_max_position_embeddings": orig}
+    cfg = transformers.LlamaConfig(hidden_size=2 * d, num_attention_heads=2, head_dim=d,
+                                   max_position_embeddings=65536, rope_parameters=rp)
+    inv, _ = ROPE_INIT_FUNCTIONS["llama3"](cfg, "cpu")
+    t = torch.outer(torch.arange(8192, dtype=torch.float32), inv)
+    emb = torch.cat([t, t], -1)
+    rep = check_rotary(cos=emb.cos().bfloat16(), sin=emb.sin().bfloat16(),
+                       pipeline_dtype="float32")
+    assert rep.verdict in OK, rep.render()
+    sc = rep.identified.scaling
+    assert sc.kind == "llama3" and sc.factor == 32 and sc.original_max_position_embeddings == orig

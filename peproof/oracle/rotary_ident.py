@@ -184,25 +184,48 @@ def identify_frequencies(w, rel, d: int | None = None, base_hint=None) -> tuple[
     th = rope0.thetas_f64()
     m = w / th
     s_lo, s_hi = _tail_factor(m, rel)
-    s = simplest(s_lo, s_hi, max_digits=4, max_den=16)
-    if s is None or s <= 1:
+    factors = _factor_choices(s_lo, s_hi)
+    if not factors:
         notes.append(f"last multiplier {m[-1]:.6g}: no simple factor")
         return out, notes
-    inv = 1 / float(s)
-    g = (m - inv) / (1 - inv)
-    tol = 3 * rel / (1 - inv) + 1e-9
-    # a pair read too imprecisely to tell kept from scaled (the low frequencies of a 16-bit
-    # cache) decides neither edge
-    is1, is0 = np.abs(g - 1) <= tol, np.abs(g) <= tol
-    unscaled = np.nonzero(is1 & ~is0)[0]
-    scaled = np.nonzero(is0 & ~is1)[0]
-    last1 = int(unscaled.max()) if unscaled.size else -1
-    first0 = int(scaled.min()) if scaled.size else h
-    notes.append(f"multipliers: 1 up to pair {last1}, 1/{s} from pair {first0}")
-    _yarn(add, d, base, s, g, tol, last1, first0, h, notes)
-    _llama3(add, d, base, s, g, th, tol, last1, first0, notes)
-    out.sort(key=lambda c: c.residual)
+    if len(factors) > 1:
+        notes.append(f"the scaled tail allows the factors {', '.join(map(str, factors[:6]))} "
+                     f"(interval [{s_lo:.6g}, {s_hi:.6g}]): each tried")
+    for s in factors:
+        start = len(out)
+        inv = 1 / float(s)
+        g = (m - inv) / (1 - inv)
+        tol = 3 * rel / (1 - inv) + 1e-9
+        # a pair read too imprecisely to tell kept from scaled (the low frequencies of a
+        # 16-bit cache) decides neither edge
+        is1, is0 = np.abs(g - 1) <= tol, np.abs(g) <= tol
+        unscaled = np.nonzero(is1 & ~is0)[0]
+        scaled = np.nonzero(is0 & ~is1)[0]
+        last1 = int(unscaled.max()) if unscaled.size else -1
+        first0 = int(scaled.min()) if scaled.size else h
+        if s == factors[0]:
+            notes.append(f"multipliers: 1 up to pair {last1}, 1/{s} from pair {first0}")
+        _yarn(add, d, base, s, g, tol, last1, first0, h, notes)
+        _llama3(add, d, base, s, g, th, tol, last1, first0, notes)
+        out[start:] = sorted(out[start:], key=lambda c: c.residual)
+    # best first by simplicity of the factor (the order tried), then by residual: a cache's
+    # reading cannot rank factors its uncertainty does not separate; the caller checks each
     return out, notes
+
+
+def _factor_choices(lo: float, hi: float, most: int = 8) -> list:
+    """The simple factors ``> 1`` in ``[lo, hi]``, simplest first: the simplest number, the
+    powers of two, then the integers (a 16-bit cache may read 32 as [29.6, 34.1])."""
+    out = []
+    for f in (simplest(lo, hi, max_digits=4, max_den=16), simplest(lo, hi, pow2=True)):
+        if f is not None and f > 1 and f not in out:
+            out.append(f)
+    if hi - lo < 64:
+        k = max(2, math.ceil(lo))
+        ints = list(range(k, math.floor(hi) + 1))
+        ints.sort(key=lambda x: (x & (x - 1) != 0, abs(x - math.sqrt(lo * hi))))
+        out += [Fraction(x) for x in ints if Fraction(x) not in out]
+    return out[:most]
 
 
 def _tail_factor(m: np.ndarray, rel: np.ndarray) -> tuple[float, float]:
