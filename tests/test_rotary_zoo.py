@@ -5,6 +5,7 @@ build is :func:`build`); each test asserts a non-conforming verdict and the spec
 """
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -247,3 +248,37 @@ def test_longrope_checked_against_its_factors(artefact):
     one[20] *= 1.01  # one factor 1 % off
     off = check_rotary(**art(_longrope(one)), seq_len=4096, **kw)
     assert not off.ok, off.render()
+
+
+def test_blind_16_bit_inv_freq_is_never_called_wrong():
+    """An inv_freq buffer cast to bfloat16 (model.to(bfloat16)), checked with no expectation:
+    its frequencies are known to ~4e-3, a round base or factor read from them is a guess, and a
+    guess that does not fit is no evidence of a bug (before: 'wrong' as linear factor 5 of base
+    6000, or a crash on an undecided horizon).  With its RoPE given it is judged."""
+    import ml_dtypes
+
+    w = inv_freq(base=10000.0).astype(ml_dtypes.bfloat16)
+    for lin in (1.0, 4.0):
+        v = (w.astype(np.float32) / np.float32(lin)).astype(ml_dtypes.bfloat16)
+        rep = check_rotary(inv_freq=v)
+        assert rep.verdict != WRONG, rep.render()
+        assert rep.horizon["float16"]["positions_collide_from"] == 2048
+    ok = check_rotary(inv_freq=w, pipeline_dtype="float32",
+                      expect={"rope_type": "default", "rope_theta": 10000})
+    assert ok.verdict in (CONFORMS, WITHIN), ok.render()
+    bad = check_rotary(inv_freq=w, pipeline_dtype="float32",
+                       expect={"rope_type": "default", "rope_theta": 500000})
+    assert bad.verdict == VARIANT and bad.diagnoses[0].startswith("base 10000 where 500000"), \
+        bad.render()
+
+
+def test_horizon_of_an_exact_tie():
+    """theta_0 = 7/10 (linear factor 10/7): 1465 * 0.7 = 1025.5 is a float16 tie no ball
+    decides; rounded exactly (to 1026, as is 1466 * 0.7 = 1026.2) the angle of pair 0 first
+    collides at 1465 (below 1463 the step 0.7 exceeds float16's spacing of 0.5)."""
+    from peproof.oracle.rotary import _horizon0
+    from peproof.rope import Rope
+    from peproof.rope_scaling import Linear
+
+    hz = _horizon0(Rope(D, 10000, scaling=Linear(Fraction(10, 7))), "float16", None)
+    assert hz["theta0_angle_collides_from"] == 1465

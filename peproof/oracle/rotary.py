@@ -610,9 +610,11 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
             if found:
                 verdict = WRONG
                 diagnoses += found
-            elif tally.over < 0.5 * tally.entries and (want is not None or len(cands) <= 1):
+            elif tally.over < 0.5 * tally.entries and want is not None:
                 verdict = WRONG
                 diagnoses.append(_worst_text(tally, want is not None))
+            elif want is None and len(cands) <= 1:
+                diagnoses.append(_unsure_text(target, tally))
             elif want is None and len(cands) > 1:
                 # no expectation and a reading that allowed several RoPEs, none of which fits:
                 # the identification, not the cache, may be what is off
@@ -747,6 +749,15 @@ def _diff(want: Rope, got: Rope, a_want, a_got, d) -> str:
     return "; ".join(out) or "an equivalent RoPE"
 
 
+def _unsure_text(target: Rope, t: Tally) -> str:
+    """No expectation, no named bug, and the RoPE the reading suggested does not fit: the
+    reading may have misidentified it (a 16-bit artefact's frequencies are read to ~1e-3, and a
+    round base or factor is then a guess); 'wrong' needs the RoPE that was meant."""
+    return (f"the RoPE its reading suggests ({target.describe()}) leaves {t.over} of {t.entries}"
+            " entries outside the error model: either the artefact is broken or the reading "
+            "misidentified it; give the expected RoPE (--rope / expect=) to decide")
+
+
 def _worst_text(t: Tally, expected: bool) -> str:
     w = t.worst[0] if t.worst else {}
     pairs = np.nonzero(t.over_pairs)[0] if t.over_pairs is not None else []
@@ -854,6 +865,14 @@ def _collisions(copies, pos) -> dict:
 
 
 def _horizon0(rope, fmt, seq_len) -> dict:
+    try:
+        return _horizon0_(rope, fmt, seq_len)
+    except RuntimeError as exc:  # a rounding not decided: the horizon is not stated
+        return {"positions_collide_from": None, "positions_exact_up_to": None,
+                "theta0_angle_collides_from": None, "undecided": str(exc)}
+
+
+def _horizon0_(rope, fmt, seq_len) -> dict:
     import flint
 
     from .rotary_horizon import first_collision, position_horizon
@@ -868,7 +887,9 @@ def _horizon0(rope, fmt, seq_len) -> dict:
             with flint.ctx.workprec(prec):
                 return rope.theta_arb(0, prec + 32, seq_len)
 
-        out["theta0_angle_collides_from"] = first_collision(th0, ball, f)
+        t0 = rope.theta(0, seq_len)
+        exact = Fraction(int(t0.p), int(t0.q)) if getattr(t0, "is_Rational", False) else None
+        out["theta0_angle_collides_from"] = first_collision(th0, ball, f, exact=exact)
     else:
         out["theta0_angle_collides_from"] = None
     return out
@@ -935,8 +956,11 @@ def _check_angles(art: Artefact, want, hint, seq_len, st, pipe, notes, pos, exp_
                                          "share one angle")
                         break
             if verdict == OUTSIDE and tally.over < 0.5 * tally.entries:
-                verdict = WRONG
-                diagnoses.append(_worst_text(tally, want is not None))
+                if want is not None:
+                    verdict = WRONG
+                    diagnoses.append(_worst_text(tally, want is not None))
+                else:
+                    diagnoses.append(_unsure_text(target, tally))
     if verdict == OUTSIDE and not diagnoses:
         diagnoses.append("not a RoPE angle table peproof can express: "
                          f"frequencies read from the last row {np.array2string(w[:3], precision=6)}"
@@ -1009,7 +1033,9 @@ def _check_freqs(art: Artefact, want, hint, seq_len, st, pipe, notes,
                     verdict = WRONG
                     diagnoses.append(f"a 'dynamic' NTK that is static: the full factor "
                                      f"{sc.factor} where seq_len {seq_len} gives another")
-            if verdict == OUTSIDE and tally.over < 0.5 * tally.entries:
+            if verdict == OUTSIDE and tally.over < 0.5 * tally.entries and want is None:
+                diagnoses.append(_unsure_text(target, tally))
+            elif verdict == OUTSIDE and tally.over < 0.5 * tally.entries:
                 verdict = WRONG
                 w = tally.worst[0]
                 diagnoses.append(f"{tally.over} of {tally.entries} frequencies outside the error"

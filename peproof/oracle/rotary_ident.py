@@ -124,7 +124,9 @@ def identify_frequencies(w, rel, d: int | None = None, base_hint=None) -> tuple[
     base = simplest(lo, hi, max_digits=3, max_den=0)
     base_text = f"base interval [{lo:.8g}, {hi:.8g}] from pairs 1..{k_last}"
     hint = Fraction(base_hint) if base_hint is not None else None
-    if geometric and base is None:
+    if geometric and base is None and hi / lo - 1 < 1e-4:
+        # (only a sharp reading: in a wide interval, as a 16-bit artefact gives, some exponent
+        # would give a round base by chance)
         # the exponent's dimension D need not be d: an odd rotary dimension (Phi's
         # int(head_dim * partial_rotary_factor) = 25 for 26 channels) gives base**(-2j/(d-1));
         # the base read with D is the base read with d to the power D/d.  Only d - 1 is tried
