@@ -194,3 +194,23 @@ def test_llama3_factor_32_bfloat16_cache_blind(d, base, orig):
     assert rep.verdict in OK, rep.render()
     sc = rep.identified.scaling
     assert sc.kind == "llama3" and sc.factor == 32 and sc.original_max_position_embeddings == orig
+
+
+def test_yarn_bfloat16_cache_blind_edges():
+    """YaRN (d 128, factor 16, original 4096: ramp over pairs 20..46) from a bfloat16 cache
+    with no expectation: pair 45, read to ~5 %, looks fully scaled; the ramp's edges one pair
+    inward are tried (before: 'outside the model')."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    rp = {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 16.0,
+          "original_max_position_embeddings": 4096}
+    cfg = transformers.LlamaConfig(hidden_size=256, num_attention_heads=2, head_dim=128,
+                                   max_position_embeddings=65536, rope_parameters=rp)
+    emb = LlamaRotaryEmbedding(cfg)
+    cos, sin = emb(torch.zeros(1, 8192, 8, dtype=torch.bfloat16), torch.arange(8192)[None])
+    rep = check_rotary(cos=cos, sin=sin, pipeline_dtype="float32")
+    assert rep.verdict in OK, rep.render()
+    sc = rep.identified.scaling
+    assert (sc.kind, sc.factor, sc.original_max_position_embeddings) == ("yarn", 16, 4096)

@@ -253,27 +253,34 @@ def _yarn(add, d, base, s, g, tol, last1, first0, h, notes):
         k = 2 * math.pi * beta
         return (k * b ** (2 * cd_lo / d), k * b ** (2 * cd_hi / d))
 
-    # truncated ramp: low = last1 (clipped at 0 when pair 0 is already on the ramp), high = first0
-    low, high = max(last1, 0), first0
+    # truncated ramp: low = last1 (clipped at 0 when pair 0 is already on the ramp), high =
+    # first0.  A 16-bit cache's imprecise pairs can make the edge pair next to the ramp look
+    # kept or scaled: the edges one or two pairs inward are tried with the default betas
     tries = [(32, 1)] + [(bf, bs) for bf in range(1, 129) for bs in range(1, bf)
                          if (bf, bs) != (32, 1)]
-    for bf, bs in tries:
-        lo1, hi1 = L_range(bf, low, low + 1) if last1 >= 0 else (0.0, L_range(bf, 0, 1)[1])
-        # ceil(cd(bs)) = high, unless clipped at d - 1
-        lo2, hi2 = L_range(bs, high - 1, high) if high < d - 1 else (L_range(bs, d - 2, 0)[0],
-                                                                   float("inf"))
-        lo, hi = max(lo1, lo2), min(hi1, hi2)
-        if lo <= hi and hi > 1:
-            hi_f = hi if math.isfinite(hi) else lo * 4
-            L = simplest(max(lo, 1), hi_f, pow2=True, max_digits=3, max_den=1)
-            if L is None:
-                continue
-            sc = Yarn(s, L, bf, bs)
-            if add(Rope(d, base, scaling=sc), f"YaRN: ramp over pairs {low}..{high}; "
-                   f"original_max_position_embeddings {L} is the simplest in [{lo:.6g}, "
-                   f"{hi_f:.6g}] for beta_fast {bf}, beta_slow {bs}"):
-                return
-            break  # the truncated ramp does not fit: try without truncation below
+    edges = [(0, 0)] + [(-dl, dh) for dl in range(3) for dh in range(3) if dl or dh]
+    for n_edge, (dl, dh) in enumerate(edges):
+        last = last1 + dl if last1 >= 0 else last1
+        low, high = max(last, 0), first0 + dh
+        if last1 >= 0 and last < 0 or high > h:
+            continue
+        for bf, bs in tries if n_edge == 0 else tries[:1]:
+            lo1, hi1 = L_range(bf, low, low + 1) if last >= 0 else (0.0, L_range(bf, 0, 1)[1])
+            # ceil(cd(bs)) = high, unless clipped at d - 1
+            lo2, hi2 = L_range(bs, high - 1, high) if high < d - 1 else (
+                L_range(bs, d - 2, 0)[0], float("inf"))
+            lo, hi = max(lo1, lo2), min(hi1, hi2)
+            if lo <= hi and hi > 1:
+                hi_f = hi if math.isfinite(hi) else lo * 4
+                L = simplest(max(lo, 1), hi_f, pow2=True, max_digits=3, max_den=1)
+                if L is None:
+                    continue
+                sc = Yarn(s, L, bf, bs)
+                if add(Rope(d, base, scaling=sc), f"YaRN: ramp over pairs {low}..{high}; "
+                       f"original_max_position_embeddings {L} is the simplest in [{lo:.6g}, "
+                       f"{hi_f:.6g}] for beta_fast {bf}, beta_slow {bs}"):
+                    return
+                break  # the truncated ramp does not fit: try without truncation below
     # untruncated: the ramp's interior is affine in j
     inner = np.nonzero((g > tol) & (g < 1 - tol))[0]
     if inner.size >= 2:
