@@ -318,7 +318,11 @@ class Rope:
         if not isinstance(self.scaling, Scaling):
             raise ParameterError(f"scaling must be one of {', '.join(SCALINGS)}, "
                                  f"got {self.scaling!r}")
-        ed = self.d if self.exponent_dim is None else check_rotary_d(self.exponent_dim)
+        ed = self.d if self.exponent_dim is None else self.exponent_dim
+        if isinstance(ed, bool) or not isinstance(ed, int | np.integer) or int(ed) < 1:
+            # odd allowed: Phi rotates int(64 * 0.4) = 25 channels' frequencies in 26
+            raise ParameterError(f"exponent_dim must be a positive integer, got {ed!r}")
+        ed = int(ed)
         object.__setattr__(self, "exponent_dim", ed)
         rp = self.pairs if self.rotated_pairs is None else self.rotated_pairs
         if isinstance(rp, bool) or not isinstance(rp, int) or not 0 <= rp <= self.pairs:

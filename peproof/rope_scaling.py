@@ -293,6 +293,19 @@ class LongRope(Scaling):
                 raise ParameterError(f"{name} must have d/2 = {d // 2} entries, "
                                      f"got {len(getattr(self, name))}")
 
+    def describe(self) -> str:
+        """The factor sets shortened (first three, count; as decimals): a config's floats read
+        exactly are 50-digit fractions, unreadable in a verdict."""
+        def short(v):
+            head = ", ".join(f"{float(x):.6g}" for x in v[:3])
+            return f"[{head}{', ...' if len(v) > 3 else ''}] ({len(v)})"
+
+        ps = [f"short_factor={short(self.short_factor)}", f"long_factor={short(self.long_factor)}",
+              f"original_max_position_embeddings={self.original_max_position_embeddings}"]
+        ps += [f"{k}={getattr(self, k)}" for k in ("factor", "attention_factor")
+               if getattr(self, k) is not None]
+        return f"longrope({', '.join(ps)})"
+
     def factors(self, seq_len=None) -> tuple:
         """The long set past the original context length, the short set otherwise."""
         use_long = seq_len is not None and seq_len > self.original_max_position_embeddings

@@ -5,6 +5,7 @@ build is :func:`build`); each test asserts a non-conforming verdict and the spec
 """
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -168,3 +169,116 @@ def test_one_corrupted_entry_is_wrong():
                        d=D)
     assert rep.verdict == WRONG, rep.render()
     assert rep.tally.worst[0]["position"] == 1000
+
+
+def _llama3_blend(w, factor=8.0, lo=1.0, hi=4.0, L=8192, reverse=False):
+    """Llama 3.1's frequencies (NumPy, float32); ``reverse`` turns the blend around."""
+    w = w.astype(np.float64)
+    g = np.clip((L / (2 * np.pi / w) - lo) / (hi - lo), 0, 1)  # 1: kept, 0: interpolated
+    if reverse:
+        g = 1 - g
+    return ((1 - g) * w / factor + g * w).astype(np.float32)
+
+
+@pytest.mark.parametrize("artefact", ["inv_freq", "cache"])
+def test_blend_reversed(artefact):
+    """The high frequencies interpolated and the low ones kept (litgpt 0.5.13's YaRN does this)."""
+    want = {"rope_type": "llama3", "rope_theta": 500000, "factor": 8.0, "low_freq_factor": 1.0,
+            "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}
+    for rev in (False, True):
+        w = _llama3_blend(inv_freq(500000.0), reverse=rev)
+        art = {"inv_freq": w} if artefact == "inv_freq" else dict(zip(("cos", "sin"),
+                                                                       build(w), strict=True))
+        rep = check_rotary(**art, expect=want)
+        if not rev:
+            assert rep.verdict in (CONFORMS, WITHIN), rep.render()
+        else:
+            assert rep.verdict == WRONG, rep.render()
+            assert rep.diagnoses[0].startswith("the blend reversed"), rep.diagnoses
+
+
+LR_SHORT = [1.0 + 0.03 * j for j in range(D // 2)]
+LR_LONG = [1.0 + 0.75 * j for j in range(D // 2)]
+LR = {"rope_type": "longrope", "rope_theta": 10000.0, "short_factor": LR_SHORT,
+      "long_factor": LR_LONG, "original_max_position_embeddings": 2048}
+
+
+def _longrope(factors):
+    """LongRoPE's frequencies the way transformers builds them (float32)."""
+    ext = np.asarray(factors, dtype=np.float32)
+    pos = np.float32(10000.0) ** (np.arange(0, D, 2, dtype=np.float32) / np.float32(D))
+    return (1.0 / (ext * pos)).astype(np.float32)
+
+
+def test_longrope_factors_read_not_checked():
+    """From the frequencies alone: the factors they imply for a given base, LongRoPE-like, never
+    'conforms' (the model's factors are needed to check them)."""
+    w = _longrope(LR_LONG)
+    blind = check_rotary(inv_freq=w)
+    assert not blind.ok and blind.verdict != WRONG, blind.render()
+    rep = check_rotary(inv_freq=w, base=10000)
+    assert rep.verdict not in (CONFORMS, WITHIN, WRONG), rep.render()
+    assert rep.diagnoses[0].startswith("identified: LongRoPE-like"), rep.diagnoses
+    assert "not checkable without the model's short_factor / long_factor" in rep.diagnoses[0]
+    assert np.allclose(rep.implied["factors"], LR_LONG, rtol=1e-6)
+    assert rep.implied["all_at_least_1"]
+    c, s = build(w)
+    crep = check_rotary(cos=c, sin=s, base=10000)
+    assert crep.diagnoses[0].startswith("identified: LongRoPE-like"), crep.render()
+    assert np.allclose(crep.implied["factors"], LR_LONG, rtol=1e-3)
+    # factors below 1 (wavelengths shortened) are not LongRoPE's shape
+    low = check_rotary(inv_freq=_longrope([1.0] + [0.9] * (D // 2 - 1)), base=10000)
+    assert "not LongRoPE's shape" in low.diagnoses[0] and low.implied["pairs_below_1"][0] == 1
+
+
+@pytest.mark.parametrize("artefact", ["inv_freq", "cache"])
+def test_longrope_checked_against_its_factors(artefact):
+    att = math.sqrt(1 + math.log(32768 / 2048) / math.log(2048))  # LongRoPE's, for 16 x
+
+    def art(w):
+        return {"inv_freq": w} if artefact == "inv_freq" else dict(zip(
+            ("cos", "sin"), build(w, att=att), strict=True))
+    kw = {"expect": LR, "max_position_embeddings": 32768}
+    assert check_rotary(**art(_longrope(LR_LONG)), seq_len=4096, **kw).ok
+    assert check_rotary(**art(_longrope(LR_SHORT)), seq_len=2048, **kw).ok
+    bad = check_rotary(**art(_longrope(LR_SHORT)), seq_len=4096, **kw)  # the set not switched
+    assert bad.verdict == WRONG, bad.render()
+    assert bad.diagnoses[0].startswith("LongRoPE's short factors where the long ones are due")
+    one = list(LR_LONG)
+    one[20] *= 1.01  # one factor 1 % off
+    off = check_rotary(**art(_longrope(one)), seq_len=4096, **kw)
+    assert not off.ok, off.render()
+
+
+def test_blind_16_bit_inv_freq_is_never_called_wrong():
+    """An inv_freq buffer cast to bfloat16 (model.to(bfloat16)), checked with no expectation:
+    its frequencies are known to ~4e-3, a round base or factor read from them is a guess, and a
+    guess that does not fit is no evidence of a bug (before: 'wrong' as linear factor 5 of base
+    6000, or a crash on an undecided horizon).  With its RoPE given it is judged."""
+    import ml_dtypes
+
+    w = inv_freq(base=10000.0).astype(ml_dtypes.bfloat16)
+    for lin in (1.0, 4.0):
+        v = (w.astype(np.float32) / np.float32(lin)).astype(ml_dtypes.bfloat16)
+        rep = check_rotary(inv_freq=v)
+        assert rep.verdict != WRONG, rep.render()
+        assert rep.horizon["float16"]["positions_collide_from"] == 2048
+    ok = check_rotary(inv_freq=w, pipeline_dtype="float32",
+                      expect={"rope_type": "default", "rope_theta": 10000})
+    assert ok.verdict in (CONFORMS, WITHIN), ok.render()
+    bad = check_rotary(inv_freq=w, pipeline_dtype="float32",
+                       expect={"rope_type": "default", "rope_theta": 500000})
+    assert bad.verdict == VARIANT and bad.diagnoses[0].startswith("base 10000 where 500000"), \
+        bad.render()
+
+
+def test_horizon_of_an_exact_tie():
+    """theta_0 = 7/10 (linear factor 10/7): 1465 * 0.7 = 1025.5 is a float16 tie no ball
+    decides; rounded exactly (to 1026, as is 1466 * 0.7 = 1026.2) the angle of pair 0 first
+    collides at 1465 (below 1463 the step 0.7 exceeds float16's spacing of 0.5)."""
+    from peproof.oracle.rotary import _horizon0
+    from peproof.rope import Rope
+    from peproof.rope_scaling import Linear
+
+    hz = _horizon0(Rope(D, 10000, scaling=Linear(Fraction(10, 7))), "float16", None)
+    assert hz["theta0_angle_collides_from"] == 1465

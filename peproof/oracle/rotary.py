@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 import numpy as np
@@ -39,7 +39,7 @@ from peproof.rope_scaling import (
 
 from .budget import tiny
 from .checking import CONFORMS, DEGENERATE, OUTSIDE, VARIANT, WITHIN, WRONG
-from .rotary_ident import identify_frequencies
+from .rotary_ident import identify_frequencies, implied_factors
 from .rotary_model import (
     AngleModel,
     CacheModel,
@@ -70,6 +70,17 @@ def rope_from_config(params, d: int, max_position_embeddings=None, layout="half"
     if isinstance(base, float):
         base = Fraction(base) if not base.is_integer() else int(base)
     mpe = max_position_embeddings or p.get("max_position_embeddings")
+    extra = {}
+    prf = p.get("partial_rotary_factor", 1)
+    if kind == "proportional":  # transformers: exponent over the head, the last pairs unrotated
+        extra = {"exponent_dim": d, "rotated_pairs": int(prf * d // 2)}
+        kind = "linear" if p.get("factor", 1) != 1 else "default"
+    elif prf != 1 and p.get("head_dim"):
+        # transformers' default: the frequencies of int(head_dim * partial_rotary_factor)
+        # channels (odd for Phi's 64 * 0.4), in 2 * ceil(that / 2) cache columns
+        rot = int(p["head_dim"] * prf)
+        if rot + rot % 2 == d:
+            extra = {"exponent_dim": rot}
     if kind == "default":
         sc = Default()
     elif kind == "linear":
@@ -96,8 +107,8 @@ def rope_from_config(params, d: int, max_position_embeddings=None, layout="half"
                       p.get("attention_factor"))
     else:
         raise InputError(f"unknown rope_type {kind!r}; known: default, linear, ntk, dynamic, "
-                         "yarn, llama3, longrope")
-    return Rope(d, base, layout=layout, scaling=sc)
+                         "yarn, llama3, longrope, proportional")
+    return Rope(d, base, layout=layout, scaling=sc, **extra)
 
 
 # ----------------------------------------------------------------------------- artefacts
@@ -371,6 +382,7 @@ class RotaryReport:
     model: dict = field(default_factory=dict)
     allow_collisions: bool = False
     seconds: float = 0.0
+    implied: dict = field(default_factory=dict)  # per-frequency factors read (LongRoPE-like)
 
     @property
     def ok(self) -> bool:
@@ -409,7 +421,7 @@ class RotaryReport:
             "counts": self.tally.to_json() if self.tally else None,
             "counts_identified": self.other.to_json() if self.other else None,
             "collisions": self.collisions, "horizon": self.horizon, "error_model": self.model,
-            "seconds": self.seconds})
+            "implied_factors": self.implied or None, "seconds": self.seconds})
 
     def render(self, worst: int = 5) -> str:
         L = [f"peproof check (rotary {self.kind}): shape {self.shape}, {self.stored.name}"
@@ -435,6 +447,10 @@ class RotaryReport:
                     f"pos {w.get('position', '-')} pair {w['pair']} {w.get('part', '')} "
                     f"{w['value']:.9g} (exact {w['expected']:.9g}, {w['x_bound']:.3g} x bound)"
                     for w in t.worst[:worst]))
+        if self.implied:
+            f = self.implied["factors"]
+            L.append(f"factors    : implied per pair (base {self.implied['base']}): "
+                     + ", ".join(f"{x:.6g}" for x in f[:8]) + (" ..." if len(f) > 8 else ""))
         for n in self.notes[:4]:
             L.append(f"note       : {n}")
         col = self.collisions
@@ -504,7 +520,7 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
     hint = base if base is not None else (want._base if want is not None else None)
     notes = [art.layout_note] if art.layout_note else []
     if art.kind == "inv_freq":
-        return _check_freqs(art, want, hint, seq_len, st, pipe, notes)
+        return _check_freqs(art, want, hint, seq_len, st, pipe, notes, expect)
     n = (art.cos if art.kind == "cache" else art.angles).shape[0]
     pos = np.arange(n, dtype=np.float64) if positions is None else np.asarray(positions,
                                                                                np.float64)
@@ -513,25 +529,44 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
     if seq_len is None:
         seq_len = int(pos.max()) + 1
     if art.kind == "angles":
-        return _check_angles(art, want, hint, seq_len, st, pipe, notes, pos, exp_layout, allow)
+        return _check_angles(art, want, hint, seq_len, st, pipe, notes, pos, exp_layout, allow,
+                             expect)
     w, rel, a, a_rel = estimate_cache(art, pos, pipe)
     cands, inotes = identify_frequencies(w, rel, d, hint)
     notes += inotes[-1:]
     lay = art.layout if art.layout != "pairs" else (exp_layout or "half")
     ident = None
     form = ""
+    first = None
     for c in cands:
-        r = Rope(d, c.rope._base, layout=lay, scaling=c.rope.scaling)
+        r = replace(c.rope, layout=lay)
         fs = attention_forms(r, a, a_rel)
         if fs:
+            if first is None:
+                first = (r, fs[0][0], fs[0][1], c.notes[:1])
+            # with no expectation, the candidates a cache's reading cannot separate (a 16-bit
+            # cache's factor 30, 31 or 32) are told apart by the whole cache: the first that
+            # fits it is the identification
+            if want is None and len(cands) > 1 and not compare_cache(
+                    art.copies, pos, _model(r, seq_len, fs[0][1], pipe, st),
+                    rows=_sample(len(pos))).fits:
+                continue
             ident, form, a_val = r, fs[0][0], fs[0][1]
             notes += c.notes[:1]
             break
+    if ident is None and first is not None:
+        ident, form, a_val = first[0], first[1], first[2]
+        notes += first[3]
     if ident is None and cands:
         c = cands[0]
-        ident = Rope(d, c.rope._base, layout=lay, scaling=c.rope.scaling)
+        ident = replace(c.rope, layout=lay)
         a_val, form = a, "read from the cache (not the method's own factor)"
         notes += c.notes[:1]
+    if want is not None and exp_layout is None and art.layout != "pairs":
+        # a rope_parameters dict says nothing of the layout: the cache's own is compared
+        # (a layout is compared only when one was asked for, as for angle tables)
+        want = replace(want, layout=art.layout)
+    want = _odd_rotary_dim(want, ident, expect, notes)
     # the target and its attention factor
     if want is not None:
         target = want
@@ -553,7 +588,7 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
                 diagnoses.append(f"layout {art.layout} where {want.layout} was expected: "
                                  f"{LAYOUT_TEXT[art.layout]} applied as {LAYOUT_TEXT[want.layout]}"
                                  " rotates the wrong channel pairs")
-                ident = Rope(d, want._base, layout=art.layout, scaling=want.scaling)
+                ident = replace(want, layout=art.layout)
     if target is None or not tally.fits:
         sub = _sample(n)
         if want is not None and ident is not None and not _same(ident, want, 0, 0):
@@ -561,15 +596,32 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
             if other.fits:
                 verdict, text = _variant_or_static(want, ident, seq_len, a_t, a_val, d)
                 diagnoses.append(text)
+        implied = {}
+        if ident is None:
+            text, implied, hyp = _per_frequency(w, rel, d, hint, want, seq_len)
+            if hyp and want is not None and compare_cache(copies, pos, _model(
+                    want, _other_len(want, seq_len), a_t, pipe, st)).fits:
+                verdict = WRONG
+                diagnoses.append(hyp)
+            elif text:
+                diagnoses.append(text + f"; amplitude {a:.9g}")
         if verdict == OUTSIDE and target is not None:
             found = _hypotheses(copies, pos, sub, target, seq_len, a_t, pipe, st)
             if found:
                 verdict = WRONG
                 diagnoses += found
-            elif tally.over < 0.5 * tally.entries:
+            elif tally.over < 0.5 * tally.entries and want is not None:
                 verdict = WRONG
                 diagnoses.append(_worst_text(tally, want is not None))
-        if verdict == OUTSIDE:
+            elif want is None and len(cands) <= 1:
+                diagnoses.append(_unsure_text(target, tally))
+            elif want is None and len(cands) > 1:
+                # no expectation and a reading that allowed several RoPEs, none of which fits:
+                # the identification, not the cache, may be what is off
+                diagnoses.append(f"none of the {len(cands)} RoPEs its reading allows fits the "
+                                 f"whole cache ({'; '.join(c.rope.describe() for c in cands[:3])}"
+                                 "): give the expected RoPE to check it")
+        if verdict == OUTSIDE and not diagnoses:
             seen = [f"frequencies read from the cache {np.array2string(w[:3], precision=6)}..."
                     f"{w[-1]:.6g}, amplitude {a:.6g}"] + inotes[:2]
             diagnoses.append("not a RoPE cache peproof can express: " + "; ".join(seen))
@@ -586,11 +638,76 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
                         ident, seq_len, a_t if target is not None else a, form_t, tally, other,
                         diagnoses, notes, col, hz,
                         model_t.to_json() if model_t is not None else {},
-                        allow)
+                        allow, implied=implied if target is None or not tally.fits else {})
+
+
+def _per_frequency(w, rel, d, hint, want, seq_len):
+    """``(diagnosis, implied, hypothesis)`` for frequencies no method was identified with:
+    the per-frequency factors they imply for a known base (the expected one, or ``base``), said
+    to be LongRoPE-like (or not) but never checked without the model's own factors.  Against a
+    LongRoPE expectation, the other factor set (short where long is due, or long where short is)
+    is the named bug it may be."""
+    base = want._base if want is not None else hint
+    if base is None or not np.all(np.isfinite(w)) or not np.all(w > 0):
+        return None, {}, None
+    D = want.exponent_dim if want is not None else None
+    imp = implied_factors(w, rel, d, base, D)
+    sc = want.scaling if want is not None else None
+    if isinstance(sc, LongRope):
+        L = int(sc.original_max_position_embeddings)
+        used_long = seq_len is not None and seq_len > L
+        other = sc.short_factor if used_long else sc.long_factor
+        lam = np.asarray(imp["factors"])
+        r = np.asarray(imp["relative_uncertainty"])
+        if np.all(np.abs(lam / np.array([float(x) for x in other]) - 1) <= 3 * r + 1e-9):
+            which, due = ("short", "long") if used_long else ("long", "short")
+            return None, imp, (f"LongRoPE's {which} factors where the {due} ones are due at "
+                               f"seq_len {seq_len} (original_max_position_embeddings {L}: "
+                               f"long past it)")
+        return None, imp, None
+    if want is not None:
+        return None, {}, None  # another method expected: its own diagnoses say more
+    f = imp["factors"]
+    shown = ", ".join(f"{x:.6g}" for x in f[:6]) + (" ..." if len(f) > 6 else "")
+    if imp["one_common_factor"]:
+        return None, {}, None
+    if not imp["all_at_least_1"]:
+        return (f"per-frequency factors implied for base {imp['base']} ({shown}) fall below 1 "
+                f"at pairs {imp['pairs_below_1'][:6]}: not LongRoPE's shape (its factors only "
+                "stretch wavelengths)", imp, None)
+    return (f"identified: LongRoPE-like per-frequency scaling of base {imp['base']}, implied "
+            f"factors {shown} (each >= 1, as LongRoPE's are); the factors themselves are not "
+            "checkable without the model's short_factor / long_factor (give them with --rope or"
+            " expect=)", imp, None)
+
+
+def _other_len(rope: Rope, seq_len):
+    """A length on the other side of LongRoPE's switch between its factor sets."""
+    L = int(rope.scaling.original_max_position_embeddings)
+    return L if seq_len is not None and seq_len > L else L + 1
+
+
+def _odd_rotary_dim(want, ident, expect, notes):
+    """A ``partial_rotary_factor`` without ``head_dim``: transformers rotates
+    ``int(head_dim * factor)`` channels' frequencies in ``d`` columns, so the exponent's
+    dimension is ``d`` or ``d - 1`` (odd: Phi's 64 * 0.4 = 25.6 -> 25 in 26 columns) and the
+    dict alone cannot say which; the one the artefact was identified with is accepted."""
+    if (want is None or ident is None or not isinstance(expect, dict)
+            or expect.get("partial_rotary_factor", 1) == 1 or expect.get("head_dim")
+            or ident.exponent_dim != want.d - 1 or want.exponent_dim != want.d):
+        return want
+    alt = replace(want, exponent_dim=ident.exponent_dim)
+    if alt._base == ident._base and alt.scaling == ident.scaling:
+        notes.append(f"partial_rotary_factor {expect['partial_rotary_factor']} without head_dim:"
+                     f" the exponent's dimension is {want.d} or {want.d - 1}; the artefact's "
+                     f"{want.d - 1} (an odd rotary dimension) is accepted")
+        return alt
+    return want
 
 
 def _same(r1: Rope, r2: Rope, a1, a2) -> bool:
     return (r1.layout == r2.layout and r1._base == r2._base and r1.scaling == r2.scaling
+            and r1.exponent_dim == r2.exponent_dim and r1.rotated_pairs == r2.rotated_pairs
             and a1 == a2)
 
 
@@ -620,9 +737,25 @@ def _diff(want: Rope, got: Rope, a_want, a_got, d) -> str:
                    "expected")
     if want.layout != got.layout:
         out.append(f"layout {got.layout} where {want.layout} was expected")
+    if want.exponent_dim != got.exponent_dim:
+        out.append(f"frequencies base**(-2j/{got.exponent_dim}) where base**(-2j/"
+                   f"{want.exponent_dim}) was expected (the rotary dimension the model uses "
+                   "in the exponent differs from the channels it rotates)")
+    if want.rotated_pairs != got.rotated_pairs:
+        out.append(f"{got.rotated_pairs} rotating pairs where {want.rotated_pairs} were "
+                   "expected")
     if a_want != a_got:
         out.append(f"attention factor {a_got:.9g} where {a_want:.9g} was expected")
     return "; ".join(out) or "an equivalent RoPE"
+
+
+def _unsure_text(target: Rope, t: Tally) -> str:
+    """No expectation, no named bug, and the RoPE the reading suggested does not fit: the
+    reading may have misidentified it (a 16-bit artefact's frequencies are read to ~1e-3, and a
+    round base or factor is then a guess); 'wrong' needs the RoPE that was meant."""
+    return (f"the RoPE its reading suggests ({target.describe()}) leaves {t.over} of {t.entries}"
+            " entries outside the error model: either the artefact is broken or the reading "
+            "misidentified it; give the expected RoPE (--rope / expect=) to decide")
 
 
 def _worst_text(t: Tally, expected: bool) -> str:
@@ -674,6 +807,12 @@ def _hypotheses(copies, pos, sub, target: Rope, seq_len, a, pipe, st) -> list[st
                 found.append(txt)
                 break
     sc = target.scaling
+    rev = _reversed_blend(target, seq_len)
+    if rev is not None:
+        for alt, txt in ((a, ""), (1.0, "; the attention factor is missing too (amplitude 1)")):
+            if (alt == a or a != 1) and fits(_model(target, seq_len, alt, pipe, st, thetas=rev)):
+                found.append(_REVERSED + txt)
+                break
     if isinstance(sc, DynamicNTK):
         stat = Rope(target.d, target._base, layout=target.layout, scaling=NTKAware(sc.factor))
         eff = float(sc.factor) * max(seq_len, int(sc.max_position_embeddings)) / \
@@ -687,6 +826,25 @@ def _hypotheses(copies, pos, sub, target: Rope, seq_len, a, pipe, st) -> list[st
             found.append(f"dynamic NTK never applied: unscaled frequencies at seq_len {seq_len}"
                          f" > max_position_embeddings {sc.max_position_embeddings}")
     return found
+
+
+_REVERSED = ("the blend reversed: the high frequencies interpolated (divided by the factor) and "
+             "the low ones kept, where the method keeps the high ones and interpolates the low")
+
+
+def _reversed_blend(target: Rope, seq_len):
+    """The frequencies of a YaRN / Llama 3.1 target with its blend between extrapolation
+    (multiplier 1) and interpolation (``1/s``) turned around: ``m'_j = 1 + 1/s - m_j``."""
+    sc = target.scaling
+    if not isinstance(sc, Yarn | Llama3):
+        return None
+    th = target.thetas_f64(seq_len)
+    th0 = replace(target, scaling=Default()).thetas_f64()
+    inv = 1 / float(sc.factor)
+    with np.errstate(all="ignore"):
+        m = np.where(th0 > 0, th / th0, 0.0)
+    rev = th0 * (1 + inv - m)
+    return None if np.allclose(rev, th, rtol=1e-12, atol=0) else rev
 
 
 def _collisions(copies, pos) -> dict:
@@ -707,6 +865,14 @@ def _collisions(copies, pos) -> dict:
 
 
 def _horizon0(rope, fmt, seq_len) -> dict:
+    try:
+        return _horizon0_(rope, fmt, seq_len)
+    except RuntimeError as exc:  # a rounding not decided: the horizon is not stated
+        return {"positions_collide_from": None, "positions_exact_up_to": None,
+                "theta0_angle_collides_from": None, "undecided": str(exc)}
+
+
+def _horizon0_(rope, fmt, seq_len) -> dict:
     import flint
 
     from .rotary_horizon import first_collision, position_horizon
@@ -721,14 +887,16 @@ def _horizon0(rope, fmt, seq_len) -> dict:
             with flint.ctx.workprec(prec):
                 return rope.theta_arb(0, prec + 32, seq_len)
 
-        out["theta0_angle_collides_from"] = first_collision(th0, ball, f)
+        t0 = rope.theta(0, seq_len)
+        exact = Fraction(int(t0.p), int(t0.q)) if getattr(t0, "is_Rational", False) else None
+        out["theta0_angle_collides_from"] = first_collision(th0, ball, f, exact=exact)
     else:
         out["theta0_angle_collides_from"] = None
     return out
 
 
 def _check_angles(art: Artefact, want, hint, seq_len, st, pipe, notes, pos, exp_layout,
-                  allow) -> RotaryReport:
+                  allow, expect=None) -> RotaryReport:
     """An angle table: frequencies read from the last row (``angle / p``), identified like an
     ``inv_freq``, the table compared with :class:`~.rotary_model.AngleModel`."""
     A = art.copies[0]
@@ -747,12 +915,12 @@ def _check_angles(art: Artefact, want, hint, seq_len, st, pipe, notes, pos, exp_
     cands, inotes = identify_frequencies(w, rel, d, hint)
     notes += inotes[-1:]
     lay = art.layout if art.layout != "pairs" else (exp_layout or "half")
-    ident = Rope(d, cands[0].rope._base, layout=lay, scaling=cands[0].rope.scaling) \
-        if cands else None
+    ident = replace(cands[0].rope, layout=lay) if cands else None
     if cands:
         notes += cands[0].notes[:1]
     if want is not None and exp_layout is None and art.layout != "pairs":
-        want = Rope(d, want._base, layout=art.layout, scaling=want.scaling)  # no layout asked
+        want = replace(want, layout=art.layout)  # no layout asked
+    want = _odd_rotary_dim(want, ident, expect, notes)
     target = want or ident
     diagnoses: list[str] = []
     tally = other = None
@@ -788,8 +956,11 @@ def _check_angles(art: Artefact, want, hint, seq_len, st, pipe, notes, pos, exp_
                                          "share one angle")
                         break
             if verdict == OUTSIDE and tally.over < 0.5 * tally.entries:
-                verdict = WRONG
-                diagnoses.append(_worst_text(tally, want is not None))
+                if want is not None:
+                    verdict = WRONG
+                    diagnoses.append(_worst_text(tally, want is not None))
+                else:
+                    diagnoses.append(_unsure_text(target, tally))
     if verdict == OUTSIDE and not diagnoses:
         diagnoses.append("not a RoPE angle table peproof can express: "
                          f"frequencies read from the last row {np.array2string(w[:3], precision=6)}"
@@ -805,9 +976,11 @@ def _check_angles(art: Artefact, want, hint, seq_len, st, pipe, notes, pos, exp_
                         model.to_json() if model is not None else {}, allow)
 
 
-def _check_freqs(art: Artefact, want, hint, seq_len, st, pipe, notes) -> RotaryReport:
+def _check_freqs(art: Artefact, want, hint, seq_len, st, pipe, notes,
+                 expect=None) -> RotaryReport:
     v = art.inv_freq
     d = art.d
+    implied: dict = {}
     L = float(np.abs(np.log(v[v > 0])).max()) if np.any(v > 0) else 0.0
     rel = np.full(v.shape, (4 + 3 * L + 48) * pipe.u + 2 * st.u)
     cands, inotes = identify_frequencies(v, rel, d, hint)
@@ -815,6 +988,7 @@ def _check_freqs(art: Artefact, want, hint, seq_len, st, pipe, notes) -> RotaryR
     ident = cands[0].rope if cands else None
     if cands:
         notes += cands[0].notes[:1]
+    want = _odd_rotary_dim(want, ident, expect, notes)
     target = want or ident
     diagnoses: list[str] = []
     tally = other = None
@@ -840,6 +1014,18 @@ def _check_freqs(art: Artefact, want, hint, seq_len, st, pipe, notes) -> RotaryR
                                          f"{st.name}): relative errors up to "
                                          f"{float(np.max(np.abs(v / th - 1))):.2g}")
                         break
+            if verdict == OUTSIDE and ident is None:
+                text, implied, hyp = _per_frequency(v, rel, d, hint, want, seq_len)
+                ol = _other_len(target, seq_len) if hyp else None
+                if hyp and compare_freqs(v, target.thetas_f64(ol), pipe, st,
+                                         freq_map(target, ol)).fits:
+                    verdict = WRONG
+                    diagnoses.append(hyp)
+            rev = _reversed_blend(target, seq_len)
+            if verdict == OUTSIDE and rev is not None and compare_freqs(
+                    v, rev, pipe, st, freq_map(target, seq_len)).fits:
+                verdict = WRONG
+                diagnoses.append(_REVERSED)
             if verdict == OUTSIDE and isinstance(target.scaling, DynamicNTK):
                 sc = target.scaling
                 stat = Rope(d, target._base, scaling=NTKAware(sc.factor))
@@ -847,12 +1033,18 @@ def _check_freqs(art: Artefact, want, hint, seq_len, st, pipe, notes) -> RotaryR
                     verdict = WRONG
                     diagnoses.append(f"a 'dynamic' NTK that is static: the full factor "
                                      f"{sc.factor} where seq_len {seq_len} gives another")
-            if verdict == OUTSIDE and tally.over < 0.5 * tally.entries:
+            if verdict == OUTSIDE and tally.over < 0.5 * tally.entries and want is None:
+                diagnoses.append(_unsure_text(target, tally))
+            elif verdict == OUTSIDE and tally.over < 0.5 * tally.entries:
                 verdict = WRONG
                 w = tally.worst[0]
                 diagnoses.append(f"{tally.over} of {tally.entries} frequencies outside the error"
                                  f" model; worst pair {w['pair']}: {w['value']:.9g}, exact "
                                  f"{w['expected']:.9g}")
+    if verdict == OUTSIDE and target is None:
+        text, implied, _ = _per_frequency(v, rel, d, hint, None, seq_len)
+        if text:
+            diagnoses.append(text)
     if verdict == OUTSIDE and not diagnoses:
         diagnoses.append("not a RoPE frequency vector peproof can express: "
                          + "; ".join(inotes[:3]))
@@ -863,7 +1055,8 @@ def _check_freqs(art: Artefact, want, hint, seq_len, st, pipe, notes) -> RotaryR
         model = {"frequency_map": target.scaling.kind,
                  "frequency_relative_error": float(ew.max()) if ew.size else 0.0}
     return RotaryReport(verdict, "inv_freq", tuple(v.shape), st, pipe, None, want, ident,
-                        seq_len, 1.0, "-", tally, other, diagnoses, notes, {}, hz, model)
+                        seq_len, 1.0, "-", tally, other, diagnoses, notes, {}, hz, model,
+                        implied=implied)
 
 
 def rotary_horizons(d: int = 128, base=10000, dtypes=("float16", "bfloat16")) -> dict:

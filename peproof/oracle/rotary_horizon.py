@@ -17,6 +17,8 @@ product (:func:`peproof.oracle.exact.round_ball`, escalating precision).
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 from peproof.formats import Format, get_format
@@ -24,7 +26,8 @@ from peproof.formats import Format, get_format
 EPS = 2.0**-50
 
 
-def _rounded_angles(theta64: float, theta_ball, fmt: Format, p: np.ndarray) -> np.ndarray:
+def _rounded_angles(theta64: float, theta_ball, fmt: Format, p: np.ndarray,
+                    exact=None) -> np.ndarray:
     """``RN_F(p * theta)`` for integer positions ``p``, certified (see the module docstring)."""
     x = p * theta64
     r = fmt.round(x)
@@ -44,6 +47,8 @@ def _rounded_angles(theta64: float, theta_ball, fmt: Format, p: np.ndarray) -> n
                         balls[prec] = theta_ball(prec)
                     b = balls[prec] * int(p[k])
                     got = round_ball(b, fmt)
+                    if got is None and exact is not None and prec >= 512:
+                        got = _round_exact(b, exact * int(p[k]), fmt)
                 if got is not None:
                     r[k] = got
                     break
@@ -53,13 +58,30 @@ def _rounded_angles(theta64: float, theta_ball, fmt: Format, p: np.ndarray) -> n
     return r
 
 
-def first_collision(theta64: float, theta_ball, fmt: Format, limit: int | None = None) -> int:
+def _round_exact(b, v: Fraction, fmt: Format) -> float | None:
+    """An exact rational ``v`` a ball cannot round (it sits on a midpoint: ``1465 * 7/10 =
+    1025.5`` in float16), rounded by comparing it exactly with the midpoint of the ball's two
+    roundings; a tie goes to the even neighbour (the float64 rounding of the exact midpoint)."""
+    from .exact import ball_bounds
+
+    (m1, e1), (m2, e2) = ball_bounds(b)
+    a, c = fmt.round_dyadic(m1, e1), fmt.round_dyadic(m2, e2)
+    if a == c:
+        return a
+    mid = (Fraction(a) + Fraction(c)) / 2
+    if v != mid:
+        return a if v < mid else c
+    return float(fmt.round(np.array([float(mid)]))[0])
+
+
+def first_collision(theta64: float, theta_ball, fmt: Format, limit: int | None = None,
+                    exact: Fraction | None = None) -> int:
     """The first position ``p >= 0`` with ``RN_F(p theta) = RN_F((p + 1) theta)`` (certified)."""
     limit = limit or 2 ** (fmt.p + 2)
     lo = 0
     while lo < 2**40:
         p = np.arange(lo, lo + limit + 1, dtype=np.float64)
-        r = _rounded_angles(theta64, theta_ball, fmt, p)
+        r = _rounded_angles(theta64, theta_ball, fmt, p, exact)
         hit = np.nonzero(r[1:] == r[:-1])[0]
         if hit.size:
             return int(p[hit[0]])
