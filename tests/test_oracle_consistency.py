@@ -250,7 +250,8 @@ def test_a_fractional_step_read_as_a_maximum_frequency_is_one_computation(dt):
     assert check(swapped(t, a, a + 1), max_freq="1/3", allow_collisions=True).verdict == WRONG
 
 
-@pytest.mark.parametrize("law", ["reversed S-1 .. 0", "|k - (S-1)/2| odd"])
+@pytest.mark.parametrize("law", ["reversed S-1 .. 0", "|k - (S-1)/2| odd",
+                                 "|k - (S-1)/2| even"])
 def test_reversed_and_symmetric_tables_computed_in_bfloat16_are_read_from_small_positions(law):
     """A relative table computed in bfloat16 (``torch.set_default_dtype(torch.bfloat16)``):
     its first rows hold the largest positions, multiples of 8 there, and the variant read from
@@ -258,7 +259,10 @@ def test_reversed_and_symmetric_tables_computed_in_bfloat16_are_read_from_small_
     correct table called "wrong".  Read from the rows of small positions: a different variant
     (the reversed or symmetric order), with the right offset; a swap still fails."""
     torch = pytest.importorskip("torch")
-    S = 2048 if law.startswith("reversed") else 2047
+    # even S: a half-integer centre, positions 1/2, 3/2, ...; its offset was read as 3 (the
+    # small positions of the second half read as offset 1) and the table called "wrong" until
+    # the offset was read again from the whole table before any "wrong"
+    S = 2047 if law.endswith("odd") else 2048
     k = torch.arange(S, dtype=torch.float32)
     pos = (S - 1 - k) if law.startswith("reversed") else (k - (S - 1) / 2).abs()
     t = _torch_table(pos, "bfloat16", True)
