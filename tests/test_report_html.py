@@ -65,21 +65,37 @@ def _need_chromium():
     pytest.skip("Chromium is not installed (make chromium)")
 
 
+def _session(sid: int) -> list[int]:
+    """Every process of session ``sid`` (read from /proc: orphans re-parented to init too)."""
+    out = []
+    for e in os.listdir("/proc"):
+        if e.isdigit():
+            try:
+                with open(f"/proc/{e}/stat", "rb") as fh:
+                    fields = fh.read().rsplit(b")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[3]) == sid:  # after the name: state, ppid, pgrp, session
+                out.append(int(e))
+    return out
+
+
 def chromium(*args: str) -> str:
-    # one process (no zygote or GPU helpers left behind for init to reap), in its own session so
-    # that whatever it starts is killed with it, on a timeout or any error: a Chromium left
-    # running once spawned renderers until the machine ran out of memory
-    p = subprocess.Popen([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
-                          "--single-process", "--no-zygote", *args],
+    # Chromium's ordinary multi-process mode (its --single-process mode crashed with SIGTRAP
+    # now and then), started in a session of its own; every process of that session is killed
+    # afterwards, on a timeout or any error too: a Chromium left running once spawned renderers
+    # until the machine ran out of memory
+    p = subprocess.Popen([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", *args],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          start_new_session=True)
     try:
         out, err = p.communicate(timeout=120)
     finally:
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        for pid in [p.pid, *_session(p.pid)]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         p.wait()
     assert p.returncode == 0, err[-2000:]
     return out
