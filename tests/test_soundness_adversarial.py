@@ -486,3 +486,36 @@ def test_numeric_evidence_never_reads_a_variable_as_a_constant():
     i_u, _ = var("i", "real")
     val = _mp_value(i_u + sp.Sum(i, (i, 0, 3)), {i_u: 10})
     assert val is None or val == 16, val
+
+
+# --------------------------------------------------------------------------- 6. termwise lifting
+# by relation (z3's lifting): ``f_i R g_i`` for every term gives ``sum f R sum g`` for == and <=
+# only; < needs a non-empty range (0 < 0 is false), != never follows (1 + (-1) = 0), and the
+# range hypotheses lo <= i <= hi of a lift shared with other conclusions in one z3 query make
+# that whole query vacuous when the range is empty.  Each false statement was proved by decide_z3.
+def test_disequality_of_sums_is_never_lifted_termwise():
+    for stmt in (Statement(Ne(sp.Sum(2 * i - 1, (i, 0, 1)), 0)),
+                 Statement(Ne(sp.Sum(2 * i - d + 1, (i, 0, d - 1)), 0), (VD,)),
+                 Statement(Ne(sp.Sum(i, (i, 0, n - 1)), sp.Sum(n - 1 - i, (i, 0, n - 1))), (VN,))):
+        not_proved(stmt)
+        assert z3trig.check_relation(stmt.concl[0], stmt, cache=False)[0] == "n/a"
+
+
+def test_strict_inequality_of_sums_needs_a_nonempty_range():
+    lt = Lt(sp.Sum(i + S(x) ** 2, (i, 0, m - 1)), sp.Sum(i + S(x) ** 2 + 1, (i, 0, m - 1)))
+    not_proved(Statement(lt, (VX, VM)))  # m = 0: 0 < 0
+    not_proved(Statement(Lt(sp.Sum(i, (i, 0, m - 1)), sp.Sum(i + 1, (i, 0, m - 1))), (VM,)))
+    # true variants: the range proved non-empty (n >= 1), or a non-strict relation
+    proved(Statement(lt.map(lambda e: e.subs(m, n)), (VX, VN)), decide_z3)
+    proved(Statement(Le(lt.lhs, lt.rhs), (VX, VM)), decide_z3)
+
+
+def test_an_empty_lift_range_does_not_make_other_conclusions_vacuous():
+    for first in (Le(sp.Sum(S(x) ** 2, (i, 0, -1)), sp.Sum(1, (i, 0, -1))),
+                  Eq(sp.Sum(i * S(x), (i, 0, -1)), sp.Sum(i, (i, 0, -1)))):
+        not_proved(Statement((first, Le(S(x), 0)), (VX,)))  # sin x <= 0 is false
+    # true variants: alone (an empty sum is 0 <= 0), or beside a true row on a non-empty range
+    proved(Statement(Le(sp.Sum(S(x) ** 2, (i, 0, m - 1)), sp.Sum(1, (i, 0, m - 1))), (VX, VM)),
+           decide_z3)
+    proved(Statement((Le(sp.Sum(S(x) ** 2, (i, 0, n - 1)), sp.Sum(1, (i, 0, n - 1))),
+                      Le(S(x), 1)), (VX, VN)), decide_z3)
