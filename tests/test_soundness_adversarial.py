@@ -519,3 +519,43 @@ def test_an_empty_lift_range_does_not_make_other_conclusions_vacuous():
            decide_z3)
     proved(Statement((Le(sp.Sum(S(x) ** 2, (i, 0, n - 1)), sp.Sum(1, (i, 0, n - 1))),
                       Le(S(x), 1)), (VX, VN)), decide_z3)
+
+
+# --------------------------------------------------------------------------- 7. model points
+# z3's model point was keyed by name, the lifting's index Dummy ``i`` included: a user variable
+# ``i`` took the index's value 0, outside its domain pos_integer, and the point "refuted" a
+# true statement.  Now the lifting's symbols are left out of the point, and check_point (used by
+# every engine that certifies a solver's or heuristic's point) refuses points outside the domain.
+IU, VIU = var("i", "pos_integer")
+TRUE_FOR_I_POSITIVE = [  # Sum_{j<n} (1 - j) <= 1 <= i
+    Statement(Le(sp.Sum(1 - i, (i, 0, n - 1)), IU), (VN, VIU)),
+    Statement(Le(sp.Sum(1 - i, (i, 0, n - 1)) + 1, 2 * IU), (VIU, VN)),
+]
+
+
+@pytest.mark.parametrize("stmt", TRUE_FOR_I_POSITIVE, ids=str)
+def test_a_lifted_index_never_lends_its_value_to_a_user_variable(stmt):
+    assert status(decide_z3, stmt) != "refuted"
+    assert status(decide_statement, stmt) != "refuted"
+    res, _, detail = z3trig.check_relation(stmt.concl[0], stmt, cache=False)
+    assert res == "sat"  # the termwise lemma fails at i = 0 (j = 0 in the text above)
+    assert detail["model_point"]["i"] >= 1  # the user's i, inside pos_integer
+
+
+@pytest.mark.parametrize("domain, outside, inside", [
+    ("pos_integer", [0, -3, sp.Rational(1, 2)], [1, 7]),
+    ("nonneg_integer", [-1, sp.Rational(5, 2)], [0, 4]),
+    ("even_pos_integer", [0, 1, 3, -2], [2, 8]),
+    ("integer", [sp.Rational(1, 3)], [-4, 0]),
+    ("pos_real", [0, -1], [sp.Rational(1, 100)]),
+])
+def test_check_point_refuses_points_outside_the_domain(domain, outside, inside):
+    from fractions import Fraction
+
+    u, vu = var("u", domain)
+    stmt = Statement(Lt(10**6, u), (vu,))  # false at every point, in the domain or not
+    for val in outside:
+        for form in (val, Fraction(int(sp.Rational(val).p), int(sp.Rational(val).q))):
+            assert witness.check_point(stmt, {u: form}) is None, (domain, form)
+    for val in inside:
+        assert witness.check_point(stmt, {u: val}) is not None, (domain, val)

@@ -479,6 +479,7 @@ def _check_block(diff_rel: Rel, more: tuple, stmt: Statement, timeout_ms: int, c
     new_syms = set()
     for r in (diff_rel,) + more + extra_hyps:
         new_syms |= (r.lhs.free_symbols | r.rhs.free_symbols) - declared
+    lifted_syms = frozenset(new_syms)
     for sym in sorted(new_syms, key=str):
         dom = "pos_real" if sym.is_positive else "integer" if sym.is_integer else "real"
         extra.append(Var(sym, dom))
@@ -532,6 +533,8 @@ def _check_block(diff_rel: Rel, more: tuple, stmt: Statement, timeout_ms: int, c
         m = solver.model()
         pt = {}
         for s, zv in tr.vars.items():
+            if s in lifted_syms:  # the lifting's index and frequencies: not the user's names
+                continue
             val = isolated.get(zv.get_id())
             if val is None:
                 val = m.eval(zv, model_completion=False)
