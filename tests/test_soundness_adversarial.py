@@ -486,3 +486,76 @@ def test_numeric_evidence_never_reads_a_variable_as_a_constant():
     i_u, _ = var("i", "real")
     val = _mp_value(i_u + sp.Sum(i, (i, 0, 3)), {i_u: 10})
     assert val is None or val == 16, val
+
+
+# --------------------------------------------------------------------------- 6. termwise lifting
+# by relation (z3's lifting): ``f_i R g_i`` for every term gives ``sum f R sum g`` for == and <=
+# only; < needs a non-empty range (0 < 0 is false), != never follows (1 + (-1) = 0), and the
+# range hypotheses lo <= i <= hi of a lift shared with other conclusions in one z3 query make
+# that whole query vacuous when the range is empty.  Each false statement was proved by decide_z3.
+def test_disequality_of_sums_is_never_lifted_termwise():
+    for stmt in (Statement(Ne(sp.Sum(2 * i - 1, (i, 0, 1)), 0)),
+                 Statement(Ne(sp.Sum(2 * i - d + 1, (i, 0, d - 1)), 0), (VD,)),
+                 Statement(Ne(sp.Sum(i, (i, 0, n - 1)), sp.Sum(n - 1 - i, (i, 0, n - 1))), (VN,))):
+        not_proved(stmt)
+        assert z3trig.check_relation(stmt.concl[0], stmt, cache=False)[0] == "n/a"
+
+
+def test_strict_inequality_of_sums_needs_a_nonempty_range():
+    lt = Lt(sp.Sum(i + S(x) ** 2, (i, 0, m - 1)), sp.Sum(i + S(x) ** 2 + 1, (i, 0, m - 1)))
+    not_proved(Statement(lt, (VX, VM)))  # m = 0: 0 < 0
+    not_proved(Statement(Lt(sp.Sum(i, (i, 0, m - 1)), sp.Sum(i + 1, (i, 0, m - 1))), (VM,)))
+    # true variants: the range proved non-empty (n >= 1), or a non-strict relation
+    proved(Statement(lt.map(lambda e: e.subs(m, n)), (VX, VN)), decide_z3)
+    proved(Statement(Le(lt.lhs, lt.rhs), (VX, VM)), decide_z3)
+
+
+def test_an_empty_lift_range_does_not_make_other_conclusions_vacuous():
+    for first in (Le(sp.Sum(S(x) ** 2, (i, 0, -1)), sp.Sum(1, (i, 0, -1))),
+                  Eq(sp.Sum(i * S(x), (i, 0, -1)), sp.Sum(i, (i, 0, -1)))):
+        not_proved(Statement((first, Le(S(x), 0)), (VX,)))  # sin x <= 0 is false
+    # true variants: alone (an empty sum is 0 <= 0), or beside a true row on a non-empty range
+    proved(Statement(Le(sp.Sum(S(x) ** 2, (i, 0, m - 1)), sp.Sum(1, (i, 0, m - 1))), (VX, VM)),
+           decide_z3)
+    proved(Statement((Le(sp.Sum(S(x) ** 2, (i, 0, n - 1)), sp.Sum(1, (i, 0, n - 1))),
+                      Le(S(x), 1)), (VX, VN)), decide_z3)
+
+
+# --------------------------------------------------------------------------- 7. model points
+# z3's model point was keyed by name, the lifting's index Dummy ``i`` included: a user variable
+# ``i`` took the index's value 0, outside its domain pos_integer, and the point "refuted" a
+# true statement.  Now the lifting's symbols are left out of the point, and check_point (used by
+# every engine that certifies a solver's or heuristic's point) refuses points outside the domain.
+IU, VIU = var("i", "pos_integer")
+TRUE_FOR_I_POSITIVE = [  # Sum_{j<n} (1 - j) <= 1 <= i
+    Statement(Le(sp.Sum(1 - i, (i, 0, n - 1)), IU), (VN, VIU)),
+    Statement(Le(sp.Sum(1 - i, (i, 0, n - 1)) + 1, 2 * IU), (VIU, VN)),
+]
+
+
+@pytest.mark.parametrize("stmt", TRUE_FOR_I_POSITIVE, ids=str)
+def test_a_lifted_index_never_lends_its_value_to_a_user_variable(stmt):
+    assert status(decide_z3, stmt) != "refuted"
+    assert status(decide_statement, stmt) != "refuted"
+    res, _, detail = z3trig.check_relation(stmt.concl[0], stmt, cache=False)
+    assert res == "sat"  # the termwise lemma fails at i = 0 (j = 0 in the text above)
+    assert detail["model_point"]["i"] >= 1  # the user's i, inside pos_integer
+
+
+@pytest.mark.parametrize("domain, outside, inside", [
+    ("pos_integer", [0, -3, sp.Rational(1, 2)], [1, 7]),
+    ("nonneg_integer", [-1, sp.Rational(5, 2)], [0, 4]),
+    ("even_pos_integer", [0, 1, 3, -2], [2, 8]),
+    ("integer", [sp.Rational(1, 3)], [-4, 0]),
+    ("pos_real", [0, -1], [sp.Rational(1, 100)]),
+])
+def test_check_point_refuses_points_outside_the_domain(domain, outside, inside):
+    from fractions import Fraction
+
+    u, vu = var("u", domain)
+    stmt = Statement(Lt(10**6, u), (vu,))  # false at every point, in the domain or not
+    for val in outside:
+        for form in (val, Fraction(int(sp.Rational(val).p), int(sp.Rational(val).q))):
+            assert witness.check_point(stmt, {u: form}) is None, (domain, form)
+    for val in inside:
+        assert witness.check_point(stmt, {u: val}) is not None, (domain, val)

@@ -13,7 +13,7 @@ from fractions import Fraction
 
 import sympy as sp
 
-from peproof.claims import Rel, Statement
+from peproof.claims import INT_DOMAINS, Rel, Statement
 from peproof.engines.arbeval import Unsupported, ball_str, certified_sign
 
 _GRID = {
@@ -126,11 +126,30 @@ def find_instance(stmt: Statement, limit: int = 400) -> dict | None:
     return None
 
 
+def in_domain(domain: str, val) -> bool:
+    """Is the exact value ``val`` a member of ``domain``?  A value that is not an exact rational
+    belongs to ``real`` only."""
+    try:
+        q = sp.Rational(val) if isinstance(val, Fraction | int | sp.Rational) else None
+    except (TypeError, ValueError):
+        q = None
+    if q is None:
+        return domain == "real"
+    if domain in INT_DOMAINS and not q.is_Integer:
+        return False
+    return {"pos_real": q > 0, "pos_integer": q > 0, "nonneg_integer": q >= 0,
+            "even_pos_integer": q > 0 and q % 2 == 0}.get(domain, True)
+
+
 def check_point(stmt: Statement, env: dict) -> dict | None:
-    """Certify a given point as a counterexample to the universal ``stmt``; None if it is not."""
+    """Certify a given point as a counterexample to the universal ``stmt``; None if it is not
+    (among others when some variable's value lies outside its declared domain: a point offered
+    by a solver or a heuristic is a counterexample only inside the domain)."""
     env = {(sp.Symbol(k) if isinstance(k, str) else k): v for k, v in env.items()}
     by_name = {v.symbol.name: v.symbol for v in stmt.vars}
     env = {by_name.get(str(k), k): v for k, v in env.items()}
+    if any(v.symbol in env and not in_domain(v.domain, env[v.symbol]) for v in stmt.vars):
+        return None
     if any(truth(h, env) is not True for h in stmt.hyps):
         return None
     for rel in stmt.concl:

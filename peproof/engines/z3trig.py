@@ -335,15 +335,19 @@ def _has_trig(stmt: Statement) -> bool:
                for r in stmt.concl + stmt.hyps)
 
 
-def lift_z3(diff: sp.Expr, stmt: Statement | None = None):
+def lift_z3(diff: sp.Expr, stmt: Statement | None = None, nonempty: bool = False):
     """Termwise lifting of sums with one shared range (this engine's own, minimal version).
 
     Returns ``(term, index, range hypotheses)`` (``diff`` itself, ``None``, ``()`` without
     sums), or ``None`` when a precondition is not proved: one index and the same limits for
     every sum, ``hi - lo + 1 >= 1`` before the remainder is divided by it, a positive base
     before ``base**e_i`` becomes a positive symbol (all proved by
-    :func:`peproof.engines.wellformed.prove_fact`).  The index keeps its range as hypotheses
-    ``lo <= i <= hi`` in the query; every introduced symbol is a ``Dummy``."""
+    :func:`peproof.engines.wellformed.prove_fact`).  With ``nonempty`` the range must be proved
+    non-empty (``hi - lo + 1 >= 1``) even without a remainder: the caller needs it for a strict
+    inequality (``f_i < g_i`` for every term says nothing about an empty sum, ``0 < 0``) and
+    when the range hypotheses share a query with other conclusions (an empty range would make
+    that whole query vacuous).  The index keeps its range as hypotheses ``lo <= i <= hi`` in the
+    query; every introduced symbol is a ``Dummy``."""
     from peproof.engines.wellformed import prove_fact
 
     sums = [a for a in sp.preorder_traversal(diff) if isinstance(a, sp.Sum)]
@@ -370,8 +374,8 @@ def lift_z3(diff: sp.Expr, stmt: Statement | None = None):
         s = found[0]
         coeff = sp.Mul(*[f for f in factors if f is not s])
         total += coeff * s.function.xreplace({s.limits[0][0]: idx})
-    if rest != 0 and prove_fact("pos", hi - lo + 1, stmt) is None:
-        return None  # the range may be empty: the remainder cannot be spread over it
+    if (rest != 0 or nonempty) and prove_fact("pos", hi - lo + 1, stmt) is None:
+        return None  # the range may be empty: no remainder spread, no strict or shared lift
     term = total + rest / (hi - lo + 1) if rest != 0 else total
     in_range = (Rel("<=", lo, idx), Rel("<=", idx, hi))
     # generalise base**(e * i) to powers of one positive symbol per (proved positive) base
@@ -445,7 +449,12 @@ def check_relation(rel, stmt: Statement, timeout_ms: int = 400, cache: bool = Tr
     lifted, ranges = [], {}
     for r in rels:
         if r.lhs.has(sp.Sum) or r.rhs.has(sp.Sum):
-            out = lift_z3(r.lhs - r.rhs, stmt)
+            if r.op == "!=":
+                # f_i != g_i for every term does not make the sums differ (1 - 1 = 0 - 0)
+                return "n/a", set(), "a disequality of sums does not follow termwise"
+            # the range hypotheses lo <= i <= hi join this block's query: they may be
+            # vacuous (an empty range) only for a lone == or <= (an empty sum is 0 == 0)
+            out = lift_z3(r.lhs - r.rhs, stmt, nonempty=r.op == "<" or len(rels) > 1)
             if out is None:
                 return "n/a", set(), "sums not liftable to one frequency"
             lemma, idx, in_range = out
@@ -470,6 +479,7 @@ def _check_block(diff_rel: Rel, more: tuple, stmt: Statement, timeout_ms: int, c
     new_syms = set()
     for r in (diff_rel,) + more + extra_hyps:
         new_syms |= (r.lhs.free_symbols | r.rhs.free_symbols) - declared
+    lifted_syms = frozenset(new_syms)
     for sym in sorted(new_syms, key=str):
         dom = "pos_real" if sym.is_positive else "integer" if sym.is_integer else "real"
         extra.append(Var(sym, dom))
@@ -523,6 +533,8 @@ def _check_block(diff_rel: Rel, more: tuple, stmt: Statement, timeout_ms: int, c
         m = solver.model()
         pt = {}
         for s, zv in tr.vars.items():
+            if s in lifted_syms:  # the lifting's index and frequencies: not the user's names
+                continue
             val = isolated.get(zv.get_id())
             if val is None:
                 val = m.eval(zv, model_completion=False)
