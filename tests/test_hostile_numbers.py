@@ -50,6 +50,25 @@ simple("vectors --positions step 2**-1100", "at most 2**62", "vectors", "--d", "
        "--positions", "0:4:2**-1100", "--out", "v")
 
 
+
+def _loop(root):
+    os.symlink("b.npy", root / "work" / "a.npy")
+    os.symlink("a.npy", root / "work" / "b.npy")
+    return ["check", "a.npy"]
+
+
+def _dangling(root):
+    os.symlink("gone.npy", root / "work" / "a.npy")
+    return ["check", "a.npy"]
+
+
+# these were one line and exit 2 already, but lied: "no such file" for a link that exists,
+# "empty (0 bytes)" for a /proc file full of text
+CASES["symlink loop"] = (_loop, "loop of symbolic links")
+CASES["dangling symlink"] = (_dangling, "points to gone.npy, which does not exist")
+simple("/proc file", "not empty (a pseudo-file", "check", "/proc/self/status")
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _prefetch(hostile):
     for key, (make, _) in CASES.items():
