@@ -65,7 +65,7 @@ def _as_rational(value, name: str) -> sp.Rational:
     if isinstance(value, str):
         try:
             return sp.Rational(value)
-        except (TypeError, ValueError, sp.SympifyError):
+        except (TypeError, ValueError, ZeroDivisionError, sp.SympifyError):
             raise ParameterError(f"{name} must be an exact number, got {value!r}") from None
     if isinstance(value, float):
         if not np.isfinite(value):

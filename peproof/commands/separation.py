@@ -50,6 +50,9 @@ def parse_count(text: str, name: str, low: int) -> int:
                          f"got {text!r}")
     if value < low:
         raise UsageError(f"{name} must be an integer >= {low}, got {int(value)}")
+    if value >= 2**63:
+        raise UsageError(f"{name} must be an integer below 2**63 (about 9.2e18), got "
+                         f"{text.strip()[:40]!r}")
     return int(value)
 
 

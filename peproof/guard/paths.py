@@ -264,6 +264,8 @@ def silence_stdout() -> None:
 def emit(text: str) -> bool:
     """Print ``text`` and a newline to stdout; ``False`` (and stdout silenced) if the reader
     has gone away."""
+    if sys.stdout is None:  # started with stdout closed (>&-): nobody to tell
+        return False
     try:
         sys.stdout.write(text + "\n")
         sys.stdout.flush()

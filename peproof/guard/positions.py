@@ -26,6 +26,7 @@ from . import UsageError
 
 #: largest integer below which every integer is a float64 number
 F64_INT = 2**53
+MAX_COUNT = 2**62  # positions in one range, at most (len() must hold the count)
 MAX_BITS = 2**16  # a power larger than this many bits is a typo, not a position
 
 
@@ -151,7 +152,13 @@ def parse(value: str, flag: str = "--positions") -> Positions:
     nums = [exact_number(p, flag) for p in parts]
     if len(nums) == 3 and nums[2] == 0:
         raise UsageError(f"{flag}: the step must not be 0, got {value!r}")
-    return Positions(*nums)
+    pos = Positions(*nums)
+    span = (pos.stop - pos.start) / pos.step
+    if span > MAX_COUNT:  # len() could not even be taken
+        bits = (span.numerator // span.denominator).bit_length()
+        raise UsageError(f"{flag}: {str(value)[:60]!r} holds about 2**{bits - 1} positions; "
+                         "a range may hold at most 2**62 (and far fewer fit in memory)")
+    return pos
 
 
 def text(v) -> str:

@@ -151,8 +151,12 @@ def parse_expect(expect="paper", *, base=10000, layout="interleaved", offset=0, 
 
         from .variant import _exact_number
 
-        base = Fraction(_exact_number(max_freq, "max_freq")) / Fraction(
-            _exact_number(min_freq, "min_freq"))
+        lo = Fraction(_exact_number(min_freq, "min_freq"))
+        if lo <= 0:
+            from .variant import ParameterError
+
+            raise ParameterError(f"min_freq must be a number > 0, got {min_freq!r}")
+        base = Fraction(_exact_number(max_freq, "max_freq")) / lo
     return Variant(expect, base, layout, offset, scale, max_freq=max_freq, turns=turns,
                    order=order)
 

@@ -213,6 +213,8 @@ def base_candidates(est: dict, d: int) -> list[tuple[str, object]]:
 
 def frequency_scales(est: dict, family: str) -> list[tuple[object, bool]]:
     """``(max_freq, turns)`` candidates from the fitted first frequency ``exp(c0)``."""
+    if "fit" not in est:  # too few rows or channels to fit a frequency: only the default
+        return [(1, False)]
     w0 = math.exp(est["fit"]["ln_omega_0"])
     if family == "nerf":
         w0 /= math.pi

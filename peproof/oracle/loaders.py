@@ -11,6 +11,7 @@ one-line message.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -35,6 +36,20 @@ ST_INTS = {"I8", "I16", "I32", "I64", "U8", "U16", "U32", "U64", "BOOL"}
 MAX_HEADER = 100 * 1024 * 1024
 
 
+def _has_bytes(p: Path) -> bool:
+    """Whether a file whose size reads 0 still yields a byte (one byte read, never more)."""
+    try:
+        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        return os.read(fd, 1) != b""
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
 def load(source: str, *, key: str | None = None, d: int | None = None,
          n: int | None = None, limits=None, time_limit: float | None = None,
          memory_limit: int | None = None) -> tuple[object, dict]:
@@ -51,6 +66,14 @@ def load(source: str, *, key: str | None = None, d: int | None = None,
     p = Path(source)
     if not _exists(p) and _CALLABLE.match(source):
         return _load_callable(source, d, n, limits, time_limit, memory_limit)
+    if not _exists(p) and os.path.islink(p):
+        try:
+            os.stat(p)
+            why = "cannot be followed"
+        except OSError as exc:
+            why = ("is part of a loop of symbolic links" if exc.errno == errno.ELOOP
+                   else f"points to {os.readlink(p)}, which does not exist")
+        raise InputError(f"{source} is a symbolic link that {why}; give the table file itself")
     if not _exists(p):
         raise InputError(f"no such file: {source} (give a file {', '.join(SUFFIXES)} or "
                          "module:function)")
@@ -63,6 +86,10 @@ def load(source: str, *, key: str | None = None, d: int | None = None,
         raise InputError(f"{source} is {kind}, not a table file")
     size = st.st_size
     if size == 0:
+        if _has_bytes(p):  # /proc and /sys files report 0 bytes and are not tables
+            raise InputError(f"{source} reports a size of 0 bytes but is not empty (a pseudo-"
+                             "file such as those under /proc); copy the table into a regular "
+                             "file")
         raise InputError(f"{source} is empty (0 bytes)")
     suf = p.suffix.lower()
     info = {"path": str(source), "bytes": size}

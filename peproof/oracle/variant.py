@@ -7,6 +7,7 @@ stores parameters; every value is computed by the :class:`peproof.encoding.Encod
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -47,7 +48,20 @@ def parse_family(name: str) -> str:
 
 
 def _exact_number(value, what: str):
-    """int / Fraction from an int, Fraction, exact float or decimal string (for base, offset)."""
+    """int / Fraction from an int, Fraction, exact float or decimal string (for base, offset);
+    magnitudes past float64's largest number (1.8e308) are refused: every check computes in
+    float64 at some point, and such a number would overflow there."""
+    v = _exact_number_any(value, what)
+    if abs(v) > _F64_MAX:
+        raise ParameterError(f"{what} must be at most about 1.8e308 in magnitude (float64's "
+                             f"largest number), got {str(value)[:40]!r}")
+    return v
+
+
+_F64_MAX = Fraction(sys.float_info.max)
+
+
+def _exact_number_any(value, what: str):
     if isinstance(value, bool):
         raise ParameterError(f"{what} must be a number, got a boolean")
     if isinstance(value, int):
@@ -67,9 +81,9 @@ def _exact_number(value, what: str):
                                  f"got {value!r}") from None
         return f.numerator if f.denominator == 1 else f
     if isinstance(value, sp.Rational):
-        return _exact_number(Fraction(int(value.p), int(value.q)), what)
+        return _exact_number_any(Fraction(int(value.p), int(value.q)), what)
     try:  # numpy scalars
-        return _exact_number(value.item(), what)
+        return _exact_number_any(value.item(), what)
     except AttributeError:
         raise ParameterError(f"{what} must be a number, got {value!r}") from None
 
@@ -82,7 +96,11 @@ def scale_expr(scale, d: int) -> sp.Expr:
     if isinstance(scale, sp.Expr):
         return scale
     if isinstance(scale, str):
-        return _scale_str(scale, d)
+        e = _scale_str(scale, d)
+        if e.is_number and e.is_finite and abs(e) > sp.Rational(_F64_MAX):
+            raise ParameterError(f"scale must be at most about 1.8e308 in magnitude (float64's "
+                                 f"largest number), got {scale[:40]!r}")
+        return e
     return sp.Rational(_exact_number(scale, "scale"))
 
 
