@@ -48,6 +48,14 @@ simple("separation --base 1/0", "base must be an exact number", "separation", "-
        "--max-pos", "100", "--base", "1/0")
 simple("vectors --positions step 2**-1100", "at most 2**62", "vectors", "--d", "4",
        "--positions", "0:4:2**-1100", "--out", "v")
+# rope-decay had no estimate: d = 10**20 ran 18 s into a MemoryError, N = 10**11 would have
+# run for days; now refused up front like separation and horizon
+simple("rope-decay --d 10**20", "--allow-large", "rope-decay", "--d", str(10**20),
+       "--max-offset", "100")
+simple("rope-decay --max-offset 10**11", "--allow-large", "rope-decay", "--d", "128",
+       "--max-offset", str(10**11))
+simple("rope-decay --d 65536 --max-memory 1G", "over the limit of 1 GiB", "rope-decay", "--d",
+       "65536", "--max-offset", "100", "--max-memory", "1G")
 
 
 

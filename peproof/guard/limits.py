@@ -33,6 +33,8 @@ RATES = {
     "check_entry": 1.5e6,   # check: one table entry identified and checked
     "golden_entry": 6.0e3,  # vectors: one entry as a certified decimal string
     "text_byte": 2.0e7,     # reading a text table
+    "rope_term": 1.0e7,     # rope-decay: one pair's phase and running sum at one offset
+    "rope_setup": 1.0e6,    # rope-decay: its set-up, quadratic in the pairs (h^2 / rate)
 }
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b?)\s*$", re.I)
