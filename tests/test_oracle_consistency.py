@@ -293,3 +293,23 @@ def test_a_float16_swap_is_localised_only_as_far_as_the_error_model_allows(table
             row = int(line.split()[1])
             assert {row, src} == {2557, 2600}, line
     assert any(line.startswith(("row 2557", "row 2600")) for line in rep.diagnoses), rep.diagnoses
+
+
+@pytest.mark.parametrize("layout", ["cos_sin", "sin_cos"])
+def test_angle_computed_in_float32_and_cast_to_bfloat16_is_one_computation(layout):
+    """Positions exact and their product with the frequencies in float32, the ANGLE cast to
+    bfloat16, sin and cos in bfloat16 (``torch.outer(t, inv_freq).to(torch.bfloat16)``, the h-1
+    frequencies ``10000**(-i/(h-1))``, halves): every angle is rounded once, from exact positions.
+    Beyond 256 positions this was called "wrong" (no model had exact positions with a rounded
+    angle); a swap of two rows of distinct values still fails."""
+    torch = pytest.importorskip("torch")
+    S, d = 600, 40
+    pos = torch.arange(S, dtype=torch.float32)[:, None]
+    inv = 10000 ** (-torch.arange(d // 2).float() / (d // 2 - 1))
+    ang = (pos * inv).to(torch.bfloat16)
+    halves = [torch.cos(ang), torch.sin(ang)] if layout == "cos_sin" else [torch.sin(ang),
+                                                                            torch.cos(ang)]
+    t = torch.cat(halves, -1).float().numpy().astype(DT["bfloat16"])
+    assert check(t, expect="h-1", layout=layout).verdict == WITHIN
+    a = next(i for i in range(500, S - 1) if not np.array_equal(t[i], t[i + 1]))
+    assert check(swapped(t, a, a + 1), expect="h-1", layout=layout).verdict == WRONG

@@ -80,7 +80,7 @@ def consistent(table, positions: np.ndarray, plan: Plan, bud: Budget,
                keep: np.ndarray | None = None, unit: float = 1.0) -> Consistency:
     """Whether one computation in ``bud.pipe`` (see the module's text) explains every row:
     the angle computed in float32 or wider (positions exact, or rounded to ``P``) or rounded to
-    ``P`` (positions rounded to ``P``); a position with an offset is ``p + offset`` exact or
+    ``P`` (positions exact or rounded to ``P``); a position with an offset is ``p + offset`` exact or
     rounded once, or ``RN_P(RN_P(p) + offset)`` (the offset added in ``P``).
 
     Positions that are not integers (a fractional, negative or reversed step, symmetric
@@ -102,7 +102,9 @@ def consistent(table, positions: np.ndarray, plan: Plan, bud: Budget,
     if not rows.size:
         return Consistency(True)
     first = None
-    models = [("wide", ps[rows])]
+    # exact positions: the angle in float32 or wider, or that angle rounded to ``P`` once
+    # (``torch.outer(t, inv_freq).to(bfloat16)``: positions and product in float32, the angle cast)
+    models = [("wide", ps[rows]), ("rounded", ps[rows])]
     with np.errstate(over="ignore", invalid="ignore"):
         rounded = [P.round(ps[rows])]
         if plan.offset != 0.0:
