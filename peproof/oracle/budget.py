@@ -166,8 +166,8 @@ class Budget:
         if plan.mode == "interleaved":
             ts, tc = t[:, 0::2], t[:, 1::2]
         else:
-            inv = np.argsort(plan.perm)
-            ts, tc = t[:, inv[:plan.h]], t[:, inv[plan.h:]]
+            sc, cc = plan.pair_columns
+            ts, tc = t[:, sc], t[:, cc]
         a = np.abs(ts)
         np.maximum(a, np.abs(tc), out=a)
         a *= 1.0 / self.amplitude

@@ -348,8 +348,8 @@ def _one_computation(arr, pos: np.ndarray, v: Variant, stored: Format, pipe: For
 
 
 def _channels(plan, i: int) -> str:
-    inv = np.argsort(plan.perm)
-    return f"{int(inv[i])}, {int(inv[plan.h + i])}"
+    sc, cc = plan.pair_columns
+    return f"{int(sc[i])}, {int(cc[i])}"
 
 
 def _rows_at(v: Variant, pos: np.ndarray, given: bool, n: int) -> np.ndarray:

@@ -79,9 +79,9 @@ def _pred(P: Format, y: np.ndarray) -> np.ndarray:
 def consistent(table, positions: np.ndarray, plan: Plan, bud: Budget,
                keep: np.ndarray | None = None, unit: float = 1.0) -> Consistency:
     """Whether one computation in ``bud.pipe`` (see the module's text) explains every row:
-    the angle computed in float32 or wider (positions exact, or rounded to ``P``) or rounded to
-    ``P`` (positions exact or rounded to ``P``); a position with an offset is ``p + offset`` exact or
-    rounded once, or ``RN_P(RN_P(p) + offset)`` (the offset added in ``P``).
+    the angle computed in float32 or wider (positions exact, or rounded to ``P``) or rounded
+    to ``P`` (positions exact or rounded to ``P``); a position with an offset is ``p + offset``
+    exact or rounded once, or ``RN_P(RN_P(p) + offset)`` (the offset added in ``P``).
 
     Positions that are not integers (a fractional, negative or reversed step, symmetric
     ``|k - c|``), and a variant whose frequencies carry a factor ``unit`` (its maximum
@@ -205,11 +205,6 @@ def _position_models(P: Format, p0: np.ndarray, offset: float, rows: np.ndarray,
     return out
 
 
-def _pairs_view(plan: Plan):
-    inv = np.argsort(plan.perm)
-    return inv[:plan.h], inv[plan.h:]
-
-
 def _wide_angles(table, pt: np.ndarray, rows: np.ndarray, plan: Plan, bud: Budget
                  ) -> Consistency:
     """The angle ``p~ W_i`` computed in float32 or wider (relative error ``u_32``), ``sin`` and
@@ -220,7 +215,7 @@ def _wide_angles(table, pt: np.ndarray, rows: np.ndarray, plan: Plan, bud: Budge
     is checked against what is left.  A position computed in float32 (``o + s k`` from a
     float32 step: one more ``u_32`` of the angle) is allowed."""
     h = plan.h
-    sin_cols, cos_cols = _pairs_view(plan)
+    sin_cols, cos_cols = plan.pair_columns
     s, w, ew = plan.scale, plan.omega, bud.ew
     w_lo = w * (1.0 - ew) / SLACK
     w_hi = w * (1.0 + ew) * SLACK
@@ -312,8 +307,7 @@ def _rounded_angles(table, pt: np.ndarray, rows: np.ndarray, plan: Plan, bud: Bu
     a = np.abs(pt)
     sg = np.where(pt < 0, -1.0, 1.0)
     h = plan.h
-    inv = np.argsort(plan.perm)
-    sin_cols, cos_cols = inv[:h], inv[h:]
+    sin_cols, cos_cols = plan.pair_columns
     s = plan.scale
     w = plan.omega
     ew = bud.ew

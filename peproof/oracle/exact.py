@@ -83,6 +83,13 @@ class Plan:
         return pair + self.h * is_cos
 
     @cached_property
+    def pair_columns(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(sin_cols, cos_cols)``: the table's channels holding ``sin`` and ``cos`` of pair
+        ``i`` are ``sin_cols[i]`` and ``cos_cols[i]`` (the inverse of :attr:`perm`)."""
+        inv = np.argsort(self.perm)
+        return inv[:self.h], inv[self.h:]
+
+    @cached_property
     def mode(self) -> str:
         h, p = self.h, self.perm
         if np.array_equal(p, np.arange(2 * h).reshape(2, h).T.ravel()):
