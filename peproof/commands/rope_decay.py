@@ -105,7 +105,8 @@ def estimate(d: int, n_end: int, k0: int = 0, workers: int | None = None) -> Est
     (:func:`peproof.numeric.rope_decay.evaluate`): per worker, the ``h x COLS`` phase table and
     three ``h x COLS`` float64 work arrays (plus the seeds), a chunk's values as JSON numbers; in
     the parent the merged curve (mid, lo, hi and the chunks' lists); time ``N h`` phase terms and
-    a set-up quadratic in ``h`` (measured: h = 512, 2048, 8192 took about 0.2, 3.9 and 56 s)."""
+    a set-up quadratic in ``h`` (measured: d = 1024, 4096, 16384 at N = 100 took 1.8, 5.4 and
+    57 s wall, about 1.5 s of it start-up)."""
     import os
 
     from peproof.numeric.rope_decay import CHUNK, COLS
