@@ -16,7 +16,7 @@ import pytest
 import sympy as sp
 
 from peproof.cli import main
-from peproof.engines.arbeval import arb_eval
+from peproof.kernel.arb import arb_eval
 from peproof.numeric.rope_decay import ArbB, certify_curve, error_bound, evaluate
 from peproof.numeric.rope_landmarks import extremum, first_rise, landmarks, record_prefix
 from peproof.rope import decay_bound_arb, decay_bound_expr, decay_bound_mp

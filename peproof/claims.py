@@ -228,7 +228,7 @@ class Verdict:
     trace: list[str] = field(default_factory=list)
     reason: str = ""
     # the kernels that decided it (the exponential procedure's proofs name SymPy and FLINT) and
-    # the certificates the second kernel re-checked (peproof.engines.kernel_flint)
+    # the certificates the second kernel re-checked (peproof.kernel.flint_check)
     kernels: tuple[str, ...] = ()
     certificates: list[dict] = field(default_factory=list)
 

@@ -246,7 +246,7 @@ class Encoding:
         """``omega_i`` as an arb ball, from the same law as :meth:`omega` (``omega_law``)."""
         import flint
 
-        from peproof.engines.arbeval import arb_eval
+        from peproof.kernel.arb import arb_eval
 
         const, b, rate = self._law
         e = sp.Rational(rate) * i
@@ -258,7 +258,7 @@ class Encoding:
         """``PE(pos)`` as python-flint ``arb`` balls (``pos`` int, Fraction or decimal str)."""
         import flint
 
-        from peproof.engines.arbeval import arb_eval
+        from peproof.kernel.arb import arb_eval
 
         p = _as_rational(pos, "pos") + self._offset
         with flint.ctx.workprec(prec):

@@ -208,7 +208,7 @@ def decay_bound_arb(d: int, k, base=10000):
     ``d/2`` phases, their running sums and moduli in complex ball arithmetic."""
     import flint
 
-    from peproof.engines.arbeval import arb_eval
+    from peproof.kernel.arb import arb_eval
 
     prec = flint.ctx.prec
     k = k if isinstance(k, flint.arb) else arb_eval(sp.sympify(k), {}, prec)
@@ -226,7 +226,7 @@ def _thetas_arb(d: int, base: sp.Rational, prec: int) -> tuple:
     then exact-rule ball products: rigorous, and far cheaper than ``d/2`` powers)."""
     import flint
 
-    from peproof.engines.arbeval import arb_eval
+    from peproof.kernel.arb import arb_eval
 
     with flint.ctx.workprec(prec + 16):
         r = arb_eval(theta_expr(1, d, base), {}, prec + 16)
@@ -352,7 +352,7 @@ class Rope:
     def theta_arb(self, j: int, prec: int = 128, seq_len: int | None = None):
         import flint
 
-        from peproof.engines.arbeval import arb_eval
+        from peproof.kernel.arb import arb_eval
 
         if j >= self.rotated_pairs:
             return flint.arb(0)

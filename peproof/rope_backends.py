@@ -39,7 +39,7 @@ class _Sym:
 
     @staticmethod
     def _closed_sign(e):
-        from peproof.engines.arbeval import certified_sign
+        from peproof.kernel.arb import certified_sign
 
         s, _ = certified_sign(e, {})
         if s is None:
@@ -81,7 +81,7 @@ def _int_part(a, fn, symfn, x: _Sym):
         return symfn(a)
     if a.is_Rational:
         return sp.Integer(fn(a))
-    from peproof.engines.arbeval import arb_eval
+    from peproof.kernel.arb import arb_eval
 
     ball = arb_eval(a, {}, 256)
     lo, hi = fn(_arb_fraction(ball.lower())), fn(_arb_fraction(ball.upper()))
@@ -108,7 +108,7 @@ class _Arb:
         f = self.flint
         if isinstance(v, f.arb):
             return v
-        from peproof.engines.arbeval import arb_eval
+        from peproof.kernel.arb import arb_eval
 
         return arb_eval(sp.sympify(v), {}, self.prec)
 

@@ -7,8 +7,8 @@ from peproof import registry
 from peproof.claims import Eq, Le, Statement, Verdict, var
 from peproof.encoding import omega_expr
 from peproof.engines import expoly, z3poly
-from peproof.engines.arbeval import Unsupported, arb_eval, certified_sign
 from peproof.engines.decide import decide, decide_statement, lift
+from peproof.kernel.arb import Unsupported, arb_eval, certified_sign
 
 x, VX = var("x", "real")
 y, VY = var("y", "real")

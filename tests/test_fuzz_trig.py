@@ -13,7 +13,7 @@ engines).  Then:
 * z3 (:func:`peproof.engines.z3trig.decide_z3`) and the default pipeline
   (:func:`peproof.engines.decide.decide_statement`, arb witnesses) must never prove a false
   statement nor refute a true one;
-* the engines' arb (:func:`peproof.engines.arbeval.certified_sign`) must never certify a non-zero
+* the engines' arb (:func:`peproof.kernel.arb.certified_sign`) must never certify a non-zero
   difference for a true statement nor a zero one where the generator saw a non-zero one.
 
 Fixed seed (``derandomize``); ``PEPROOF_FUZZ_EXAMPLES`` sets the number of cases per test (CI
@@ -35,10 +35,11 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from peproof.claims import Eq, Statement, var
-from peproof.engines import expoly, kernel_flint
-from peproof.engines.arbeval import certified_sign
+from peproof.engines import expoly
 from peproof.engines.decide import decide_statement
 from peproof.engines.z3trig import decide_z3
+from peproof.kernel import flint_check as kernel_flint
+from peproof.kernel.arb import certified_sign
 
 EXAMPLES = int(os.environ.get("PEPROOF_FUZZ_EXAMPLES", "30"))
 x, VX = var("x", "real")

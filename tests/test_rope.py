@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from peproof.claims import Eq, Le, Lt, Statement, Var, var
 from peproof.encoding import ParameterError
-from peproof.engines.arbeval import arb_eval
 from peproof.families._rope_proofs import by_cases, power_products
+from peproof.kernel.arb import arb_eval
 from peproof.numeric.rope_box import decide
 from peproof.rope import (
     DecayBound,

@@ -26,10 +26,10 @@ from peproof.engines import (
     z3poly,
     z3trig,
 )
-from peproof.engines.arbeval import Unsupported, arb_eval
 from peproof.engines.decide import decide_statement, lift
 from peproof.engines.wellformed import IllFormed
 from peproof.engines.z3trig import decide_z3
+from peproof.kernel.arb import Unsupported, arb_eval
 
 x, VX = var("x", "real")
 y, VY = var("y", "real")

@@ -19,7 +19,7 @@ import flint
 import sympy as sp
 
 from peproof.claims import Statement, Verdict
-from peproof.engines.arbeval import Unsupported
+from peproof.kernel.arb import Unsupported
 
 
 def _angles(expr: sp.Expr) -> list[sp.Expr]:

@@ -28,8 +28,8 @@ import sympy as sp
 
 from peproof.claims import Claim, Rel, Statement, Verdict
 from peproof.engines import expoly, wellformed, witness, z3poly
-from peproof.engines.arbeval import Unsupported, ball_str, certified_sign
 from peproof.engines.hygiene import fresh
+from peproof.kernel.arb import Unsupported, ball_str, certified_sign
 
 LIFT_AXIOM = "termwise lifting: (for all i, f_i = g_i) implies sum_i f_i = sum_i g_i"
 

@@ -18,7 +18,7 @@ Trusted base: SymPy's ``expand`` and its canonical ``Add``/``Mul`` (collection o
 Second kernel: when SymPy's expansion is zero, the Laurent polynomial *before* expansion is
 written out as a certificate (:func:`certificate`: plain JSON data, atoms with their meaning,
 exact coefficients, integer exponents) and expanded again by
-:mod:`peproof.engines.kernel_flint` (python-flint, no SymPy).  ``zero`` holds only when both
+:mod:`peproof.kernel.flint_check` (python-flint, no SymPy).  ``zero`` holds only when both
 kernels say zero; a disagreement is recorded and the verdict is not ``proved``
 (:func:`recording`, :func:`kernel_verdict`).
 """
@@ -31,8 +31,8 @@ from math import lcm
 
 import sympy as sp
 
-from peproof.engines import kernel_flint
 from peproof.engines.hygiene import fresh
+from peproof.kernel import flint_check as kernel_flint
 
 SYMPY_KERNEL = "exp-poly (SymPy expand)"
 
@@ -277,7 +277,7 @@ class _Cert:
 def certificate(lp: sp.Expr, atoms: dict) -> dict:
     """The certificate of a Laurent polynomial from :func:`reduce_to_laurent` (before
     expansion): JSON data the FLINT kernel re-expands (format in
-    :mod:`peproof.engines.kernel_flint`)."""
+    :mod:`peproof.kernel.flint_check`)."""
     c = _Cert(atoms)
     c._scan(lp)
     expr = c.node(lp)

@@ -40,8 +40,8 @@ import sympy as sp
 import z3
 
 from peproof.claims import INT_DOMAINS, Rel, Statement, Verdict
-from peproof.engines.arbeval import Unsupported, certified_sign
 from peproof.engines.z3base import Names
+from peproof.kernel.arb import Unsupported, certified_sign
 
 LEMMA_INTEGRAL = (
     "(L1) for every integer L: integral over [-pi, pi] of exp(i L x) dx = 2 pi if L = 0 else 0"
@@ -75,7 +75,7 @@ class PiIntegral(sp.Function):
 
     def _eval_evalf(self, prec):
         """Numerical value (used by ``evalf``/``N``): the midpoint of the arb enclosure."""
-        from peproof.engines.arbeval import arb_eval
+        from peproof.kernel.arb import arb_eval
 
         if self.free_symbols:
             return None

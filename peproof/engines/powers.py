@@ -36,9 +36,9 @@ import z3
 
 from peproof.claims import Claim, Rel, Statement, Verdict
 from peproof.engines import expoly
-from peproof.engines.arbeval import Unsupported, arb_eval, ball_str, certified_sign
 from peproof.engines.decide import decide_statement, versions
 from peproof.engines.z3base import Names, arith, domain_axioms, rel_term
+from peproof.kernel.arb import Unsupported, arb_eval, ball_str, certified_sign
 
 AX_MONO = "x -> c**x is strictly increasing for a real base c > 1"
 AX_RECIP = "c**x * c**(-x) = 1 and c**0 = 1"

@@ -397,7 +397,7 @@ def _decompose(fact: str, e: sp.Expr, ctx: _Ctx, stmt_vars: tuple, hyps: tuple) 
 @lru_cache(maxsize=4096)
 def _prove_solver(fact: str, expr: sp.Expr, vars_: tuple, hyps: tuple) -> str | None:
     from peproof.engines import z3poly
-    from peproof.engines.arbeval import Unsupported, certified_sign
+    from peproof.kernel.arb import Unsupported, certified_sign
 
     if not expr.free_symbols:
         try:

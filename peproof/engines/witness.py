@@ -14,7 +14,7 @@ from fractions import Fraction
 import sympy as sp
 
 from peproof.claims import INT_DOMAINS, Rel, Statement
-from peproof.engines.arbeval import Unsupported, ball_str, certified_sign
+from peproof.kernel.arb import Unsupported, ball_str, certified_sign
 
 _GRID = {
     "real": [
@@ -86,7 +86,7 @@ def _fmt(val) -> str:
 
 
 def describe(rel: Rel, env: dict) -> dict:
-    from peproof.engines.arbeval import arb_eval
+    from peproof.kernel.arb import arb_eval
 
     lhs = arb_eval(rel.lhs, env, 128)
     rhs = arb_eval(rel.rhs, env, 128)

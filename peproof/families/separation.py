@@ -52,7 +52,7 @@ class PairSum(sp.Sum):
     """A finite sum over the pairs, kept as a sum: ``doit`` leaves it alone (SymPy's symbolic
     summation of ``sin(10000**(-j/256) a)**2`` does not terminate in useful time) and
     ``evalf`` adds the terms with mpmath.  Everything else sees an ordinary ``Sum``: arb
-    encloses it term by term (:func:`peproof.engines.arbeval.arb_eval`)."""
+    encloses it term by term (:func:`peproof.kernel.arb.arb_eval`)."""
 
     def doit(self, **hints):
         return self

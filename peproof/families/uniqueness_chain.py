@@ -98,7 +98,7 @@ def _statement_for(w: sp.Expr, K: int) -> Statement:
 def _chain(d: int):
     def proof(stmt: Statement, claim: Claim) -> Verdict:
         """Reads omega and K from the statement it is handed; encloses them in arb."""
-        from peproof.engines.arbeval import arb_eval
+        from peproof.kernel.arb import arb_eval
 
         t0 = time.perf_counter()
         read = _read(stmt)

@@ -28,8 +28,8 @@ import flint
 import numpy as np
 
 from peproof.encoding import Encoding
-from peproof.engines.arbeval import arb_eval
 from peproof.formats import Format
+from peproof.kernel.arb import arb_eval
 
 U64 = 2.0**-53
 LIBM_AXIOM = "NumPy's float64 sin and cos are accurate to 4 ulps (relative error <= 2**-50)"

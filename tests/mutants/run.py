@@ -40,7 +40,7 @@ TESTS = (
     "tests/test_soundness_adversarial.py",
     "tests/test_wellformed_rules.py",
     "tests/test_engines.py",
-    "tests/test_kernel_flint.py",
+    "tests/test_kernel_flint_check.py",
     "tests/test_encoding.py",
     "proofs",
 )

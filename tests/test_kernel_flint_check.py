@@ -1,4 +1,4 @@
-"""The second kernel of the exponential procedure (peproof.engines.kernel_flint).
+"""The second kernel of the exponential procedure (peproof.kernel.flint_check).
 
 Certificates written by hand test the kernel without the SymPy side; certificates written by
 :func:`peproof.engines.expoly.certify` test the pair; tampered certificates must be rejected; a
@@ -16,8 +16,9 @@ import pytest
 import sympy as sp
 
 from peproof.claims import Eq, Statement, var
-from peproof.engines import expoly, kernel_flint
-from peproof.engines.kernel_flint import FORMAT, check
+from peproof.engines import expoly
+from peproof.kernel import flint_check as kernel_flint
+from peproof.kernel.flint_check import FORMAT, check
 
 x, VX = var("x", "real")
 y, VY = var("y", "real")
@@ -182,7 +183,7 @@ def test_kernel_imports_no_sympy(tmp_path):
     f = tmp_path / "c.json"
     f.write_text(json.dumps([TRIPLE, expoly.certify(S(x + y) - S(x) * C(y) - C(x) * S(y))]))
     code = ("import json, sys\n"
-            "from peproof.engines.kernel_flint import check\n"
+            "from peproof.kernel.flint_check import check\n"
             f"res = [check(c).zero for c in json.load(open({str(f)!r}))]\n"
             "print(res, 'sympy' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
