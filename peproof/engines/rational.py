@@ -142,6 +142,11 @@ def decide(stmt: Statement, claim: Claim | None = None) -> Verdict:
     from peproof.engines.decide import versions
 
     t0 = time.perf_counter()
+    if stmt.quant != "forall":  # an identity for every value says nothing about an instance
+        v = versions()
+        return Verdict("unknown", "sympy-rational+z3", f"sympy {v['sympy']}, z3 {v['z3']}",
+                       "cross-multiplied rational identity",
+                       reason=f"{stmt.quant} statements are outside this engine's fragment")
     _, why = wellformed.guard(stmt)
     if why:
         return _fallback(stmt, [], why)

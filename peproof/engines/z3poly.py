@@ -145,6 +145,9 @@ def prove(stmt: Statement, timeout_ms: int = 3000, rlimit: int | None = None
     t0 = time.perf_counter()
     from peproof.engines.z3trig import _integral
 
+    if stmt.quant != "forall":  # unsat of the negation proves a universal statement only
+        return "unknown", [], 0.0, f"{stmt.quant} statement: not decided by this engine"
+
     use_int = (not has_trig(stmt) and all(v.domain in INT_DOMAINS for v in stmt.vars)
                and _integral(stmt))
     ab = _Abstraction(stmt, use_int)

@@ -335,7 +335,8 @@ def _has_trig(stmt: Statement) -> bool:
                for r in stmt.concl + stmt.hyps)
 
 
-def lift_z3(diff: sp.Expr, stmt: Statement | None = None, nonempty: bool = False):
+def lift_z3(diff: sp.Expr, stmt: Statement | None = None, nonempty: bool = False,
+            slot: int = 0):
     """Termwise lifting of sums with one shared range (this engine's own, minimal version).
 
     Returns ``(term, index, range hypotheses)`` (``diff`` itself, ``None``, ``()`` without
@@ -347,7 +348,9 @@ def lift_z3(diff: sp.Expr, stmt: Statement | None = None, nonempty: bool = False
     inequality (``f_i < g_i`` for every term says nothing about an empty sum, ``0 < 0``) and
     when the range hypotheses share a query with other conclusions (an empty range would make
     that whole query vacuous).  The index keeps its range as hypotheses ``lo <= i <= hi`` in the
-    query; every introduced symbol is a ``Dummy``."""
+    query; every introduced symbol is a ``Dummy``, numbered by ``slot``: the conclusions lifted
+    into one query each get their own index and frequencies (``i<slot>``, ``w<slot>_<n>``), so
+    each keeps its own range hypotheses (one shared index would keep only one range)."""
     from peproof.engines.wellformed import prove_fact
 
     sums = [a for a in sp.preorder_traversal(diff) if isinstance(a, sp.Sum)]
@@ -359,7 +362,7 @@ def lift_z3(diff: sp.Expr, stmt: Statement | None = None, nonempty: bool = False
     if len(lims) != 1 or any(len(s.limits) != 1 for s in sums):
         return None
     lo, hi = next(iter(lims))
-    idx = fresh("i", integer=True)
+    idx = fresh(f"i{slot}", slot, integer=True)
     total, rest = sp.Integer(0), sp.Integer(0)
     for t in sp.Add.make_args(diff):
         factors = sp.Mul.make_args(t)
@@ -386,7 +389,7 @@ def lift_z3(diff: sp.Expr, stmt: Statement | None = None, nonempty: bool = False
                 rep[p] = units[p.base][1] ** sp.cancel(p.exp / units[p.base][0])
             elif p.base in units or prove_fact("pos", p.base, stmt, bound=((idx, "integer"),),
                                                hyps=in_range):
-                w = fresh(f"w{len(rep)}", len(rep), positive=True)
+                w = fresh(f"w{slot}_{len(rep)}", len(rep), positive=True)
                 units.setdefault(p.base, (p.exp, w))
                 rep[p] = w
     return term.xreplace(rep), idx, in_range
@@ -447,17 +450,18 @@ def check_relation(rel, stmt: Statement, timeout_ms: int = 400, cache: bool = Tr
     (a relation or a tuple of relations sharing their angles) under ``stmt``: ONE query."""
     rels = rel if isinstance(rel, tuple) else (rel,)
     lifted, ranges = [], {}
-    for r in rels:
+    for slot, r in enumerate(rels):
         if r.lhs.has(sp.Sum) or r.rhs.has(sp.Sum):
             if r.op == "!=":
                 # f_i != g_i for every term does not make the sums differ (1 - 1 = 0 - 0)
                 return "n/a", set(), "a disequality of sums does not follow termwise"
             # the range hypotheses lo <= i <= hi join this block's query: they may be
             # vacuous (an empty range) only for a lone == or <= (an empty sum is 0 == 0)
-            out = lift_z3(r.lhs - r.rhs, stmt, nonempty=r.op == "<" or len(rels) > 1)
+            out = lift_z3(r.lhs - r.rhs, stmt, nonempty=r.op == "<" or len(rels) > 1, slot=slot)
             if out is None:
                 return "n/a", set(), "sums not liftable to one frequency"
             lemma, idx, in_range = out
+            assert idx not in ranges  # each lifted conclusion has its own index and range
             ranges[idx] = in_range
             r = Rel(r.op, lemma, 0)
         lifted.append(r)
