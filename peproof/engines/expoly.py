@@ -405,8 +405,6 @@ def kernel_verdict(verdict, log: list):
     verdict.certificates = list(verdict.certificates) + [
         e["certificate"] for e in log if e["flint"] and id(e["certificate"]) not in seen]
     if bad and verdict.status == "proved":
-        from peproof.claims import Verdict
-
         reason = (f"the FLINT kernel does not confirm SymPy's zero: {bad[0]['flint_reason']}")
         return Verdict("unknown", verdict.engine, verdict.version, verdict.method,
                        verdict.axioms, verdict.seconds, trace=list(verdict.trace) + [reason],
