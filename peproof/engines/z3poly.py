@@ -25,7 +25,14 @@ import z3
 
 from peproof.claims import Rel, Statement
 from peproof.engines import signs, z3base
-from peproof.engines.z3base import INT_DOMAINS, Names, arith, domain_axioms, rel_term
+from peproof.engines.z3base import (
+    INT_DOMAINS,
+    Names,
+    arith,
+    domain_axioms,
+    integral_statement,
+    rel_term,
+)
 
 z3.set_param("model_validate", True)  # a sat answer comes with a model z3 re-checked
 
@@ -143,13 +150,11 @@ def prove(stmt: Statement, timeout_ms: int = 3000, rlimit: int | None = None
     definedness of their terms: denominators != 0, square roots of numbers >= 0) are
     unsatisfiable.  ``rlimit`` (z3 resource units) makes the answer independent of the load."""
     t0 = time.perf_counter()
-    from peproof.engines.z3trig import _integral
-
     if stmt.quant != "forall":  # unsat of the negation proves a universal statement only
         return "unknown", [], 0.0, f"{stmt.quant} statement: not decided by this engine"
 
     use_int = (not has_trig(stmt) and all(v.domain in INT_DOMAINS for v in stmt.vars)
-               and _integral(stmt))
+               and integral_statement(stmt))
     ab = _Abstraction(stmt, use_int)
     try:
         hyps = [ab.rel(h) for h in stmt.hyps]

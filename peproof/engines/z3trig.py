@@ -309,27 +309,6 @@ def _parts(u: sp.Expr):
     return out
 
 
-def _integral(stmt: Statement) -> bool:
-    """No division and only integer constants: safe to translate over z3's integers."""
-    def ok(a) -> bool:
-        if isinstance(a, sp.floor):  # floor(num/den) with a positive integer den is integral
-            num, den = a.args[0].as_numer_denom()
-            return bool(den.is_Integer and den > 0) and ok(num)
-        if isinstance(a, sp.Piecewise):
-            return all(ok(v) and ok(c) for v, c in a.args)
-        if isinstance(a, sp.Mul) and any(x.is_Rational and not x.is_Integer for x in a.args):
-            return False
-        if a.is_Rational and not a.is_Integer:
-            return False
-        if a.is_Pow and (not a.exp.is_Integer or a.exp < 0):
-            return False
-        if a.is_Float or a is sp.pi:
-            return False
-        return all(ok(x) for x in a.args)
-
-    return all(ok(e) for r in stmt.concl + stmt.hyps for e in (r.lhs, r.rhs))
-
-
 def _has_trig(stmt: Statement) -> bool:
     return any(r.lhs.has(sp.sin, sp.cos) or r.rhs.has(sp.sin, sp.cos)
                for r in stmt.concl + stmt.hyps)
@@ -499,7 +478,7 @@ def _check_block(diff_rel: Rel, more: tuple, stmt: Statement, timeout_ms: int, c
         ):
             return "n/a", set(), "closed numeric statement: decided in arb, not by z3"
     use_int = (not _has_trig(sub) and all(v.domain in INT_DOMAINS for v in sub.vars)
-               and _integral(sub))
+               and integral_statement(sub))
     try:
         tr = Translation(sub, use_int)
         stmt = sub
