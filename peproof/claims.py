@@ -238,6 +238,9 @@ class Verdict:
     # the certificates the second kernel re-checked (peproof.kernel.flint_check)
     kernels: tuple[str, ...] = ()
     certificates: list[dict] = field(default_factory=list)
+    # set by the falsification gate (peproof.kernel.falsify) when an engine's verdict met a
+    # certified point against it: both verdicts and the point; the status is then ``unknown``
+    conflict: dict | None = None
 
     def __post_init__(self):
         if self.status not in STATUSES:
@@ -258,6 +261,7 @@ class Verdict:
             "reason": self.reason,
             "kernels": list(self.kernels),
             "certificates": list(self.certificates),
+            **({"conflict": self.conflict} if self.conflict else {}),
         }
 
 
