@@ -158,8 +158,9 @@ def numeric_cell(claim: Claim, primary: Verdict) -> str:
 
 @cache
 def z3_verdict(claim_id: str) -> Verdict:
-    from peproof.engines.decide import CONSTRUCTION, SETTLED, verdict_of
+    from peproof.engines.decide import CONSTRUCTION, SETTLED
     from peproof.engines.z3trig import decide_z3
+    from peproof.verdicts import verdict_of
 
     st = registry.get(claim_id).statement
     if st is None:
@@ -186,7 +187,7 @@ def independently_confirmed(cells: dict) -> bool:
 
 @cache
 def row(claim_id: str) -> dict:
-    from peproof.engines.decide import verdict_of as verdict
+    from peproof.verdicts import verdict_of as verdict
 
     claim = registry.get(claim_id)
     primary = verdict(claim_id)

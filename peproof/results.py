@@ -30,7 +30,7 @@ def git_commit(root: Path | None = None) -> str:
 def run_claim(claim: Claim, falsifiers: bool = True) -> dict:
     from peproof.agreement import row
     from peproof.engines.decide import CONSTRUCTION, refute
-    from peproof.engines.decide import verdict_of as verdict
+    from peproof.verdicts import verdict_of as verdict
 
     v = verdict(claim.id)
     agree = row(claim.id)

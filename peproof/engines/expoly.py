@@ -416,3 +416,22 @@ def kernel_verdict(verdict, log: list):
             f"{kernel_flint.KERNEL}: {len(log)} certificate(s) re-expanded to 0 "
             "(no SymPy in that kernel)"]
     return verdict
+
+
+# ------------------------------------------------------------------------ as an engine
+def prove_identities(stmt, checked=None) -> Verdict:
+    """The procedure as an engine (core of its entry in :mod:`peproof.engines.registry`): every
+    conclusion of a universal statement an identity whose difference is zero (hypotheses not
+    read: an identity holds outright).  Never refutes; anything else is ``unknown``."""
+    t0 = time.perf_counter()
+    trace: list[str] = []
+    for rel in stmt.concl:
+        res = expand_is_zero(rel.lhs - rel.rhs)
+        trace += res.trace
+        if not res.zero:
+            return Verdict("unknown", "sympy-exp", f"sympy {sp.__version__}", "exponential "
+                           "rewriting", seconds=time.perf_counter() - t0, trace=trace,
+                           reason=f"difference not shown zero: {rel}")
+    return Verdict("proved", "sympy-exp", f"sympy {sp.__version__}", "exponential rewriting, "
+                   "Laurent polynomial expands to 0", seconds=time.perf_counter() - t0,
+                   trace=trace)

@@ -38,7 +38,8 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 from sympy.core.relational import Relational
-from sympy.logic.boolalg import Boolean
+from sympy.functions.elementary.piecewise import ExprCondPair
+from sympy.logic.boolalg import Boolean, BooleanAtom
 
 from peproof.claims import DOMAINS, OPS, Rel, Statement
 
@@ -48,6 +49,12 @@ SIGN_SENSITIVE: tuple[type, ...] = (
     sp.re, sp.im, sp.Heaviside, sp.arg, sp.conjugate, sp.DiracDelta, Relational, Boolean,
 )
 _TRIG = (sp.sin, sp.cos, sp.tan)
+#: what a ``Piecewise`` is made of: (value, condition) pairs, conditions built from relations
+#: with And, Or, Not, ITE (the truth values ``true``/``false`` are then leaves too)
+CONDITIONS: dict[type, tuple[str, ...]] = {
+    ExprCondPair: ("any",), Relational: ("any",), sp.And: ("any",), sp.Or: ("any",),
+    sp.Not: ("any",), sp.ITE: ("any",),
+}
 LEAVES = ("symbol", "rational", "pi", "E", "I")
 HYPOTHESES = ("read", "ignored", "none")
 
@@ -87,7 +94,8 @@ class Fragment:
                 OPS) or not set(self.domains) <= set(DOMAINS):
             raise ValueError(f"{self.engine}: quantifiers, relations or domains out of range")
         if self.sign_free:
-            sensitive = [c.__name__ for c in self.nodes if issubclass(c, SIGN_SENSITIVE)]
+            sensitive = [c.__name__ for c in self.nodes if issubclass(c, SIGN_SENSITIVE)
+                         or c is ExprCondPair]
             if sensitive:
                 raise ValueError(f"{self.engine}: sign-sensitive node(s) {sensitive} declared "
                                  "in a sign-free fragment")
@@ -177,6 +185,8 @@ def _leaf(frag: Fragment, e: sp.Basic, view_i: bool) -> str | None:
         ok = str(e) in frag.leaves
     elif e is sp.I:
         ok = view_i
+    elif isinstance(e, BooleanAtom):
+        ok = ExprCondPair in frag.nodes
     else:
         ok = False
     return None if ok else f"the constant {_short(e)}"

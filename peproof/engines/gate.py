@@ -24,12 +24,14 @@ from collections.abc import Callable
 from functools import wraps
 
 from peproof.claims import Statement, Verdict
-from peproof.engines import expoly, facts, witness, wellformed
+from peproof.engines import expoly, facts, wellformed, witness
 from peproof.engines.fragment import Fragment, refusal
 from peproof.engines.versions import all_versions, versions
 from peproof.kernel import falsify
 
 Core = Callable[..., Verdict]
+#: the method of a verdict refused by an engine's fragment (the agreement matrix shows ``n/a``)
+NOT_APPLICABLE = "not applicable"
 
 
 def finish(stmt: Statement | None, verdict: Verdict) -> Verdict:
@@ -58,7 +60,7 @@ def entry(fragment: Fragment, engine: str, method: str) -> Callable[[Core], Call
             wellformed.examine(stmt)  # raises IllFormed
             why = refusal(fragment, stmt)
             if why:
-                return finish(stmt, Verdict("unknown", engine, all_versions(), method,
+                return finish(stmt, Verdict("unknown", engine, all_versions(), NOT_APPLICABLE,
                                             reason=why, trace=[f"refused: {why}"]))
             checked, why = facts.guard(stmt)
             if why:

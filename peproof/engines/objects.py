@@ -14,6 +14,9 @@ import sympy as sp
 
 from peproof.kernel.arb import Unsupported, arb_eval
 
+EVAL_LIMIT = 300  # integrand evaluations per certified integral (acb.integral's bound)
+DEPTH_LIMIT = 60  # subdivision depth per certified integral
+
 
 class PiIntegral(sp.Function):
     """``PiIntegral(f, x)``: the integral of ``f`` over ``[-pi, pi]`` in ``x`` (unevaluated)."""
@@ -32,7 +35,10 @@ class PiIntegral(sp.Function):
         f, x = self.args
         fn = _acb_compile(f, x, env, ev)
         pi = flint.arb.pi()
-        return flint.acb.integral(lambda z, _analytic: fn(z), -pi, pi).real
+        # the integrand is entire (sin, cos, exp of alpha x): no analytic flag to honour; the
+        # work is bounded (a large frequency then gives a wide ball, never a wrong one)
+        return flint.acb.integral(lambda z, _analytic: fn(z), -pi, pi,
+                                  eval_limit=EVAL_LIMIT, depth_limit=DEPTH_LIMIT).real
 
     def _eval_evalf(self, prec):
         """Numerical value (used by ``evalf``/``N``): the midpoint of the arb enclosure."""

@@ -35,13 +35,19 @@ import math
 import time
 from fractions import Fraction
 
-import flint
 import sympy as sp
 import z3
 
 from peproof.claims import INT_DOMAINS, Rel, Statement, Verdict
+from peproof.engines import witness
+from peproof.engines.fragment import Fragment
+from peproof.engines.gate import entry
+from peproof.engines.objects import Delta, PiIntegral
+from peproof.engines.versions import versions
 from peproof.engines.z3base import Names
 from peproof.kernel.arb import Unsupported, certified_sign
+
+__all__ = ["Delta", "LEMMA_INTEGRAL", "LEMMA_SUM", "PiIntegral", "FRAGMENT", "decide", "proof"]
 
 LEMMA_INTEGRAL = (
     "(L1) for every integer L: integral over [-pi, pi] of exp(i L x) dx = 2 pi if L = 0 else 0"
@@ -51,6 +57,19 @@ LEMMA_SUM = (
     "(finite geometric series)"
 )
 LIA = "z3 linear integer arithmetic (complete) for the case split"
+
+#: universal statements linear in period integrals and N-sample sums of trigonometric
+#: polynomials in the bound variable, with Iverson brackets, under linear integer hypotheses
+FRAGMENT = Fragment(
+    "periodic",
+    nodes={
+        sp.Add: ("any",), sp.Mul: ("any",), sp.Pow: ("integer exponent", "real power"),
+        sp.sin: ("trig-free",), sp.cos: ("trig-free",), PiIntegral: ("any",),
+        Delta: ("any",), sp.Sum: ("summand of a side",),
+    },
+    summary="linear in PiIntegral(P, x) and Sum(P, (n, 0, N - 1)), P a polynomial in sin, cos "
+            "of multiples of the bound variable; Delta brackets; linear integer hypotheses",
+)
 
 
 # ----------------------------------------------------------------------------- expansion
@@ -308,17 +327,12 @@ def _holds(op: str, e: sp.Expr) -> bool | None:
     return {"==": sign == 0, "!=": sign != 0, "<=": sign <= 0, "<": sign < 0}[op]
 
 
-def decide(stmt: Statement) -> Verdict:
+@entry(FRAGMENT, "periodic", "period lemma + case split")
+def decide(stmt: Statement, checked=None) -> Verdict:
     """Decide a universal statement about period integrals and N-sample sums (module doc)."""
-    from peproof.engines import wellformed, witness
-    from peproof.engines.decide import decide_statement, versions
-
     t0 = time.perf_counter()
     v = versions()
     ver = f"sympy {v['sympy']}, z3 {v['z3']}, python-flint {v['python-flint']}"
-    _, why = wellformed.guard(stmt)
-    if why or stmt.quant != "forall":
-        return decide_statement(stmt)
     trace: list[str] = []
     axioms: set = set()
     try:
@@ -352,6 +366,6 @@ def decide(stmt: Statement) -> Verdict:
                    axioms_t, time.perf_counter() - t0, trace=trace)
 
 
-def proof(stmt: Statement, claim) -> Verdict:
-    """Proof function for claims decided by this engine."""
+def proof(stmt: Statement, claim=None) -> Verdict:
+    """Proof function for claims decided by this engine (its gated entry :func:`decide`)."""
     return decide(stmt)

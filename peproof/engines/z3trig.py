@@ -24,28 +24,56 @@ tree and the linear decomposition of arguments.
 from __future__ import annotations
 
 import time
+from fractions import Fraction
 from functools import reduce
 
 import sympy as sp
 import z3
 
-from peproof.claims import Rel, Statement, Verdict
-from peproof.engines import signs, z3base
+from peproof.claims import Rel, Statement, Var, Verdict
+from peproof.engines import signs, witness, z3base
+from peproof.engines.facts import prove_fact
+from peproof.engines.fragment import CONDITIONS, Fragment
+from peproof.engines.gate import NOT_APPLICABLE, entry
 from peproof.engines.hygiene import fresh
-from peproof.engines.z3base import INT_DOMAINS, Names, arith, domain_axioms, rel_term
+from peproof.engines.z3base import (
+    INT_DOMAINS,
+    Names,
+    arith,
+    domain_axioms,
+    integral_statement,
+    rel_term,
+)
 
 z3.set_param("model_validate", True)
 
 RLIMIT_PER_MS = 3000  # z3 resource units per ms of nominal budget (~3e6 units/s measured here)
 MAX_MULTIPLE = 16  # larger multiples of a base angle: the statement is outside this engine's scope
 
-NOT_APPLICABLE = "not applicable"
 PAIR_INDEX = "i"  # the families' pair index (peproof.families._common.i)
 PYTH = "s^2 + c^2 = 1 for every base angle"
 ADD = "angle addition: sin(a+b) = sin a cos b + cos a sin b, cos(a+b) = cos a cos b - sin a sin b"
 PARITY = "parity: sin(-a) = -sin a, cos(-a) = cos a"
 PI_INT = "sin(pi n) = 0 and cos(pi n)^2 = 1 for integer n"
 PI_HALF = "sin(pi n/2) cos(pi n/2) = 0 for integer n"
+
+#: universal statements polynomial in sin/cos of real arguments (each argument a rational
+#: combination of base angles, multiples up to MAX_MULTIPLE), with integer powers, square
+#: roots, Abs, floor, ceiling, Mod and Piecewise (translated exactly), sums over the pairs
+#: (lifted termwise, each conclusion with its own index, a power of a positive base becoming a
+#: positive symbol); no I, no opaque term
+FRAGMENT = Fragment(
+    "z3",
+    nodes={
+        sp.Add: ("any",), sp.Mul: ("any",),
+        sp.Pow: ("integer exponent", "square root", "real power"),
+        sp.sin: ("trig-free",), sp.cos: ("trig-free",),
+        sp.Abs: ("any",), sp.floor: ("any",), sp.ceiling: ("any",), sp.Mod: ("any",),
+        sp.Piecewise: ("any",), sp.Sum: ("summand of a side",), **CONDITIONS,
+    },
+    summary="polynomials in sin, cos of real linear forms with integer powers, sqrt, Abs, "
+            "floor, ceiling, Mod, Piecewise; sums over the pairs as summands of a side",
+)
 
 
 class NotExpressible(Exception):
@@ -322,7 +350,7 @@ def lift_z3(diff: sp.Expr, stmt: Statement | None = None, nonempty: bool = False
     sums), or ``None`` when a precondition is not proved: one index and the same limits for
     every sum, ``hi - lo + 1 >= 1`` before the remainder is divided by it, a positive base
     before ``base**e_i`` becomes a positive symbol (all proved by
-    :func:`peproof.engines.wellformed.prove_fact`).  With ``nonempty`` the range must be proved
+    :func:`peproof.engines.facts.prove_fact`).  With ``nonempty`` the range must be proved
     non-empty (``hi - lo + 1 >= 1``) even without a remainder: the caller needs it for a strict
     inequality (``f_i < g_i`` for every term says nothing about an empty sum, ``0 < 0``) and
     when the range hypotheses share a query with other conclusions (an empty range would make
@@ -330,8 +358,6 @@ def lift_z3(diff: sp.Expr, stmt: Statement | None = None, nonempty: bool = False
     query; every introduced symbol is a ``Dummy``, numbered by ``slot``: the conclusions lifted
     into one query each get their own index and frequencies (``i<slot>``, ``w<slot>_<n>``), so
     each keeps its own range hypotheses (one shared index would keep only one range)."""
-    from peproof.engines.wellformed import prove_fact
-
     sums = [a for a in sp.preorder_traversal(diff) if isinstance(a, sp.Sum)]
     if not sums:
         return diff, None, ()
@@ -455,8 +481,6 @@ def _check_block(diff_rel: Rel, more: tuple, stmt: Statement, timeout_ms: int, c
     cache = cache and key is not None
     if cache and key in _CACHE:
         return _CACHE[key]
-    from peproof.claims import Var
-
     declared = {v.symbol for v in stmt.vars}
     extra = []
     new_syms = set()
@@ -548,29 +572,14 @@ def _blocks(concl: tuple) -> list[tuple]:
     return [tuple(g) for g in groups.values()]
 
 
-def decide_z3(stmt: Statement, timeout_ms: int = 400, cache: bool = True) -> Verdict:
+@entry(FRAGMENT, "z3", "polynomial abstraction")
+def decide_z3(stmt: Statement, checked, timeout_ms: int = 400, cache: bool = True) -> Verdict:
     """Verdict of the z3 engine: proved (every conclusion unsat), refuted (a certified point),
-    or unknown."""
-    from fractions import Fraction
-
-    from peproof.engines import wellformed, witness
-
+    or unknown.  (Public entry: ``decide_z3(stmt, timeout_ms=..., cache=...)``, gated by
+    :func:`peproof.engines.gate.entry`: the statement is in :data:`FRAGMENT`, well formed, its
+    side conditions proved, before this runs.)"""
     t0 = time.perf_counter()
     ver = z3.get_version_string()
-    if stmt.quant == "exists":
-        return Verdict("unknown", "z3", ver, NOT_APPLICABLE,
-                       reason="existential statement: needs a certified instance, not z3")
-    wf, why = wellformed.guard(stmt)  # raises IllFormed for a refused statement
-    if wf.complex_concl:
-        return Verdict("unknown", "z3", ver, NOT_APPLICABLE,
-                       reason="complex-valued conclusion: the exponential procedure only")
-    if why:  # no proof; a certified point where every term is defined still refutes
-        w = witness.find_counterexample(stmt)
-        if w:
-            w["found_by"] = "grid (side conditions not proved: z3 not asked)"
-            return Verdict("refuted", "arb", ver, "certified counterexample",
-                           seconds=time.perf_counter() - t0, witness=w, trace=[why])
-        return Verdict("unknown", "z3", ver, "polynomial abstraction", reason=why)
     used: set[str] = set()
     failures = []
     queries = 0

@@ -94,7 +94,8 @@ def instance_proof(lemma_id: str, var_for_rate=pos):
 
         from peproof import registry
         from peproof.engines import expoly
-        from peproof.engines.decide import decide_statement, verdict_of, versions
+        from peproof.engines.decide import decide_statement, versions
+        from peproof.verdicts import verdict_of
 
         t0 = time.perf_counter()
         lemma_v = verdict_of(lemma_id)
