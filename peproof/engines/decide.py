@@ -276,7 +276,7 @@ def with_default(procedure: Callable[..., Verdict]) -> Callable[..., Verdict]:
     verdict carries the engine's trace before its own."""
 
     def proof(stmt: Statement, claim: Claim | None = None) -> Verdict:
-        v = procedure(stmt)
+        v = finish(stmt, procedure(stmt))
         if v.status != "unknown" or v.conflict:
             return v
         d = decide_statement(stmt)
