@@ -29,6 +29,9 @@ from peproof.engines.hygiene import fresh
 from peproof.engines.wellformed import IllFormed
 from peproof.engines.z3trig import decide_z3
 
+# an engine conflict (a lie the falsification gate caught) fails the test: see tests/conftest.py
+pytestmark = pytest.mark.usefixtures("engine_conflicts_fail")
+
 x, VX = var("x", "real")
 y, VY = var("y", "real")
 p, VP = var("p", "real")

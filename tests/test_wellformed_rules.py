@@ -15,6 +15,9 @@ from peproof.engines import facts
 from peproof.engines.decide import decide_statement
 from peproof.engines.wellformed import IllFormed
 
+# an engine conflict (a lie the falsification gate caught) fails the test: see tests/conftest.py
+pytestmark = pytest.mark.usefixtures("engine_conflicts_fail")
+
 x, VX = var("x", "real")
 y, VY = var("y", "real")
 
