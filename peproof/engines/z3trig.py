@@ -454,6 +454,8 @@ def check_relation(rel, stmt: Statement, timeout_ms: int = 400, cache: bool = Tr
     """``('unsat'|'sat'|'unknown'|'n/a', axioms_used, detail)`` for one block of conclusions
     (a relation or a tuple of relations sharing their angles) under ``stmt``: ONE query."""
     rels = rel if isinstance(rel, tuple) else (rel,)
+    if stmt.quant != "forall":  # unsat of the negation proves a universal statement only
+        return "n/a", set(), f"{stmt.quant} statement: not decided by z3"
     lifted, ranges = [], {}
     for slot, r in enumerate(rels):
         if r.lhs.has(sp.Sum) or r.rhs.has(sp.Sum):

@@ -100,6 +100,9 @@ def instance_proof(lemma_id: str, var_for_rate=pos):
         t0 = time.perf_counter()
         lemma_v = verdict_of(lemma_id)
         lemma = registry.get(lemma_id).statement
+        if stmt.quant != "forall":
+            return Verdict("unknown", "sympy-exp", versions()["sympy"], "lemma instance",
+                           reason="instances of a universal lemma prove universal statements")
         if any(rel.op != "==" for rel in stmt.concl):
             return Verdict("unknown", "sympy-exp", versions()["sympy"], "lemma instance",
                            reason="lemma instances decide equalities only")

@@ -165,6 +165,9 @@ def by_cases(inner):
         from peproof.engines.decide import versions
 
         t0 = time.perf_counter()
+        if stmt.quant != "forall":  # every case proved says nothing about an instance
+            return Verdict("unknown", "cases", versions()["sympy"], "case split",
+                           reason=f"{stmt.quant} statement: a case split proves universal ones")
         pieces = sorted({p for r in stmt.concl for e in (r.lhs, r.rhs)
                          for p in e.atoms(sp.Piecewise)}, key=sp.default_sort_key)
         try:
