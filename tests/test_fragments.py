@@ -191,3 +191,14 @@ def test_peproof_prove_exits_1_and_shows_both_verdicts_and_the_point(monkeypatch
     assert code == 1
     assert f"ENGINE CONFLICT {cid}: liar said refuted; the falsification gate:" in out
     assert "'N': '1'" in out and "every conclusion is true at the point" in out
+
+
+def test_a_verdict_changed_after_the_gate_is_gated_again():
+    """The gate is not run twice on one verdict for one statement, unless the verdict's status
+    or witness changed in between (a proof function editing an engine's verdict in place)."""
+    true = Statement(Le(x**2, x**2 + 1), (VX,))
+    v = decide_mod.decide_statement(true)
+    assert v.status == "proved" and gate.finish(true, v) is v
+    v.status, v.witness = "refuted", {"point": {"x": "1/4"}}
+    again = gate.finish(true, v)
+    assert again.status == "unknown" and again.conflict

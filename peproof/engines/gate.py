@@ -34,13 +34,19 @@ Core = Callable[..., Verdict]
 NOT_APPLICABLE = "not applicable"
 
 
+def _mark(stmt: Statement, v: Verdict) -> tuple:
+    return (stmt, v.status, id(v.witness), id(v.conflict))
+
+
 def finish(stmt: Statement | None, verdict: Verdict) -> Verdict:
     """``verdict`` as it may be returned: through the falsification gate
-    (:func:`peproof.kernel.falsify.gate`) on the original ``stmt``, once per statement."""
-    if stmt is None or getattr(verdict, "_gated_on", None) == stmt:
+    (:func:`peproof.kernel.falsify.gate`) on the original ``stmt``.  A verdict the gate passed
+    for an equal statement, whose status and witness have not changed since, is not searched
+    again (a mark on the object, never serialised)."""
+    if stmt is None or getattr(verdict, "_gated_on", None) == _mark(stmt, verdict):
         return verdict
     out = falsify.gate(stmt, verdict)
-    out._gated_on = stmt  # noqa: SLF001 - a mark, not a field: never serialised
+    out._gated_on = _mark(stmt, out)  # noqa: SLF001
     return out
 
 
