@@ -24,7 +24,6 @@ in ``leaves``.  Rules (the vocabulary, :data:`RULES`):
 ``summand of a side``   a ``Sum`` with one index, not inside another ``Sum``, reached from the
                         side through ``+`` and ``*`` only
 ``concrete limits``     a ``Sum`` with one index and integer limits
-``closed``              no free variable (the node is a number)
 
 Sign-sensitive nodes (:data:`SIGN_SENSITIVE`: their value depends on the sign or the realness
 of a subterm) are listed by no fragment of an engine that rewrites into complex exponentials:
@@ -46,7 +45,8 @@ from peproof.claims import DOMAINS, OPS, Rel, Statement
 #: nodes whose value depends on the sign or the realness of a subterm
 SIGN_SENSITIVE: tuple[type, ...] = (
     sp.Abs, sp.Max, sp.Min, sp.Piecewise, sp.sign, sp.floor, sp.ceiling, sp.Mod, sp.frac,
-    sp.re, sp.im, sp.Heaviside, sp.arg, sp.conjugate, sp.DiracDelta, Relational, Boolean,
+    sp.re, sp.im, sp.Heaviside, sp.arg, sp.conjugate, sp.DiracDelta, sp.KroneckerDelta,
+    sp.sinc, sp.polar_lift, sp.periodic_argument, sp.principal_branch, Relational, Boolean,
 )
 _TRIG = (sp.sin, sp.cos, sp.tan)
 #: what a ``Piecewise`` is made of: (value, condition) pairs, conditions built from relations
@@ -164,7 +164,6 @@ RULES: dict[str, Callable[[sp.Basic, tuple, frozenset], bool]] = {
     "trig-free": lambda e, path, bound: all(_trig_free(a) for a in e.args),
     "summand of a side": lambda e, path, bound: _summand(e, path),
     "concrete limits": lambda e, path, bound: _concrete(e),
-    "closed": lambda e, path, bound: not e.free_symbols,
 }
 
 
