@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -255,8 +256,11 @@ def _torch(p: Path) -> list[Tensor]:
     try:
         obj = torch.load(p, map_location="cpu", weights_only=True, mmap=True)
     except pickle.UnpicklingError as exc:
-        raise InputError(f"{p}: refused: the file holds objects other than tensors, and "
-                         f"weights_only=True will not unpickle them ({_line(exc)})") from None
+        m = re.search(r"Unsupported global: GLOBAL ([\w.]+)", str(exc))
+        what = f" (it pickles {m.group(1)})" if m else ""
+        raise InputError(f"{p}: refused: the file holds objects other than tensors{what}, and "
+                         "only tensors, dicts and lists are read (weights_only=True); save the "
+                         "state dict alone, or as safetensors") from None
     except (RuntimeError, AttributeError, TypeError, IndexError, ValueError, EOFError,
             OSError, zipfile.BadZipFile) as exc:
         raise InputError(f"{p}: unreadable or corrupt torch file ({type(exc).__name__}: "
@@ -316,7 +320,11 @@ def _npz(p: Path) -> list[Tensor]:
         raise InputError(f"{p}: the archive holds no .npy members")
     out = []
     for name in names:
-        arr, _ = load(str(p), key=name)  # sized from its headers, never unpickled
+        try:
+            arr, _ = load(str(p), key=name)  # sized from its headers, never unpickled
+        except InputError as exc:
+            msg = str(exc)
+            raise InputError(msg if msg.startswith(str(p)) else f"{p}: {msg}") from None
         dt = arr.dtype.name
         out.append(Tensor(name, tuple(arr.shape), dt, str(p), lambda a=arr: a))
     return out

@@ -11,7 +11,7 @@ with its reason.  Only ``conforms`` and ``within the error model of its dtype`` 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -93,19 +93,20 @@ def _table(f: Found, cfg: dict | None) -> Judged:
                 spec.padding_row not in rep.padding:
             notes.append(f"row {spec.padding_row} (padding_idx) is not zeroed as the "
                          "architecture zeroes it")
+    if f.kind == LEARNED:  # judged as the table the architecture builds there
+        f = replace(f, kind=TABLE, note="no sin/cos channel pairs")
     ident = rep.identified.name if rep.identified.variant is not None else None
     env = _trim(rep.to_json())
     diags = list(rep.diagnoses)
-    if f.kind == LEARNED:
+    if f.note == "no sin/cos channel pairs":
         diags.insert(0, f"the architecture builds a sinusoidal table here ({spec.source}); "
                      "this tensor holds none")
     if bad:
         return Judged(f, CONTRADICTS, False, f"{CONTRADICTS}: {bad}",
-                      spec.describe(), ident, [bad] + diags[:2], [], env, notes)
+                      spec.describe(), ident, [bad] + diags[:2], [], notes, env)
     j = Judged(f, rep.verdict, rep.ok, rep.headline,
                spec.describe() if spec else "any variant (no expectation from a config)",
-               ident, diags, list(rep.reasons), env)
-    j.scan_notes = notes
+               ident, diags, list(rep.reasons), notes, env)
     return j
 
 
@@ -183,7 +184,7 @@ def _params_text(e: RopeExpect) -> str:
 def _from_rotary(f: Found, rep, expected: str) -> Judged:
     return Judged(f, rep.verdict, rep.ok, rep.headline, expected,
                   rep.describe(rep.identified) if rep.identified is not None else None,
-                  list(rep.diagnoses), list(rep.notes), _trim(rep.to_json()))
+                  list(rep.diagnoses), list(rep.notes), [], _trim(rep.to_json()))
 
 
 def _trim(env: dict) -> dict:

@@ -72,7 +72,8 @@ class ScanReport:
             mark = "ok  " if j.ok else ("--  " if j.ok is None else "FAIL")
             f = j.found
             what = f"{f.kind} {tuple(f.shape)} {f.dtype}"
-            head = j.headline + (f": {j.identified}" if j.ok and j.identified else "")
+            name = j.identified or j.expected
+            head = j.headline + (f" ({name})" if j.ok and name else "")
             L.append(f"{mark} {' + '.join(f.names)}: {what}: {head}")
             if j.ok is False:
                 if j.expected:
