@@ -135,6 +135,25 @@ def test_a_weight_matrix_is_read_from_a_sample_of_rows():
     assert 0 < sum(log) <= 64 * 256  # a few dozen rows of 4096
 
 
+def test_a_buffer_the_oracle_refuses_is_not_checked_and_fails(tmp_path, monkeypatch, capsys):
+    import peproof.oracle.rotary as rotary
+    from peproof.oracle import InputError
+
+    c, s = cache(64, 16)
+    tt = np.stack([c[:, :8], s[:, :8]], axis=-1)  # torchtune's (S, d/2, 2) cache layout
+    p = write_st(tmp_path / "m.safetensors", {**weights(), "rope.cache": tt})
+    det = detect(scan(str(p)).checkpoint.tensors)
+    assert [(f.names, f.kind) for f in det.found] == [(["rope.cache"], CACHE)]
+
+    def refuse(*a, **k):
+        raise InputError("an array of shape (64, 8, 2) is not read")
+
+    monkeypatch.setattr(rotary, "check_rotary", refuse)
+    rc, out, _ = run(capsys, "scan", p)
+    assert rc == 1 and "FAIL rope.cache" in out and "not checked: the oracle does not read " \
+        "it (an array of shape (64, 8, 2) is not read)" in out
+
+
 # ----------------------------------------------------------------------------- configs
 def _model(tmp_path, cfg, ts):
     d = tmp_path / "model"
