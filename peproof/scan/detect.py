@@ -1,6 +1,8 @@
 """Finding the positional buffers of a checkpoint by name and by content, from samples of rows.
 
-Content tests (each reads a few dozen rows of a tensor, never the whole of a large one):
+Content tests (each reads the first eight rows of a tensor -- one contiguous read, a few pages
+-- and a few dozen rows spread over it only when those eight could belong to a positional buffer
+or its name is positional; never the whole of a large tensor):
 
 * **sinusoidal table** -- a 2-D float array (unit axes squeezed) whose channels form sin/cos
   pairs of one constant amplitude, interleaved ``(2i, 2i+1)`` or as halves ``(i, i + d/2)``, in
@@ -170,7 +172,14 @@ def detect(tensors: list[Tensor]) -> Detection:
             if named:
                 skipped_named.append((t.name, f"shape {t.shape}"))
             continue
-        rows = sample_rows(sq[0])
+        n = sq[0]
+        x = rows_of(t, np.arange(min(n, 8)))  # one contiguous read rejects a weight matrix
+        with np.errstate(all="ignore"):
+            maybe = (trig_layout(x) is not None or not np.isfinite(x).all()
+                     or _cache_side(t.name, x) is not None)
+        if not maybe and not POS_NAME.search(t.name):
+            continue
+        rows = sample_rows(n)
         x = rows_of(t, rows)
         tl = trig_layout(x)
         if tl is not None:
