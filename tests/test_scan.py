@@ -136,8 +136,8 @@ def test_a_weight_matrix_is_read_from_a_sample_of_rows():
 
 
 def test_a_buffer_the_oracle_refuses_is_not_checked_and_fails(tmp_path, monkeypatch, capsys):
-    import peproof.oracle.rotary as rotary
     from peproof.oracle import InputError
+    from peproof.scan import oracle_api
 
     c, s = cache(64, 16)
     tt = np.stack([c[:, :8], s[:, :8]], axis=-1)  # torchtune's (S, d/2, 2) cache layout
@@ -148,7 +148,7 @@ def test_a_buffer_the_oracle_refuses_is_not_checked_and_fails(tmp_path, monkeypa
     def refuse(*a, **k):
         raise InputError("an array of shape (64, 8, 2) is not read")
 
-    monkeypatch.setattr(rotary, "check_rotary", refuse)
+    monkeypatch.setattr(oracle_api, "check_rotary", refuse)
     rc, out, _ = run(capsys, "scan", p)
     assert rc == 1 and "FAIL rope.cache" in out and "not checked: the oracle does not read " \
         "it (an array of shape (64, 8, 2) is not read)" in out

@@ -268,7 +268,7 @@ def test_sharded_save_pretrained(models, tmp_path):
 def test_catalogue_agrees_with_the_peer_builders():
     """Every architecture the scan expects a table from, against the table its code builds."""
     from peproof.oracle import identify
-    from peproof.oracle import peers as P
+    from peproof.oracle.sinusoidal import peers as P
     from peproof.scan.catalogue import table_spec
 
     builders = {"marian": P.marian, "whisper": P.whisper, "distilbert": P.distilbert,

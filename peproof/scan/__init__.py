@@ -8,10 +8,9 @@ implies (:mod:`.catalogue` for the architectures' tables, :mod:`.config` for RoP
 :mod:`.judge`).  Learned positional embeddings are named and not judged.  The result is a
 :class:`~.report.ScanReport` (one line per buffer, or the ``peproof.scan/1`` envelope).
 
-The oracle is used through ``peproof.oracle`` (``check``, the verdict names, ``InputError``),
-the rotary oracle's ``check_rotary`` (:mod:`peproof.oracle.rotary`), the ``.npz`` loader
-(:mod:`peproof.oracle.loaders`) and the catalogue of real implementations
-(:mod:`peproof.oracle.peers`).
+Everything taken from the oracle is imported in :mod:`.oracle_api` (the public ``peproof.oracle``
+and, not public, the rotary ``check_rotary``, the ``.npz`` loader, the verdict codes and the
+catalogue of real implementations).
 """
 
 from __future__ import annotations

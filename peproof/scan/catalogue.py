@@ -1,15 +1,14 @@
 """What an architecture's reference code stores as its positional table, read from its config.
 
 Keyed by the config's ``model_type``.  The family and layout of each entry are those of the
-oracle's catalogue of real implementations (:mod:`peproof.oracle.peers`): the models whose
-``create_weight`` builds the paper's frequencies with sin in the first half and cos in the second
-(``CREATE_WEIGHT``: Pegasus, RoFormer, the time-series models), the fairseq-style models whose
-``get_embedding`` builds the ``h-1`` exponent ``ln(10000) / (d/2 - 1)``, [sin|cos], with the row
-of ``padding_idx`` zeroed (``PADDED``: M2M100, NLLB-MoE, XGLM, Speech2Text, ...), and the ones
-with their own builder there (Marian, Whisper's encoder, DistilBERT, XLM, FSMT, MusicGen's
-[cos|sin]).
-``tests/test_scan.py`` checks every entry against the builder in ``peers`` by identifying the
-table it builds.
+oracle's catalogue of real implementations (:mod:`peproof.oracle.sinusoidal.peers`): the models
+whose ``create_weight`` builds the paper's frequencies with sin in the first half and cos in the
+second (``CREATE_WEIGHT``: Pegasus, RoFormer, the time-series models), the fairseq-style models
+whose ``get_embedding`` builds the ``h-1`` exponent ``ln(10000) / (d/2 - 1)``, [sin|cos], with
+the row of ``padding_idx`` zeroed (``PADDED``: M2M100, NLLB-MoE, XGLM, Speech2Text, ...), and
+the ones with their own builder there (Marian, Whisper's encoder, DistilBERT, XLM, FSMT,
+MusicGen's [cos|sin]).  ``tests/test_scan_models.py`` checks every entry against the builder in
+``peers`` by identifying the table it builds.
 
 Rows and width are given where the architecture's code fixes them from the config (``None``
 where it does not): fairseq-style tables hold ``padding_idx + 1`` rows before the first position
@@ -22,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from peproof.oracle.peers import CREATE_WEIGHT, PADDED
+from .oracle_api import CREATE_WEIGHT, PADDED
 
 
 @dataclass(frozen=True)

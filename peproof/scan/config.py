@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from peproof.oracle import InputError
+from .oracle_api import InputError
 
 #: model types whose rotary embedding has a width the config does not give by the default rule
 OWN_WIDTH = {"clvp"}

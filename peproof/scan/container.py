@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from peproof.guard.paths import kind_of
-from peproof.oracle import InputError
+
+from .oracle_api import InputError
 
 ALLOWED = ("a .safetensors file, a folder with model.safetensors or a sharded checkpoint and its "
            "model.safetensors.index.json, a .pt/.pth/.bin state dict, or an .npz archive")
@@ -308,7 +309,7 @@ def _torch_opener(t):
 def _npz(p: Path) -> list[Tensor]:
     import zipfile
 
-    from peproof.oracle.loaders import load
+    from .oracle_api import load
 
     try:
         with zipfile.ZipFile(p) as zf:

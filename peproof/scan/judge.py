@@ -16,17 +16,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from peproof.encoding import ParameterError
-from peproof.oracle import (
-    CONFORMS,
-    DEGENERATE,
-    OUTSIDE,
-    VARIANT,
-    WITHIN,
-    WRONG,
-    InputError,
-    check,
-)
 
+from . import oracle_api
 from .catalogue import TableSpec, table_spec
 from .config import RopeExpect, rope_expectations
 from .detect import CACHE, INV_FREQ, LEARNED, TABLE, Found, squeezed
@@ -34,9 +25,8 @@ from .detect import CACHE, INV_FREQ, LEARNED, TABLE, Found, squeezed
 CONTRADICTS = "contradicts the config"
 NOT_CHECKED = "not checked"
 NOT_JUDGED = "learned (not judged)"
-CODES = {CONFORMS: "conforms", WITHIN: "within_model", VARIANT: "variant", WRONG: "wrong",
-         DEGENERATE: "degenerate", OUTSIDE: "outside_model", CONTRADICTS: "contradicts_config",
-         NOT_CHECKED: "not_checked", NOT_JUDGED: "learned"}
+CODES = {**oracle_api.CODES, CONTRADICTS: "contradicts_config", NOT_CHECKED: "not_checked",
+         NOT_JUDGED: "learned"}
 
 
 @dataclass
@@ -63,7 +53,9 @@ def judge(f: Found, cfg: dict | None) -> Judged:
         if f.kind in (TABLE, LEARNED):
             return _table(f, cfg)
         return _rotary(f, cfg)
-    except (InputError, ParameterError, ValueError, KeyError, TypeError) as exc:
+    except KeyError as exc:
+        return Judged(f, NOT_CHECKED, False, f"{NOT_CHECKED}: the config's RoPE lacks {exc}")
+    except (oracle_api.InputError, ParameterError, ValueError, TypeError) as exc:
         msg = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
         return Judged(f, NOT_CHECKED, False, f"{NOT_CHECKED}: the oracle does not read it "
                       f"({msg})")
@@ -86,9 +78,10 @@ def _table(f: Found, cfg: dict | None) -> Judged:
     arr = f.tensors[0].array().reshape(n, w)
     src = {"tensor": f.names[0], "file": f.tensors[0].file}
     if spec is None or bad:
-        rep = check(arr, expect="any", source=src)
+        rep = oracle_api.check(arr, expect="any", source=src)
     else:
-        rep = check(arr, expect=spec.family, base=spec.base, layout=spec.layout, source=src)
+        rep = oracle_api.check(arr, expect=spec.family, base=spec.base, layout=spec.layout,
+                               source=src)
         if spec.padding_row is not None and spec.padding_row < 3 and \
                 spec.padding_row not in rep.padding:
             notes.append(f"row {spec.padding_row} (padding_idx) is not zeroed as the "
@@ -122,8 +115,7 @@ def _shape_against(spec: TableSpec, n: int, w: int, notes: list) -> str | None:
 
 # ----------------------------------------------------------------------------- rotary
 def _rotary(f: Found, cfg: dict | None) -> Judged:
-    from peproof.oracle.rotary import check_rotary  # see peproof.scan.__init__ (ORACLE_API)
-
+    check_rotary = oracle_api.check_rotary
     exps = rope_expectations(cfg) if cfg else []
     arrays = [t.array() for t in f.tensors]
     if f.kind == INV_FREQ:
