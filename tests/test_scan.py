@@ -210,6 +210,33 @@ def test_a_config_that_contradicts_the_buffer(tmp_path, capsys):
     assert rc == 1 and "different variant" in out and "500000" in out
 
 
+def test_an_architecture_table_applies_to_its_positional_name_only(tmp_path):
+    ts = {"encoder.embed_positions.weight": table(300, 32),
+          "decoder.time_embedding.table": table(300, 32, "paper", "interleaved")}
+    rep = scan(str(_model(tmp_path, MARIAN, ts)))
+    assert rep.ok and len(rep.buffers) == 2  # the other table: judged on its own, named
+    by = {j.found.names[0]: j for j in rep.judged}
+    assert "interleaved layout" in by["decoder.time_embedding.table"].identified
+    assert "Marian" in by["encoder.embed_positions.weight"].expected
+
+
+def test_a_multi_part_config_and_a_buffer_of_another_part(tmp_path):
+    cfg = {"model_type": "llava_like",
+           "vision_config": {"hidden_size": 32, "num_attention_heads": 2},
+           "text_config": {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4,
+                           "rope_theta": 10000.0}}
+    ts = {"language_model.rotary_emb.inv_freq": inv_freq(16),
+          "vision_tower.rotary_emb.inv_freq": inv_freq(8)}  # head 16 of the vision part
+    rep = scan(str(_model(tmp_path, cfg, ts)))
+    assert rep.ok, rep.render()
+    by = {j.found.names[0]: j for j in rep.judged}
+    assert "rope_theta 10000" in by["language_model.rotary_emb.inv_freq"].expected
+    assert "judged on its own" in " ".join(by["vision_tower.rotary_emb.inv_freq"].scan_notes)
+    one = dict(cfg["text_config"])  # the same buffers under a one-part config
+    rep = scan(str(_model(tmp_path / "one", one, ts)))
+    assert [j.verdict for j in rep.failing] == ["contradicts the config"]
+
+
 def test_rope_parameters_per_attention_type(tmp_path):
     cfg = {"model_type": "gemma3_text", "hidden_size": 64, "num_attention_heads": 4,
            "head_dim": 16, "max_position_embeddings": 128,

@@ -13,7 +13,10 @@ MusicGen's [cos|sin]).  ``tests/test_scan_models.py`` checks every entry against
 Rows and width are given where the architecture's code fixes them from the config (``None``
 where it does not): fairseq-style tables hold ``padding_idx + 1`` rows before the first position
 a sequence uses (M2M100's fixed offset 2, FSMT's ``pad_token_id + 1``); ``scale_embedding``
-scales the token embeddings, never the positional table, so every expected scale is 1.
+scales the token embeddings, never the positional table, so every expected scale is 1.  An
+entry applies to the tensors named as the architecture names its positional table
+(``embed_positions``, ``position_embeddings``); any other table in the checkpoint is judged on
+its own.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ import re
 from dataclasses import dataclass
 
 from .oracle_api import CREATE_WEIGHT, PADDED
+
+ARCH_NAME = re.compile(r"(^|\.)(embed_positions|position_embeddings)(\.weights?)?$")
 
 
 @dataclass(frozen=True)
@@ -67,7 +72,10 @@ def _plus(a, b):
 
 
 def table_spec(model_type: str | None, name: str, cfg: dict) -> TableSpec | None:
-    """The table the architecture builds at tensor ``name``, or ``None`` if it is not known."""
+    """The table the architecture builds at tensor ``name`` (any positional name if ``name`` is
+    empty), or ``None`` if it is not known."""
+    if name and not ARCH_NAME.search(name):
+        return None
     mt = (model_type or "").replace("-", "_")
     d_model = _int(cfg, "d_model", "hidden_size")
     mpe = _int(cfg, "max_position_embeddings")

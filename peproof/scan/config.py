@@ -11,7 +11,9 @@ The rotary dimension follows transformers' default initialisation: ``head_dim`` 
 ``hidden_size // num_attention_heads``) times ``partial_rotary_factor``, truncated, and
 ``ceil(dim / 2)`` frequencies (``arange(0, dim, 2)``); for ``rope_type == "proportional"`` the
 exponent runs over the whole head and ``head_dim / 2`` frequencies are stored.  Architectures
-whose rotary width follows another rule (:data:`OWN_WIDTH`) get no expected length.
+whose rotary width follows another rule (:data:`OWN_WIDTH`) get no expected length.  In a config
+with several parts (``vision_config``, ``audio_config`` ...), a buffer of another length may
+belong to another part: it is judged on its own rather than called a contradiction.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ class RopeExpect:
     label: str  # "" or the attention type ("sliding_attention", ...)
     max_position_embeddings: int | None
     why: str  # how the width was read, for messages
+    strict: bool = True  # another length contradicts the config (one-part configs)
 
 
 def _num(v):
@@ -120,5 +123,6 @@ def rope_expectations(cfg: dict) -> list[RopeExpect]:
             if head_dim:
                 p["head_dim"] = head_dim
         mpe = _num(c.get("max_position_embeddings"))
-        out.append(RopeExpect(p, freqs, label, int(mpe) if mpe else None, why))
+        parts = [k for k, v in cfg.items() if k.endswith("_config") and isinstance(v, dict)]
+        out.append(RopeExpect(p, freqs, label, int(mpe) if mpe else None, why, not parts))
     return out

@@ -1,8 +1,9 @@
 """Opening a model checkpoint as a list of lazily read tensors.
 
 Accepted: a ``.safetensors`` file; a folder holding ``model.safetensors`` or a sharded checkpoint
-with its ``*.safetensors.index.json`` (the index itself may be given); a ``.pt`` / ``.pth`` /
-``.bin`` state dict (``torch.load(weights_only=True, mmap=True)``: tensors, dicts and lists only,
+with its ``*.safetensors.index.json`` (or a sharded ``.bin`` state dict with its
+``pytorch_model.bin.index.json``; the index itself may be given); a ``.pt`` / ``.pth`` / ``.bin``
+state dict (``torch.load(weights_only=True, mmap=True)``: tensors, dicts and lists only,
 every other pickled object refused); an ``.npz`` archive (read by the oracle's loader: sized from
 its headers, stored members memory-mapped).  Nothing is read whole: a safetensors header is
 parsed and checked against the file (dtype, shape, offsets inside the data section) and every
@@ -99,7 +100,7 @@ def open_checkpoint(source: str) -> Checkpoint:
         raise InputError(f"{source} is empty (0 bytes); give {ALLOWED}")
     beside = p.parent / "config.json"
     cfg = str(beside) if beside.is_file() else None
-    if name.endswith(".safetensors.index.json"):
+    if name.endswith((".safetensors.index.json", ".bin.index.json", ".pt.index.json")):
         return _sharded(p, cfg)
     if suf == ".safetensors":
         ts = _safetensors(p)
@@ -113,7 +114,7 @@ def open_checkpoint(source: str) -> Checkpoint:
 
 
 def _folder(p: Path) -> Checkpoint:
-    idx = sorted(p.glob("*.safetensors.index.json"))
+    idx = sorted(p.glob("*.safetensors.index.json")) or sorted(p.glob("*.bin.index.json"))
     if len(idx) > 1:
         raise InputError(f"{p} holds several safetensors indexes ({', '.join(i.name for i in idx)})"
                          "; give the index of the checkpoint to scan")
@@ -147,13 +148,17 @@ def _sharded(index: Path, cfg: str | None) -> Checkpoint:
                          "safetensors index")
     folder = index.parent
     shards: dict[str, list[Tensor]] = {}
+    fmt = "safetensors" if index.name.lower().endswith(".safetensors.index.json") else "pt"
     for fname in dict.fromkeys(wm.values()):
         if Path(fname).name != fname or fname in (".", ".."):
             raise InputError(f"{index}: shard {fname!r} is not a file name in the index's folder")
         f = folder / fname
         if not f.is_file():
             raise InputError(f"{index}: shard {fname} is missing from {folder}")
-        shards[fname] = _safetensors(f)
+        allowed = (".safetensors",) if fmt == "safetensors" else (".bin", ".pt", ".pth")
+        if f.suffix.lower() not in allowed:
+            raise InputError(f"{index}: shard {fname} is not a {fmt} file")
+        shards[fname] = _safetensors(f) if fmt == "safetensors" else _torch(f)
     tensors, where = [], {}
     for fname, ts in shards.items():
         for t in ts:
@@ -165,8 +170,7 @@ def _sharded(index: Path, cfg: str | None) -> Checkpoint:
             raise InputError(f"{index}: tensor {name!r} is mapped to {fname} but "
                              + (f"stored in {where[name]}" if name in where else "is in no shard"))
     total = sum((folder / f).stat().st_size for f in shards)
-    return Checkpoint(str(index), "safetensors", [str(folder / f) for f in shards], tensors,
-                      total, cfg)
+    return Checkpoint(str(index), fmt, [str(folder / f) for f in shards], tensors, total, cfg)
 
 
 # ----------------------------------------------------------------------------- safetensors

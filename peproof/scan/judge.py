@@ -133,6 +133,8 @@ def _rotary(f: Found, cfg: dict | None) -> Judged:
     tried = []
     for e in exps:
         bad = _count_against(e, count, f)
+        if bad and not e.strict:
+            continue
         if bad:
             tried.append((e, None, bad))
             continue
@@ -140,6 +142,12 @@ def _rotary(f: Found, cfg: dict | None) -> Judged:
         tried.append((e, rep, None))
         if rep.ok:
             break
+    if not tried:  # a multi-part config, and a buffer of none of its text part's lengths
+        j = _from_rotary(f, check_rotary(**kw), "any RoPE (its length matches none of the "
+                         "config's text RoPE; it may belong to another part of the model)")
+        j.scan_notes.append(f"not of the length the config's {exps[0].why} implies: judged on "
+                            "its own")
+        return j
     e, rep, bad = next(((e, r, b) for e, r, b in tried if r is not None and r.ok), tried[0])
     label = f" ({e.label})" if e.label else ""
     if bad:
