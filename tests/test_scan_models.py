@@ -254,6 +254,25 @@ def test_state_dict_pt_and_a_pickle(models, tmp_path, capsys):
     assert rc == 2 and "refused" in err and "Namespace" in err
 
 
+def test_sharded_bin_state_dict(models, tmp_path):
+    """pytorch_model-0000k-of-00002.bin shards and their index, as transformers 4 wrote them."""
+    d, m = models("marian")
+    out = tmp_path / "bin"
+    out.mkdir()
+    shutil.copy(d / "config.json", out / "config.json")
+    sd = m.state_dict()
+    names = list(sd)
+    parts = {"pytorch_model-00001-of-00002.bin": names[: len(names) // 2],
+             "pytorch_model-00002-of-00002.bin": names[len(names) // 2:]}
+    for f, ks in parts.items():
+        torch.save({k: sd[k] for k in ks}, out / f)
+    wm = {k: f for f, ks in parts.items() for k in ks}
+    (out / "pytorch_model.bin.index.json").write_text(json.dumps({"weight_map": wm}))
+    rep = scan(str(out))
+    assert rep.checkpoint.format == "pt" and len(rep.checkpoint.files) == 2
+    assert rep.ok and _kinds(rep) == EXPECTED["marian"]
+
+
 def test_sharded_save_pretrained(models, tmp_path):
     d, m = models("whisper")
     m.save_pretrained(tmp_path / "sharded", max_shard_size="40KB")
