@@ -42,6 +42,7 @@ class Judged:
     scan_notes: list = field(default_factory=list)  # the scan's own (shown even when it passes)
     oracle: dict | None = None  # the oracle's own JSON envelope
     copies: list = field(default_factory=list)  # names of identical buffers judged with it
+    passes_as: str | None = None  # what a passing buffer conforms to: the expectation if any
 
     @property
     def code(self) -> str:
@@ -100,6 +101,7 @@ def _table(f: Found, cfg: dict | None) -> Judged:
     j = Judged(f, rep.verdict, rep.ok, rep.headline,
                spec.describe() if spec else "any variant (no expectation from a config)",
                ident, diags, list(rep.reasons), notes, env)
+    j.passes_as = spec.describe() if spec is not None else ident
     return j
 
 
@@ -182,9 +184,11 @@ def _params_text(e: RopeExpect) -> str:
 
 
 def _from_rotary(f: Found, rep, expected: str) -> Judged:
-    return Judged(f, rep.verdict, rep.ok, rep.headline, expected,
-                  rep.describe(rep.identified) if rep.identified is not None else None,
-                  list(rep.diagnoses), list(rep.notes), [], _trim(rep.to_json()))
+    ident = rep.describe(rep.identified) if rep.identified is not None else None
+    j = Judged(f, rep.verdict, rep.ok, rep.headline, expected, ident, list(rep.diagnoses),
+               list(rep.notes), [], _trim(rep.to_json()))
+    j.passes_as = rep.describe(rep.expected) if rep.expected is not None else ident
+    return j
 
 
 def _trim(env: dict) -> dict:

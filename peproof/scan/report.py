@@ -72,8 +72,7 @@ class ScanReport:
             mark = "ok  " if j.ok else ("--  " if j.ok is None else "FAIL")
             f = j.found
             what = f"{f.kind} {tuple(f.shape)} {f.dtype}"
-            name = j.identified or j.expected
-            head = j.headline + (f" ({name})" if j.ok and name else "")
+            head = j.headline + (f" ({j.passes_as})" if j.ok and j.passes_as else "")
             L.append(f"{mark} {' + '.join(f.names)}: {what}: {head}")
             if j.ok is False:
                 if j.expected:
@@ -123,7 +122,8 @@ def _buffer_json(j: Judged) -> dict:
     return {"names": f.names, "identical": j.copies, "kind": f.kind, "shape": list(f.shape),
             "dtype": f.dtype, "found_by": f.by, "content": f.note,
             "verdict": {"text": j.headline, "code": j.code, "ok": j.ok},
-            "expected": j.expected, "identified": j.identified, "diagnoses": j.diagnoses,
+            "expected": j.expected, "identified": j.identified, "passes_as": j.passes_as,
+            "diagnoses": j.diagnoses,
             "notes": j.notes, "oracle": j.oracle}
 
 
