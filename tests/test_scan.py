@@ -349,6 +349,18 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, name, words):
     assert words in err and "Traceback" not in err
 
 
+def test_judging_estimated_too_long_is_refused_up_front(tmp_path, capsys, monkeypatch):
+    import peproof.guard.limits as L
+
+    p = write_st(tmp_path / "m.safetensors", {**weights(), "pe": table(4000, 64)})
+    monkeypatch.setitem(L.RATES, "check_entry", 100.0)  # 256000 entries: 43 minutes
+    rc, out, err = run(capsys, "scan", p)
+    assert rc == 2 and out == "" and "judging the positional buffers" in err
+    assert "--allow-large" in err and len(err.strip().splitlines()) == 1
+    monkeypatch.setitem(L.RATES, "check_entry", 1.5e6)
+    assert run(capsys, "scan", p)[0] == 0
+
+
 def test_config_flags(tmp_path, capsys):
     p = write_st(tmp_path / "m.safetensors", {"pe": table(50, 8)})
     rc, _, err = run(capsys, "scan", p, "--config", tmp_path / "nope.json")

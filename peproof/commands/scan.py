@@ -27,10 +27,14 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="the versioned JSON envelope "
                    "(schema peproof.scan/1) on stdout")
     p.add_argument("--out", help="also write the JSON envelope to this file")
+    from peproof.guard.limits import add_arguments as add_limit_arguments
+
+    add_limit_arguments(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    from peproof.guard.limits import Limits
     from peproof.guard.paths import emit, out_file, write_atomic
     from peproof.oracle import InputError
     from peproof.scan import scan
@@ -39,7 +43,8 @@ def run(args) -> int:
         raise UsageError("--config and --no-config exclude each other")
     out = out_file(args.out)
     try:
-        rep = scan(args.model, config=args.config, use_config=not args.no_config)
+        rep = scan(args.model, config=args.config, use_config=not args.no_config,
+                   limits=Limits.from_args(args))
     except InputError as exc:
         raise UsageError(str(exc)) from None
     except MemoryError:

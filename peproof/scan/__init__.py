@@ -23,13 +23,19 @@ from .report import SCHEMA, ScanReport
 __all__ = ["SCHEMA", "Checkpoint", "ScanReport", "open_checkpoint", "scan"]
 
 
-def scan(source: str, *, config: str | None = None, use_config: bool = True) -> ScanReport:
+def scan(source: str, *, config: str | None = None, use_config: bool = True,
+         limits=None) -> ScanReport:
     """Scan the checkpoint ``source``; ``config`` is a config.json (default: the one beside
-    it, unless ``use_config`` is false).  Bad input raises :class:`peproof.oracle.InputError`."""
+    it, unless ``use_config`` is false).  Bad input raises :class:`peproof.oracle.InputError`;
+    judging buffers estimated to take longer than ``limits`` (a
+    :class:`peproof.guard.limits.Limits`, default 30 minutes) raises
+    :class:`peproof.guard.UsageError` before the oracle starts."""
+    from peproof.guard.limits import Limits, count, work
+
     from .catalogue import table_spec
     from .config import is_rotary, read_config
     from .detect import INV_FREQ, TABLE, detect
-    from .judge import judge, same_content
+    from .judge import judge, same_content, will_judge
 
     t0 = time.perf_counter()
     ck = open_checkpoint(source)
@@ -37,6 +43,10 @@ def scan(source: str, *, config: str | None = None, use_config: bool = True) -> 
     cfg = read_config(cfg_path) if cfg_path is not None else None
     mt = str(cfg.get("model_type")) if cfg and cfg.get("model_type") else None
     det = detect(ck.tensors)
+    entries = sum(t.size for f in det.found if will_judge(f, cfg) for t in f.tensors)
+    # the oracle streams each buffer by row chunks: its memory is a chunk, its time the entries
+    (limits or Limits()).enforce(work(f"judging the positional buffers of {source}", entries,
+                                      "check_entry", 64 * 2**20, f"{count(entries)} entries"))
     judged = []
     for f in det.found:
         twin = next((j for j in judged if same_content(j.found, f)), None)

@@ -49,6 +49,15 @@ class Judged:
         return CODES.get(self.verdict, self.verdict)
 
 
+def will_judge(f: Found, cfg: dict | None) -> bool:
+    """Whether :func:`judge` runs the oracle on ``f`` (a learned embedding only where the
+    architecture builds a sinusoidal table)."""
+    if f.kind != LEARNED:
+        return True
+    spec = table_spec(cfg.get("model_type"), f.names[0], cfg) if cfg else None
+    return spec is not None and not spec.learned
+
+
 def judge(f: Found, cfg: dict | None) -> Judged:
     try:
         if f.kind in (TABLE, LEARNED):
