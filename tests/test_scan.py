@@ -103,6 +103,28 @@ def test_buffers_found_by_content_under_any_name(tmp_path):
     assert by["model.pos_embed"].ok is None  # learned: not judged
 
 
+def test_lookalikes_are_not_called_wrong(tmp_path, capsys):
+    n = 64
+    had = np.array([[1.0]])
+    while had.shape[0] < n:
+        had = np.block([[had, had], [had, -had]])
+    theta = RNG.uniform(0, 2 * np.pi, (n, 32))  # cos/sin pairs of random angles
+    rot = np.empty((n, 64))
+    rot[:, 0::2], rot[:, 1::2] = np.sin(theta), np.cos(theta)
+    ts = {**weights(), "quant.hadamard": (had / 8).astype(np.float32),
+          "quant.signs": np.sign(RNG.standard_normal((n, 64))).astype(np.float32),
+          "attn.alibi_slopes": (2.0 ** -np.arange(1, 9)).astype(np.float32),
+          "features.rotations": rot.astype(np.float32)}
+    rc, out, _ = run(capsys, "scan", write_st(tmp_path / "m.safetensors", ts))
+    assert rc == 0 and "hadamard" not in out and "signs" not in out and "alibi" not in out
+    assert block(out, "features.rotations").startswith("--   features.rotations: sinusoidal "
+                                                       "table (64, 64) float32: not a positional")
+    # the same values under a positional name: a broken table, and a failure
+    p = write_st(tmp_path / "n.safetensors", {**weights(), "pe": rot.astype(np.float32)})
+    rc, out, _ = run(capsys, "scan", p)
+    assert rc == 1 and block(out, "pe").startswith("FAIL pe") and "outside the model" in out
+
+
 def test_no_config_names_a_self_consistent_variant(tmp_path, capsys):
     t = table(200, 32, family="h-1", pos=np.arange(2, 202, dtype=np.float64))
     p = write_st(tmp_path / "m.safetensors", {**weights(), "enc.embed_positions.weight": t})

@@ -36,6 +36,7 @@ FREQ_NAME = re.compile(r"(^|[._])(inv_freq|inv_timescales?|freqs?|frequencies|"
                        r"rope\w*freqs?)$", re.I)
 COS_NAME = re.compile(r"(^|[._])(cos)(_cached|_cache)?$", re.I)
 SIN_NAME = re.compile(r"(^|[._])(sin)(_cached|_cache)?$", re.I)
+NOT_POS = re.compile(r"alibi|slopes?$", re.I)  # ALiBi slopes are geometric too
 CIS_NAME = re.compile(r"(^|[._])(freqs_cis|cos_sin_cache|rope_cache|rotary_cache)$", re.I)
 AMP_TOL = 2.0**-5   # relative spread of sin^2 + cos^2 tolerated (bfloat16 stores 2^-8)
 MAX_WIDTH = 1 << 16
@@ -99,6 +100,8 @@ def trig_layout(x: np.ndarray) -> tuple[str, float] | None:
             continue
         if float(x.std(axis=0).max()) < 0.05 * np.sqrt(s2):
             continue  # constant rows: nothing varies with the position
+        if len(np.unique(np.abs(x).round(6))) < 4:
+            continue  # entries +-c (a Hadamard or sign matrix): no angles
         return layout, float(np.sqrt(s2))
     return None
 
@@ -155,6 +158,8 @@ def detect(tensors: list[Tensor]) -> Detection:
                 skipped_named.append((t.name, f"complex array of shape {t.shape}"))
             continue
         if len(sq) == 1:
+            if NOT_POS.search(t.name):
+                continue
             if sq[0] <= MAX_VECTOR and is_frequency_vector(t.array().reshape(-1),
                                                            bool(FREQ_NAME.search(t.name))):
                 found.append(Found(INV_FREQ, [t.name], t.shape, t.dtype, [t], "",

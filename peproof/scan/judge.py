@@ -25,8 +25,9 @@ from .detect import CACHE, INV_FREQ, LEARNED, TABLE, Found, squeezed
 CONTRADICTS = "contradicts the config"
 NOT_CHECKED = "not checked"
 NOT_JUDGED = "learned (not judged)"
+UNRECOGNISED = "not a positional buffer (not judged)"
 CODES = {**oracle_api.CODES, CONTRADICTS: "contradicts_config", NOT_CHECKED: "not_checked",
-         NOT_JUDGED: "learned"}
+         NOT_JUDGED: "learned", UNRECOGNISED: "unrecognised"}
 
 
 @dataclass
@@ -60,15 +61,20 @@ def will_judge(f: Found, cfg: dict | None) -> bool:
 
 def judge(f: Found, cfg: dict | None) -> Judged:
     try:
-        if f.kind in (TABLE, LEARNED):
-            return _table(f, cfg)
-        return _rotary(f, cfg)
+        j = _table(f, cfg) if f.kind in (TABLE, LEARNED) else _rotary(f, cfg)
     except KeyError as exc:
         return Judged(f, NOT_CHECKED, False, f"{NOT_CHECKED}: the config's RoPE lacks {exc}")
     except (oracle_api.InputError, ParameterError, ValueError, TypeError) as exc:
         msg = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
         return Judged(f, NOT_CHECKED, False, f"{NOT_CHECKED}: the oracle does not read it "
                       f"({msg})")
+    if j.verdict == oracle_api.OUTSIDE and f.by == "content":
+        # found by its content alone and no positional buffer the oracle can express: most
+        # likely not a positional buffer at all; named, not counted as a failure
+        j.ok, j.verdict = None, UNRECOGNISED
+        j.headline = (f"{UNRECOGNISED}: found by content only (sin/cos-like values), and the "
+                      f"oracle says {j.headline}")
+    return j
 
 
 # ----------------------------------------------------------------------------- tables

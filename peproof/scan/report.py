@@ -48,7 +48,7 @@ class ScanReport:
                 "positional_buffers": names(self.buffers),
                 "passing": names([j for j in self.buffers if j.ok]),
                 "failing": names(self.failing),
-                "learned": names([j for j in self.judged if j.ok is None]),
+                "not_judged": names([j for j in self.judged if j.ok is None]),
                 "skipped": self.skipped, "by_verdict": by}
 
     @property
@@ -56,7 +56,7 @@ class ScanReport:
         c = self.counts()
         if not c["positional_buffers"]:
             return "no positional buffer to judge" + (
-                f" ({c['learned']} learned)" if c["learned"] else "")
+                f" ({c['not_judged']} not judged)" if c["not_judged"] else "")
         if self.ok:
             return f"all {c['positional_buffers']} positional buffer(s) pass"
         return f"{c['failing']} of {c['positional_buffers']} positional buffer(s) fail"
@@ -94,7 +94,8 @@ class ScanReport:
             L.append(f"note: {n}")
         c = self.counts()
         L.append(f"summary: {c['positional_buffers']} positional buffer(s): {c['passing']} "
-                 f"pass, {c['failing']} fail; {c['learned']} learned (not judged); "
+                 f"pass, {c['failing']} fail; {c['not_judged']} not judged (learned, or not "
+                 "positional); "
                  f"{c['skipped']} other tensors skipped; {self.seconds:.2f} s")
         L.append(f"verdict: {self.headline.upper() if self.ok else self.headline}")
         return "\n".join(L)
