@@ -114,8 +114,10 @@ def test_lookalikes_are_not_called_wrong(tmp_path, capsys):
     ts = {**weights(), "quant.hadamard": (had / 8).astype(np.float32),
           "quant.signs": np.sign(RNG.standard_normal((n, 64))).astype(np.float32),
           "attn.alibi_slopes": (2.0 ** -np.arange(1, 9)).astype(np.float32),
-          "features.rotations": rot.astype(np.float32)}
+          "features.rotations": rot.astype(np.float32), "rope.cos_cached": cache(64, 16)[0]}
     rc, out, _ = run(capsys, "scan", write_st(tmp_path / "m.safetensors", ts))
+    assert "--   rope.cos_cached: named like a positional buffer, not one (a cos half " \
+        "without its partner of one shape)" in out
     assert rc == 0 and "hadamard" not in out and "signs" not in out and "alibi" not in out
     assert block(out, "features.rotations").startswith("--   features.rotations: sinusoidal "
                                                        "table (64, 64) float32: not a positional")

@@ -205,7 +205,12 @@ def detect(tensors: list[Tensor]) -> Detection:
                 found.append(Found(LEARNED, [t.name], t.shape, t.dtype, [t],
                                    "no sin/cos channel pairs", "name and content"))
             used.add(t.name)
-    found += _cache_pairs([b for b in bounded if b[0].name not in used])
+    pairs = _cache_pairs([b for b in bounded if b[0].name not in used])
+    paired = {n for f in pairs for n in f.names}
+    for t, side, _ in bounded:
+        if t.name not in used | paired and (COS_NAME.search(t.name) or SIN_NAME.search(t.name)):
+            skipped_named.append((t.name, f"a {side} half without its partner of one shape"))
+    found += pairs
     return Detection(found, len(tensors) - sum(len(f.names) for f in found), skipped_named)
 
 
