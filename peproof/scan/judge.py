@@ -165,7 +165,9 @@ def _rotary(f: Found, cfg: dict | None) -> Judged:
         j.scan_notes.append(f"not of the length the config's {exps[0].why} implies: judged on "
                             "its own")
         return j
-    e, rep, bad = next(((e, r, b) for e, r, b in tried if r is not None and r.ok), tried[0])
+    # the setting it passes, else the first it could be compared with, else a contradiction
+    e, rep, bad = next((x for x in tried if x[1] is not None and x[1].ok),
+                       next((x for x in tried if x[1] is not None), tried[0]))
     label = f" ({e.label})" if e.label else ""
     if bad:
         rep = check_rotary(**kw)
@@ -177,7 +179,7 @@ def _rotary(f: Found, cfg: dict | None) -> Judged:
     j = _from_rotary(f, rep, f"the config's RoPE{label}: {_params_text(e)}")
     if len(exps) > 1 and not rep.ok:
         j.scan_notes.append(f"the config lists {len(exps)} RoPE settings "
-                       f"({', '.join(x.label for x in exps)}); none fits")
+                            f"({', '.join(x.label for x in exps)}); none fits")
     return j
 
 
