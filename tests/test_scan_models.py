@@ -302,3 +302,45 @@ def test_catalogue_agrees_with_the_peer_builders():
         v = identify(np.asarray(t.detach() if hasattr(t, "detach") else t, np.float64)).variant
         assert v is not None, mt
         assert (v.family, v.layout, int(v.base)) == (spec.family, spec.layout, spec.base), mt
+
+
+# ----------------------------------------------------------------------------- rope configs
+#: rope_type -> (rope_parameters, a falsifier: parameters under which the stored buffer is wrong;
+#: a dynamic scaling and LongRoPE's long factors act only past the original length, so the
+#: buffer transformers stores at init holds the base and the short factors)
+ROPE_TYPES = {
+    "linear": ({"rope_type": "linear", "factor": 4.0}, {"factor": 8.0}),
+    "dynamic": ({"rope_type": "dynamic", "factor": 2.0}, {"rope_theta": 20000.0}),
+    "yarn": ({"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 2048},
+             {"factor": 8.0}),
+    "llama3": ({"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+                "high_freq_factor": 4.0, "original_max_position_embeddings": 2048},
+               {"factor": 16.0}),
+    "longrope": ({"rope_type": "longrope", "short_factor": [1.0] * 32, "long_factor": [1.5] * 32,
+                  "original_max_position_embeddings": 2048}, {"short_factor": [2.0] * 32}),
+}
+
+
+@pytest.mark.parametrize("kind", list(ROPE_TYPES))
+def test_inv_freq_of_every_rope_type_against_its_config(tmp_path, kind):
+    """transformers' own initialisation of each rope_type, stored and scanned with the config
+    save_pretrained writes; the same buffer under the falsifying parameters fails."""
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    def ckpt(folder, rp, inv):
+        cfg = tr.LlamaConfig(**DEC, head_dim=64, max_position_embeddings=8192,
+                             rope_parameters={"rope_theta": 10000.0, **rp})
+        m = tr.LlamaForCausalLM(cfg)
+        m.save_pretrained(folder)
+        if inv is None:
+            inv, _ = ROPE_INIT_FUNCTIONS[rp["rope_type"]](m.config, "cpu")
+        _add(folder, {"model.rotary_emb.inv_freq": inv})
+        return inv
+
+    tr.logging.set_verbosity_error()
+    rp, falsifier = ROPE_TYPES[kind]
+    inv = ckpt(tmp_path / "a", rp, None)
+    rep = scan(str(tmp_path / "a"))
+    assert rep.ok and [j.found.kind for j in rep.judged] == [INV_FREQ], rep.render()
+    ckpt(tmp_path / "b", {**rp, **falsifier}, inv)
+    assert not scan(str(tmp_path / "b")).ok
