@@ -409,3 +409,24 @@ def test_json_envelope(tmp_path, capsys):
                      "decoder.embed_positions.weight": "variant"}
     assert all(b["oracle"]["schema"] == "peproof.check/1" for b in env["buffers"])
     assert json.loads((tmp_path / "r.json").read_text())["summary"] == env["summary"]
+
+
+# ----------------------------------------------------------------------------- a real process
+def test_a_real_process_maps_what_it_reads_only(tmp_path, hostile):
+    """``peproof scan`` as a process under the hostile harness (3 GiB address space) on 256 MiB
+    of weight matrices and a table, against the same table alone: the matrices add less to its
+    peak resident memory than a quarter of one of them (reading them would add 256 MiB)."""
+    tab = {"enc.embed_positions.weight": table(1024, 64)}
+    block = (RNG.standard_normal((4096, 4096)) * 0.02).astype(np.float32)
+    runs = {}
+    for label, ts in (("alone", tab), ("big", {**{f"layers.{k}.weight": block
+                                                  for k in range(4)}, **tab})):
+        root = tmp_path / label
+        (root / "work").mkdir(parents=True)
+        write_st(root / "work" / "model.safetensors", ts)
+        r = hostile.run(["scan", "model.safetensors"], root, timeout=120)
+        assert r.rc == 0 and "ok   enc.embed_positions.weight" in r.out and not r.stray, r.err
+        runs[label] = r
+    assert "4 other tensors skipped" in runs["big"].out
+    grew = runs["big"].max_rss - runs["alone"].max_rss
+    assert grew < 16 * 2**20, (grew, runs["alone"].max_rss)
