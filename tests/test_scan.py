@@ -204,6 +204,16 @@ def test_marian_config_expects_sin_cos_and_names_swapped_halves(tmp_path, capsys
     assert rc == 0 and "[cos|sin] layout" in out
 
 
+def test_a_table_scaled_like_the_token_embeddings(tmp_path, capsys):
+    cfg = {**MARIAN, "scale_embedding": True}
+    scaled = (table(300, 32, dtype=np.float64) * np.sqrt(32)).astype(np.float32)
+    d = _model(tmp_path, cfg, {"encoder.embed_positions.weight": scaled})
+    rc, out, _ = run(capsys, "scan", d)
+    enc = block(out, "encoder.embed_positions.weight")
+    assert rc == 1 and enc.startswith("FAIL") and "scale sqrt(d)" in enc
+    assert "scale_embedding scales the token embeddings, not this table" in enc
+
+
 def test_float16_positions_and_a_wrong_base_are_named(tmp_path, capsys):
     p16 = np.arange(4096).astype(np.float16).astype(np.float64)
     d = _model(tmp_path, {**MARIAN, "max_position_embeddings": 4096},

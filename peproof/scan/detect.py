@@ -52,6 +52,7 @@ class Found:
     tensors: list[Tensor] = field(repr=False)
     note: str = ""
     by: str = "content"  # content | name and content | name
+    amplitude: float | None = None  # of a table's sin/cos pairs, from the sampled rows
 
 
 @dataclass
@@ -190,7 +191,7 @@ def detect(tensors: list[Tensor]) -> Detection:
         if tl is not None:
             found.append(Found(TABLE, [t.name], t.shape, t.dtype, [t],
                                f"sin/cos channel pairs {tl[0]}, amplitude {tl[1]:.6g}",
-                               _by(named)))
+                               _by(named), tl[1]))
             continue
         with np.errstate(all="ignore"):
             fin = np.isfinite(x)

@@ -102,6 +102,10 @@ def _table(f: Found, cfg: dict | None) -> Judged:
                 spec.padding_row not in rep.padding:
             notes.append(f"row {spec.padding_row} (padding_idx) is not zeroed as the "
                          "architecture zeroes it")
+    if spec is not None and cfg.get("scale_embedding") and f.amplitude is not None and abs(
+            f.amplitude / w**0.5 - 1) < 0.01:
+        notes.append(f"scaled by sqrt(d_model) = {w**0.5:.6g}: scale_embedding scales the "
+                     "token embeddings, not this table (applied twice?)")
     if f.kind == LEARNED:  # judged as the table the architecture builds there
         f = replace(f, kind=TABLE, note="no sin/cos channel pairs")
     ident = rep.identified.name if rep.identified.variant is not None else None
