@@ -428,8 +428,7 @@ class Loop(Node):
             if not env.karr:
                 raise Unsupported(f"reversed summation range {lo} .. {hi}")
             lo, hi, invert = hi + 1, lo - 1, True
-        env.terms += max(hi - lo + 1, 0)
-        if env.terms > MAX_TERMS:
+        if env.terms + hi - lo + 1 > MAX_TERMS:
             raise Unsupported(f"more than {MAX_TERMS} terms to evaluate")
         return lo, hi, invert
 
@@ -437,6 +436,7 @@ class Loop(Node):
         lo, hi, invert = self._range(env)
         acc = one if self.prod else zero
         for t in range(lo, hi + 1):
+            env.terms += 1
             old = env.bind(self.var, t)
             try:
                 v = get(env)
