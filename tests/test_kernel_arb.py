@@ -174,3 +174,12 @@ def test_piecewise_and_relations():
         assert evaluate(cond, {x: v})[0] == want
     assert truth(Le(sp.sin(x) ** 2, 1), {x: F(1)}).value is True
     assert truth(Lt(sp.sin(x) ** 2, sp.Rational(1, 2)), {x: F(1)}).value is False
+
+
+def test_identical_sides_differ_by_exactly_zero_where_defined():
+    # sin(1) - sin(1) as two balls would contain 0 without being 0: identical sides are
+    # compared exactly, but only where the side has a value
+    assert truth(Ne(sp.sin(x), sp.sin(x)), {x: F(1)}).value is False
+    assert truth(Eq(sp.sin(x), sp.sin(x)), {x: F(1)}).value is True
+    assert truth(Lt(sp.sin(x), sp.sin(x)), {x: F(1)}).value is False
+    assert truth(Eq(sp.log(x), sp.log(x)), {x: F(-1)}) is None
