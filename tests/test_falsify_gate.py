@@ -176,7 +176,8 @@ def test_search_is_reproducible_and_bounded():
     assert found is not None and found["index"] == 400  # the last conclusions are sampled
     assert search(big) == found
     long_sum = Statement(Eq(sp.Sum(S(i * x) ** 2, (i, 0, 2 * 10**4)), 0), (VX,))
-    found = search(long_sum, budget=Budget(points=4))
+    found = search(long_sum, budget=Budget(points=4, work=50_000))
+    assert search(long_sum, budget=Budget(points=4, work=5000)) is None  # beyond the budget
     assert found is not None
 
 

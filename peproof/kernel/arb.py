@@ -160,8 +160,8 @@ class Point:
     """A point (``env``: symbol or name -> value) whose balls are built once per precision, so
     that many relations are evaluated at it cheaply."""
 
-    def __init__(self, env: dict, karr: bool = True):
-        self.env, self.karr = env, karr
+    def __init__(self, env: dict, karr: bool = True, max_terms: int = MAX_TERMS):
+        self.env, self.karr, self.max_terms = env, karr, max_terms
         self._envs: dict = {}
         self.work = 0  # relations evaluated + summation terms, for a caller's budget
 
@@ -169,7 +169,7 @@ class Point:
         en = self._envs.get(prec)
         if en is None:
             with flint.ctx.workprec(prec):
-                en = self._envs[prec] = Env.of(self.env, karr=self.karr)
+                en = self._envs[prec] = Env.of(self.env, self.karr, self.max_terms)
         en.terms = 0
         return en
 

@@ -127,7 +127,7 @@ def search(stmt: Statement, *, budget: Budget = DEFAULT) -> dict | None:
     work, tried = 0, 0
     for env in points(stmt, budget.points, seed):
         tried += 1
-        pt = Point(env)
+        pt = Point(env, max_terms=budget.work)
         ok = True
         for h in stmt.hyps:
             t = pt.truth(h, precs, tight)
