@@ -11,7 +11,6 @@ import sympy as sp
 from sympy import integer_nthroot
 
 from peproof.kernel._nodes import (
-    MAX_TERMS,
     Add,
     Bad,
     Const,
@@ -32,6 +31,7 @@ from peproof.kernel._nodes import (
 )
 
 MAX_EXACT_POWER = 4096  # exponents beyond this are evaluated in balls only
+HOOK_COST = 1000  # a function's own evaluation (an integral) counted as this many terms
 
 
 def _root(q: Fraction, n: int) -> Fraction | None:
@@ -52,7 +52,7 @@ class Pow(Node):
 
     def exact(self, env):
         qe = self.e.exact(env)
-        if qe is None:
+        if qe is None or qe.denominator > 64:
             return None
         qb = self.b.exact(env)
         if qb is None:
@@ -428,15 +428,15 @@ class Loop(Node):
             if not env.karr:
                 raise Unsupported(f"reversed summation range {lo} .. {hi}")
             lo, hi, invert = hi + 1, lo - 1, True
-        env.terms += max(hi - lo + 1, 0)
-        if env.terms > MAX_TERMS:
-            raise Unsupported(f"more than {MAX_TERMS} terms to evaluate")
+        if env.terms + hi - lo + 1 > env.max_terms:
+            raise Unsupported(f"more than {env.max_terms} terms to evaluate")
         return lo, hi, invert
 
     def _run(self, env, get, zero, one, invert_fn):
         lo, hi, invert = self._range(env)
         acc = one if self.prod else zero
         for t in range(lo, hi + 1):
+            env.terms += 1
             old = env.bind(self.var, t)
             try:
                 v = get(env)
@@ -475,6 +475,7 @@ class Hook(Node):
         self.e, self.ev = e, ev
 
     def ball(self, env):
+        env.terms += HOOK_COST
         return self.e._arb_eval(env.plain(), self.ev)
 
 

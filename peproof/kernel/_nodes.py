@@ -64,15 +64,16 @@ def _frac(v) -> Fraction | None:
 class Env:
     """A point at the working precision: balls, exact values and pi-multiples per symbol."""
 
-    __slots__ = ("balls", "exact", "pim", "names", "karr", "terms")
+    __slots__ = ("balls", "exact", "pim", "names", "karr", "terms", "max_terms")
 
-    def __init__(self, karr: bool):
+    def __init__(self, karr: bool, max_terms: int = MAX_TERMS):
         self.balls: dict = {}
         self.exact: dict = {}
         self.pim: dict = {}
         self.names: dict = {}
         self.karr = karr
         self.terms = 0
+        self.max_terms = max_terms
 
     @staticmethod
     def value_ball(v):
@@ -90,8 +91,8 @@ class Env:
         raise Unsupported(f"value {v!r}")
 
     @classmethod
-    def of(cls, env: dict, karr: bool) -> Env:
-        out = cls(karr)
+    def of(cls, env: dict, karr: bool, max_terms: int = MAX_TERMS) -> Env:
+        out = cls(karr, max_terms)
         for k, v in env.items():
             key = k if isinstance(k, sp.Symbol) else None
             q = _frac(v)
@@ -326,16 +327,25 @@ class Mul(Node):
         return acc
 
     def pim(self, env):
-        acc, seen = Fraction(1), False
-        for a in self.args:
-            q = a.exact(env)
-            if q is None:
-                q = a.pim(env)
-                if q is None or seen:
+        """``q`` when exactly one factor is a multiple of pi and the others are rational (the
+        factors' pi-multiples are looked at first: they are cheap, and usually all None)."""
+        pims = [a.pim(env) for a in self.args]
+        hits = [k for k, q in enumerate(pims) if q is not None]
+        if not hits:
+            return None
+        if any(q == 0 for q in pims if q is not None):
+            return Fraction(0) if all(a.exact(env) is not None or pims[k] is not None
+                                      for k, a in enumerate(self.args)) else None
+        if len(hits) != 1:
+            return None
+        acc = pims[hits[0]]
+        for k, a in enumerate(self.args):
+            if k != hits[0]:
+                q = a.exact(env)
+                if q is None:
                     return None
-                seen = True
-            acc *= q
-        return acc if seen else None
+                acc *= q
+        return acc
 
     def ball(self, env):
         acc = flint.arb(1)

@@ -160,8 +160,8 @@ class Point:
     """A point (``env``: symbol or name -> value) whose balls are built once per precision, so
     that many relations are evaluated at it cheaply."""
 
-    def __init__(self, env: dict, karr: bool = True):
-        self.env, self.karr = env, karr
+    def __init__(self, env: dict, karr: bool = True, max_terms: int = MAX_TERMS):
+        self.env, self.karr, self.max_terms = env, karr, max_terms
         self._envs: dict = {}
         self.work = 0  # relations evaluated + summation terms, for a caller's budget
 
@@ -169,7 +169,7 @@ class Point:
         en = self._envs.get(prec)
         if en is None:
             with flint.ctx.workprec(prec):
-                en = self._envs[prec] = Env.of(self.env, karr=self.karr)
+                en = self._envs[prec] = Env.of(self.env, self.karr, self.max_terms)
         en.terms = 0
         return en
 
@@ -178,6 +178,7 @@ class Point:
         the precision once the difference's ball is narrower than ``2**-tight`` and still holds
         the deciding value (a search's shortcut: the value is then most likely exact)."""
         lhs, rhs = compile_expr(rel.lhs), compile_expr(rel.rhs)
+        same = rel.lhs == rel.rhs  # identical sides: the difference is exactly 0 where defined
         for p in precs:
             en = self.at(p)
             with flint.ctx.workprec(p):
@@ -186,14 +187,14 @@ class Point:
                     if ql is not None and qr is not None:
                         return Truth(rel_decide(rel.op, ql - qr), ql, qr, 0)
                     bl = _fq(ql) if ql is not None else lhs.ball(en)
-                    br = _fq(qr) if qr is not None else rhs.ball(en)
+                    br = bl if same else _fq(qr) if qr is not None else rhs.ball(en)
                 except Imprecise:
                     continue
                 except Unsupported:
                     return None
                 finally:
                     self.work += en.terms + 1
-                diff = bl - br
+                diff = flint.arb(0) if same else bl - br
                 try:
                     return Truth(rel_decide(rel.op, diff), bl, br, p)
                 except Imprecise:

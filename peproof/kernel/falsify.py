@@ -70,6 +70,7 @@ class Budget:
     points: int = 24  # points tried (hypotheses evaluated at each)
     conclusions: int = 16  # conclusions evaluated per point (a sample when there are more)
     work: int = 6000  # relation evaluations + summation terms, all points together
+    min_points: int = 2  # tried whatever their work (a statement with one huge sum)
     precs: tuple = (64, 128, 256)
     tight: int = 40  # a ball narrower than 2**-tight still holding the deciding value: stop
 
@@ -126,7 +127,7 @@ def search(stmt: Statement, *, budget: Budget = DEFAULT) -> dict | None:
     work, tried = 0, 0
     for env in points(stmt, budget.points, seed):
         tried += 1
-        pt = Point(env)
+        pt = Point(env, max_terms=budget.work)
         ok = True
         for h in stmt.hyps:
             t = pt.truth(h, precs, tight)
@@ -143,7 +144,7 @@ def search(stmt: Statement, *, budget: Budget = DEFAULT) -> dict | None:
                      for r in stmt.concl):
                 return _record("instance", stmt, env, None, None, tried)
         work += pt.work
-        if work > budget.work:
+        if work > budget.work and tried >= budget.min_points:
             break
     return None
 

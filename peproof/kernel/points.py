@@ -184,8 +184,8 @@ def _value_of(expr: sp.Expr, env: dict):
 
 
 def points(stmt: Statement, limit: int, seed: int | None = None):
-    """Up to ``limit`` distinct points (dicts symbol -> exact value) for ``stmt``, the core
-    values first, then boundary values, then pseudo-random ones."""
+    """Up to ``limit`` distinct points (dicts symbol -> exact value) for ``stmt``: boundary and
+    core values first, then pseudo-random ones (see ``gen``)."""
     rng = random.Random(seed_of(stmt) if seed is None else seed)
     solved = _solved(stmt)
     free = [v for v in stmt.vars if v.symbol not in solved]
@@ -208,18 +208,20 @@ def points(stmt: Statement, limit: int, seed: int | None = None):
         return env
 
     def gen():
+        """Half the points on the diagonal of the value lists (each variable shifted), a
+        quarter from products of their first values, the rest pseudo-random."""
         if not free:
             yield ()
             return
         width = max(len(x) for x in lists.values())
-        for k in range(width):  # the diagonal, each variable shifted
+        for k in range(min(width, max(8, limit // 2))):
             yield tuple(lists[v.symbol][(k + 3 * j) % len(lists[v.symbol])]
                         for j, v in enumerate(free))
-        if len(free) <= 3:  # small products of the first values
-            head = [lists[v.symbol][:{1: 0, 2: 7, 3: 4}[len(free)]] for v in free]
-            yield from itertools.product(*head)
+        if len(free) <= 3:
+            side = max(2, int((limit / 4) ** (1 / len(free))))
+            yield from itertools.product(*(lists[v.symbol][:side] for v in free))
         while True:
-            yield tuple(rng.choice(lists[v.symbol]) if rng.random() < 0.5 else
+            yield tuple(rng.choice(lists[v.symbol]) if rng.random() < 0.3 else
                         random_value(v.domain, rng) for v in free)
 
     count, tries = 0, 0
