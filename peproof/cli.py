@@ -55,7 +55,7 @@ def cmd_prove(args) -> int:
 
 
 def render_table(res: dict) -> str:
-    rows = [("claim", "verdict", "engine", "time", "z3", "numeric", "falsifiers")]
+    rows = [("claim", "verdict", "evidence", "engine", "time", "z3", "numeric", "falsifiers")]
     for c in res["claims"]:
         v = c["verdict"]
         nf = len(c["falsifiers"])
@@ -65,7 +65,9 @@ def render_table(res: dict) -> str:
             mark += "  ENGINES DISAGREE"
         eng = c.get("engines", {})
         engine = v["engine"] + (" (+FLINT re-check)" if len(v.get("kernels") or ()) > 1 else "")
-        rows.append((c["id"], v["status"] + mark, engine, f"{v['seconds']:.3f}s",
+        ev = (c.get("evidence") or {}).get("level", "-")
+        rows.append((c["id"], v["status"] + mark, ev if ev != "none" else "-", engine,
+                     f"{v['seconds']:.3f}s",
                      eng.get("z3", "-"), eng.get("numeric", "-"),
                      f"{nr}/{nf} refuted" if nf else "-"))
     widths = [max(len(r[j]) for r in rows) for j in range(len(rows[0]))]
@@ -85,6 +87,11 @@ def render_table(res: dict) -> str:
             f"{s['proved_by_construction']} settled when built (engine 'construction': identical "
             f"sides as built, never counted as agreement); {s['independently_confirmed']} "
             "confirmed by z3 as well")
+    for status in ("proved", "refuted"):
+        ev = s.get(f"evidence_{status}")
+        if ev and s.get(status):
+            lines.append(f"evidence of the {status}: " + evidence_line(ev, status)
+                         + ("; each names its certified witness" if status == "refuted" else ""))
     if s.get("kernel_rechecked_claims"):
         lines.append(f"exponential proofs re-checked by the FLINT kernel: "
                      f"{s['kernel_rechecked_claims']} claim(s), {s['kernel_certificates']} "
@@ -99,6 +106,16 @@ def render_table(res: dict) -> str:
         lines.append("verdicts differing from the registry's expectation: "
                      + ", ".join(s["disagreements"]))
     return "\n".join(lines)
+
+
+def evidence_line(counts: dict, status: str = "proved") -> str:
+    """``kernel 3, two engines 52, one engine 135, settled when built 33``: the levels a
+    ``status`` verdict can have (a refutation is kernel or one engine), and any other level
+    with claims (conflicts)."""
+    from peproof.evidence import ALL, LEVELS_OF
+
+    return ", ".join(f"{lvl} {counts.get(lvl, 0)}" for lvl in ALL
+                     if counts.get(lvl) or lvl in LEVELS_OF[status])
 
 
 def build_parser() -> argparse.ArgumentParser:

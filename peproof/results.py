@@ -13,6 +13,7 @@ from pathlib import Path
 
 from peproof import __version__, registry
 from peproof.claims import Claim
+from peproof.evidence import counts, evidence
 
 SCHEMA = "peproof.results/1"
 
@@ -84,6 +85,7 @@ def run(claims: list[Claim], falsifiers: bool = True, progress=None) -> dict:
         rows.append(run_claim(c, falsifiers))
         if progress:
             progress(n, len(claims), c.id)
+    attach_evidence(rows)
     return {
         "schema": SCHEMA,
         "suite_version": __version__,
@@ -93,6 +95,13 @@ def run(claims: list[Claim], falsifiers: bool = True, progress=None) -> dict:
         "summary": summarize(rows, time.perf_counter() - t0),
         "claims": rows,
     }
+
+
+def attach_evidence(rows: list[dict]) -> None:
+    """Each row's ``evidence`` (:func:`peproof.evidence.evidence`), computed from the row as it
+    stands: call it again after adding a row's ``coq`` entry."""
+    for r in rows:
+        r["evidence"] = evidence(r)
 
 
 def gate_conflicts(rows: list[dict]) -> list[dict]:
@@ -109,6 +118,11 @@ def gate_conflicts(rows: list[dict]) -> list[dict]:
                             "said": c["engine"].get("status"), "gate": c.get("what", ""),
                             "point": c.get("point")})
     return out
+
+
+def evidence_counts(rows) -> dict[str, int]:
+    """``{level: claims}`` over ``rows`` (see :mod:`peproof.evidence`)."""
+    return counts(list(rows))
 
 
 def summarize(rows: list[dict], seconds: float) -> dict:
@@ -139,6 +153,12 @@ def summarize(rows: list[dict], seconds: float) -> dict:
         # its z3 cell's, a falsifier's): each an engine conflict, never a proof
         "gate_conflicts": gate_conflicts(rows),
         "engine_agreement": _agreement_counts(rows),
+        # the strongest evidence of each verdict (peproof.evidence): every level, zeros too;
+        # "evidence_proved" / "evidence_refuted" split the counts by verdict
+        "evidence": evidence_counts(rows),
+        "evidence_proved": evidence_counts(r for r in rows if r["verdict"]["status"] == "proved"),
+        "evidence_refuted": evidence_counts(r for r in rows
+                                            if r["verdict"]["status"] == "refuted"),
         "seconds": round(seconds, 3),
     }
 

@@ -13,12 +13,30 @@ def failure_message(claim: Claim, v: Verdict, expected: str) -> str:
         f"  statement: {claim.statement}",
         f"  engine: {v.engine} ({v.method}), {v.seconds:.3f}s",
     ]
+    lines += evidence_lines(claim)
     if v.reason:
         lines.append(f"  reason: {v.reason}")
     if v.witness:
         lines.append(f"  witness: {v.witness}")
     lines += [f"  trace: {t}" for t in v.trace[-4:]]
     return "\n".join(lines)
+
+
+def evidence_lines(claim: Claim) -> list[str]:
+    """The claim's evidence level (:mod:`peproof.evidence`) and Coq status, for a failure
+    message: read from the claim's result row (its Coq entry when the row has one)."""
+    from peproof.evidence import evidence
+    from peproof.results import run_claim
+
+    try:
+        ev = evidence(run_claim(claim, falsifiers=False))
+    except Exception as exc:  # noqa: BLE001 - a message must not hide the failure it reports
+        return [f"  evidence: not computed ({type(exc).__name__}: {exc})"]
+    out = [f"  evidence: {ev['level']}" + (f" ({ev['why']})" if ev["why"] else ""),
+           f"  Coq: {ev['coq']}"]
+    if ev["witness"]:
+        out.append(f"  certified witness: {ev['witness']}")
+    return out
 
 
 def check_claim(claim: Claim) -> Verdict:

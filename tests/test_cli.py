@@ -1,6 +1,7 @@
 """The command line: exit codes, JSON envelope, one-line errors."""
 
 import json
+import re
 import subprocess
 import sys
 
@@ -31,6 +32,50 @@ def test_prove_json_envelope(capsys, tmp_path):
     assert data["claims"][0]["verdict"]["status"] == "refuted"
     assert data["claims"][0]["verdict"]["witness"]["certified_by"]
     assert json.loads(out_file.read_text())["summary"] == data["summary"]
+
+
+def _table_column(out: str, name: str) -> dict[str, str]:
+    """``{claim id: cell}`` of the column ``name`` of ``peproof prove``'s table (cells are
+    sliced at the header's column starts: a cell may hold spaces)."""
+    lines = out.splitlines()
+    head = lines[0]
+    cols = [m.start() for m in re.finditer(r"(?<=  )\S", head)]
+    start = head.index(name)
+    end = min([c for c in cols if c > start], default=None)
+    cells = {}
+    for line in lines[2:]:
+        if not line.strip():
+            break
+        cells[line.split()[0]] = line[start:end].strip()
+    return cells
+
+
+@pytest.mark.parametrize("pattern", ["index.*", "distance.monotone*"])
+def test_prove_shows_each_claims_evidence_in_the_table_and_the_json(capsys, pattern):
+    from peproof.evidence import ALL, LEVELS_OF
+
+    assert main(["prove", pattern, "--no-falsifiers", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert main(["prove", pattern, "--no-falsifiers"]) == 0
+    out = capsys.readouterr().out
+    want = {c["id"]: c["evidence"]["level"] for c in data["claims"]}
+    assert all(lvl in ALL for lvl in want.values())
+    assert _table_column(out, "evidence") == {i: (lvl if lvl != "none" else "-")
+                                              for i, lvl in want.items()}
+    s = data["summary"]
+    assert s["evidence"] == {lvl: list(want.values()).count(lvl) for lvl in ALL}
+    for status in ("proved", "refuted"):
+        if s[status]:
+            counts = ", ".join(f"{lvl} {s['evidence_' + status][lvl]}"
+                               for lvl in LEVELS_OF[status])
+            assert f"evidence of the {status}: {counts}" in out
+    if pattern == "index.*":  # an exhaustive check confirmed by z3, and z3 beside z3
+        assert {"two engines", "one engine"} <= set(want.values())
+    else:  # a refutation: one engine, its witness named in the JSON
+        c = data["claims"][0]
+        assert c["evidence"]["level"] == "one engine"
+        assert c["evidence"]["witness"].startswith("at ") and "certified by" in \
+            c["evidence"]["witness"]
 
 
 @pytest.mark.parametrize("args", [["prove", "no.such.claim"], ["prove", "--bogus"], ["frobnicate"]])

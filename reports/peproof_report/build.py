@@ -18,7 +18,7 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from . import biblio, figures, findings, fmt, graph, numview, ropeview, tex
+from . import biblio, evidview, figures, findings, fmt, graph, numview, ropeview, tex
 from . import content as C
 from .latex import reset_unknown, tex_breakable, unknown_seen, verdict
 from .mathtext import title_tex
@@ -78,7 +78,17 @@ def environment():
     env.filters["mjoin"] = lambda items, sep: Markup(sep.join(
         i if isinstance(i, Markup) else escape(i) for i in items))
     env.filters["fit"] = fit_row
+    env.filters["breakable"] = lambda x: Markup(tex_breakable(x))
+    env.filters["href"] = href_url
     return env
+
+
+def href_url(path: str) -> Markup:
+    """A relative path as the first argument of ``\\href``: percent-encoded but for letters,
+    digits and ``/ . _ - ~`` (which hyperref takes as they are), each ``%`` escaped for TeX."""
+    from urllib.parse import quote
+
+    return Markup(quote(str(path), safe="/._-~").replace("%", r"\%"))
 
 
 def fit_row(row: Markup) -> Markup:
@@ -211,6 +221,7 @@ def _groups(cl: list[dict], reg: dict) -> list[dict]:
 
 def _families(rows, views, fams, reg: dict) -> list[dict]:
     titles = reg["family_titles"]
+    evid = {f["name"]: f for f in evidview.family_counts(rows, fams)["families"]}
     out = []
     for n, f in enumerate(fams, 1):
         cl = [views[r["id"]] for r in rows if r["family"] == f]
@@ -220,6 +231,7 @@ def _families(rows, views, fams, reg: dict) -> list[dict]:
                     "plain": titles.get(f, f), "claims": cl, "groups": groups,
                     "split": len(groups) > 1,
                     "counts": Counter(v["status"] for v in cl),
+                    "evidence": evid[f],
                     "papers": list(biblio.FAMILY_PAPERS.get(f, ())),
                     "graph": None})
     return out
@@ -252,7 +264,9 @@ def _seeds(rows: list[dict]) -> list[dict]:
     return out
 
 
-def context(run: dict, root: Path | None) -> dict:
+def context(run: dict, root: Path | None, links: dict | None = None) -> dict:
+    """The templates' context; ``links``: the claims' ``.v`` files relative to the build folder
+    (:func:`.evidview.place_vfiles`)."""
     res = run["results"]
     rows = res["claims"]
     number, fams = graph.numbering(rows)
@@ -262,7 +276,8 @@ def context(run: dict, root: Path | None) -> dict:
         for u in r["uses"]:
             used_by.setdefault(u, []).append(r["id"])
     render = run["render"]
-    views = {r["id"]: C.claim_view(r, render.get(r["id"]), used_by.get(r["id"], []), refs)
+    views = {r["id"]: C.claim_view(r, render.get(r["id"]), used_by.get(r["id"], []), refs,
+                                   links)
              for r in rows}
     state = source_state(root)
     epoch, date_source = C.build_date(state["commit_time"])
@@ -295,6 +310,9 @@ def context(run: dict, root: Path | None) -> dict:
         },
         "summary": {**summ, "proof_seconds": fmt.seconds(summ["seconds"]),
                     "construction": construction,
+                    "evidence_table": {**evidview.family_counts(rows, fams),
+                                       "labels": {f: family_label(f) for f in fams}},
+                    "coq": evidview.coq_summary(rows),
                     "agreement": sorted(agreement.items(), key=lambda kv: (-kv[1], kv[0]))},
         "verdict_word": {s: Markup(verdict(s)) for s in ("proved", "refuted", "unknown")},
         "seeds": seeds,
@@ -523,7 +541,9 @@ def build(build_dir: Path | None = None, pattern: str | None = None, numerics: s
                       workers=workers, fresh=fresh, quiet=quiet)
     phase("collect")
     reset_unknown()
-    ctx = context(run, root)
+    links = evidview.place_vfiles(run["results"]["claims"], build_dir,
+                                  tuple(p for p in (root,) if p))
+    ctx = context(run, root, links)
     phase("context")
     import os
 
@@ -545,7 +565,7 @@ def build(build_dir: Path | None = None, pattern: str | None = None, numerics: s
     if html:
         from . import html as H
 
-        html_path = H.write(run, build_dir)
+        html_path = H.write(run, build_dir, links)
     phase("templates")
     t_tex = 0.0
     pdfs: list[tuple[Path | None, int | None]] = []

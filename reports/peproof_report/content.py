@@ -279,7 +279,12 @@ def method_text(v: dict) -> str:
 
 
 # ---------------------------------------------------------------------------- one claim
-def claim_view(row: dict, render: dict | None, used_by: list[str], refs: Refs) -> dict:
+def claim_view(row: dict, render: dict | None, used_by: list[str], refs: Refs,
+               links: dict | None = None) -> dict:
+    """Everything the documents print about one claim; ``links``: the claims' ``.v`` files
+    relative to the build folder (:func:`.evidview.place_vfiles`)."""
+    from .evidview import coq_view, evidence_view
+
     v = row["verdict"]
     z = row.get("z3") or {}
     render = render or {}
@@ -326,6 +331,7 @@ def claim_view(row: dict, render: dict | None, used_by: list[str], refs: Refs) -
                "reason": Markup(z3_reason_tex(z.get("reason", "")))},
         "numeric": row["engines"].get("numeric", "n/a"),
         "conflict": row.get("conflict", False),
+        "evidence": evidence_view(row), "coq": coq_view(row, links),
         "expect": row["expect"], "agrees": row["agrees_with_expectation"],
         "note": refs.prose(row.get("note") or ""),
         "uses": [Markup(refs.ref(u)) for u in row["uses"]],

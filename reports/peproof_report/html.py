@@ -16,7 +16,7 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from . import figures, graph
+from . import evidview, figures, graph
 from .build import FAMILY_GRAPH_MIN, TEMPLATES
 
 HTML_NAME = "peproof-report.html"
@@ -50,7 +50,9 @@ def svg(view: dict, number: dict, status: dict, labels: str = "number",
     return text
 
 
-def context(run: dict) -> dict:
+def context(run: dict, links: dict | None = None) -> dict:
+    """The page's context; ``links``: the claims' ``.v`` files relative to the page's folder
+    (:func:`.evidview.place_vfiles`)."""
     rows = run["results"]["claims"]
     render = run.get("render") or {}
     reg = run.get("registry") or {}
@@ -76,9 +78,12 @@ def context(run: dict) -> dict:
             "uses": [(u, anchor(u) if u in number else None, number.get(u, u))
                      for u in r["uses"]],
             "used_by": [(u, anchor(u), number[u]) for u in used_by.get(r["id"], [])],
+            "evidence": evidview.evidence_view(r), "coq": evidview.coq_view(r, links),
         }
     families = []
     titles = reg.get("family_titles") or {}
+    evid = evidview.family_counts(rows, fams)
+    by_family = {f["name"]: f for f in evid["families"]}
     for f in fams:
         ids = [r["id"] for r in rows if r["family"] == f]
         view = graph.family_view(f, rows)
@@ -87,6 +92,7 @@ def context(run: dict) -> dict:
             "number": fams.index(f) + 1, "claims": [claims[i] for i in ids],
             "counts": {s: sum(status[i] == s for i in ids) for s in ("proved", "refuted",
                                                                     "unknown")},
+            "evidence": by_family[f],
             "graph": svg(view, number, status) if view and len(view["nodes"]) >= FAMILY_GRAPH_MIN
             else None})
     errata = reg.get("errata") or {}
@@ -101,13 +107,16 @@ def context(run: dict) -> dict:
             "errata_kinds": ERRATA_KINDS,
             "style": (Path(TEMPLATES) / "report.css").read_text(encoding="utf-8"),
             "summary": run["results"]["summary"], "families": families, "errata": errs,
+            "evidence": evid, "coq": evidview.coq_summary(rows),
             "consequence": consequence,
             "graph": svg(whole, number, status, labels="full", width=10.5)
             if whole["nodes"] else None}
 
 
-def write(run: dict, build_dir: Path) -> Path:
-    """Write ``peproof-report.html`` into ``build_dir``; returns its path."""
+def write(run: dict, build_dir: Path, links: dict | None = None) -> Path:
+    """Write ``peproof-report.html`` into ``build_dir``; returns its path.  ``links``: the
+    claims' ``.v`` files relative to ``build_dir`` (placed there by
+    :func:`.evidview.place_vfiles`, which is called here when not given)."""
     import jinja2
 
     from peproof.cli import write_atomic
@@ -117,5 +126,7 @@ def write(run: dict, build_dir: Path) -> Path:
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters["raw"] = Markup  # our SVG and style sheet, not data
     path = Path(build_dir) / HTML_NAME
-    write_atomic(path, env.get_template("report.html.j2").render(**context(run)))
+    if links is None:
+        links = evidview.place_vfiles(run["results"]["claims"], Path(build_dir))
+    write_atomic(path, env.get_template("report.html.j2").render(**context(run, links)))
     return path

@@ -1,0 +1,259 @@
+"""The evidence of a verdict (peproof/evidence.py): the levels on hand-built result rows, the
+negative cases (what is never two engines, never kernel, a conflict and not evidence), and the
+levels on real rows of the engines.
+
+Coq rows have the shape of ``peproof.kernel.coq.check.CoqResult.as_dict``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from peproof import evidence as E
+
+EXP_KERNELS = ["exp-poly (SymPy expand)", "FLINT re-check (python-flint fmpq_mpoly)"]
+Z3_PROVED = {"status": "proved", "engine": "z3", "method": "polynomial abstraction, block by "
+             "block", "version": "5.4.1"}
+Z3_NA = {"status": "unknown", "engine": "z3", "method": "not applicable", "version": "5.4.1"}
+WITNESS = {"point": {"d": "4", "k": "3"}, "relation": "D(k+1) <= D(k)", "lhs": "[3.98 +/- 1e-20]",
+           "rhs": "[3.30 +/- 1e-20]", "certified_by": "python-flint arb (rigorous balls)"}
+
+
+def coq(status="checked in Coq", what="statement", version="8.16.1", conflict=""):
+    return {"status": status, "what": what, "class": "trig", "lemma": "rotation_x",
+            "assumptions": ["ClassicalDedekindReals.sig_forall_dec"],
+            "print_assumptions": "Axioms:\nClassicalDedekindReals.sig_forall_dec : ...",
+            "coq_version": version, "seconds": 0.2, "cached": False,
+            "vfile": "reports/build/coq/rotation.x.v", "conflict": conflict, "obligations": []}
+
+
+def row(status="proved", engine="sympy-exp", method="decision procedure", z3=None,
+        coq_entry=None, conflict=False, kernels=(), witness=None, vconflict=None):
+    v = {"status": status, "engine": engine, "method": method, "version": "-", "axioms": [],
+         "seconds": 0.01, "witness": witness if witness is not None else (
+             WITNESS if status == "refuted" else None), "trace": [], "reason": "",
+         "kernels": list(kernels), "certificates": [{"atoms": []}] if kernels else []}
+    if vconflict:
+        v["conflict"] = vconflict
+    r = {"id": "fam.x", "verdict": v, "z3": dict(z3 if z3 is not None else Z3_NA),
+         "engines": {"primary": status, "z3": (z3 or Z3_NA)["status"], "numeric": "consistent"},
+         "conflict": conflict}
+    if coq_entry is not None:
+        r["coq"] = coq_entry
+    return r
+
+
+def level(r) -> str:
+    return E.evidence(r)["level"]
+
+
+# ---------------------------------------------------------------------------- the levels
+def test_exponential_procedure_and_z3_are_two_engines():
+    ev = E.evidence(row(z3=Z3_PROVED, kernels=EXP_KERNELS))
+    assert ev["level"] == E.TWO
+    assert ev["engines"] == ["sympy-exp", "z3"]
+    assert ev["witness"] is None
+
+
+def test_one_engine_when_z3_does_not_apply():
+    assert level(row()) == E.ONE
+
+
+def test_a_coq_proof_of_the_statement_is_kernel():
+    ev = E.evidence(row(z3=Z3_PROVED, coq_entry=coq()))
+    assert ev["level"] == E.KERNEL and "8.16.1" in ev["why"]
+    assert ev["coq"] == "checked in Coq"
+
+
+def test_a_coq_proof_of_the_negation_of_a_refuted_claim_is_kernel_and_names_the_witness():
+    ev = E.evidence(row("refuted", "arb", "certified counterexample",
+                        coq_entry=coq(what="negation")))
+    assert ev["level"] == E.KERNEL
+    assert ev["witness"] == "at d = 4, k = 3, certified by python-flint arb (rigorous balls)"
+
+
+def test_a_refutation_is_one_engine_with_its_witness_even_when_z3_refutes_too():
+    """Both witnesses are certified by the same ball arithmetic: one kernel, not two."""
+    z = {"status": "refuted", "engine": "z3+arb", "method": "z3 model re-checked in arb"}
+    ev = E.evidence(row("refuted", "arb", "certified counterexample", z3=z))
+    assert ev["level"] == E.ONE
+    assert "d = 4" in ev["witness"] and "arb" in ev["witness"]
+
+
+def test_a_refutation_by_proof_of_the_negation_names_it():
+    w = {"kind": "proof of the negation", "negation": "omega_0 != 2 pi k/N",
+         "certified_by": "argument from the axiom 'pi is irrational'"}
+    ev = E.evidence(row("refuted", "argument", "proof of the negation", witness=w))
+    assert ev["level"] == E.ONE
+    assert ev["witness"].startswith("proof of the negation: omega_0 != 2 pi k/N")
+
+
+def test_settled_when_built_is_its_own_level_and_coq_makes_it_kernel():
+    built = row(engine="construction", method="settled when built",
+                z3={"status": "unknown", "engine": "z3", "method": "settled when built"})
+    assert level(built) == E.BUILT
+    built["coq"] = coq()
+    assert level(built) == E.KERNEL
+
+
+def test_unknown_is_no_evidence():
+    ev = E.evidence(row("unknown", "none", "not formalised"))
+    assert ev["level"] == E.NONE and ev["witness"] is None
+
+
+# ---------------------------------------------------------------------------- never two engines
+def test_a_construction_is_never_two_engines():
+    """Even with a z3 column claiming 'proved' (a hand-edited or buggy row); nor is a case
+    split whose cases were settled when built (it is one engine: the split was decided)."""
+    built = row(engine="construction", method="settled when built", z3=Z3_PROVED)
+    assert level(built) == E.BUILT
+    cases = row(engine="cases + construction", method="case split on the Piecewise branches",
+                z3=Z3_PROVED)
+    assert level(cases) == E.ONE
+
+
+def test_the_flint_recheck_is_not_a_second_engine():
+    r = row(kernels=EXP_KERNELS)  # FLINT re-checked the certificate; z3 not applicable
+    assert r["verdict"]["certificates"]
+    assert level(r) == E.ONE
+
+
+@pytest.mark.parametrize("engine", ["z3", "z3 (integers)", "periodic", "sympy-exp+z3",
+                                    "z3+sympy-exp", "log-linear", "z3-exp+arb", "argument+z3"])
+def test_a_primary_engine_resting_on_z3_and_the_z3_column_are_one_engine(engine):
+    ev = E.evidence(row(engine=engine, z3=Z3_PROVED))
+    assert ev["level"] == E.ONE
+    assert "shares z3" in ev["why"]
+
+
+@pytest.mark.parametrize("engine", ["chain", "a-new-engine", "", "sympy-exp+mystery"])
+def test_an_engine_of_unknown_procedures_is_never_independent(engine):
+    assert level(row(engine=engine, z3=Z3_PROVED)) == E.ONE
+
+
+def test_z3_settled_when_built_is_no_second_engine():
+    z = {**Z3_PROVED, "method": "settled when built"}
+    assert level(row(z3=z)) == E.ONE
+
+
+# ---------------------------------------------------------------------------- never kernel
+@pytest.mark.parametrize("status", [
+    "not checked in Coq: no proof script: sums", "coq not installed",
+    "not checked in Coq: the proof script did not close the goal", "checked", "Checked in Coq",
+    ""])
+def test_a_coq_result_that_is_not_checked_is_never_kernel(status):
+    r = row(z3=Z3_PROVED, coq_entry=coq(status=status))
+    assert level(r) == E.TWO  # what the engines give, unchanged
+    assert E.evidence(r)["coq"] == (status or "Coq not run")
+
+
+def test_a_coq_check_without_a_version_is_not_kernel():
+    assert level(row(coq_entry=coq(version=""))) == E.ONE
+
+
+def test_coq_checking_the_statement_does_not_make_a_refutation_kernel_it_is_a_conflict():
+    r = row("refuted", "arb", "certified counterexample", coq_entry=coq(what="statement"))
+    ev = E.evidence(r)
+    assert ev["level"] == E.CONFLICT
+    assert "Coq proved the statement the engines refuted" in ev["why"]
+
+
+# ---------------------------------------------------------------------------- conflicts
+def test_coq_proving_the_negation_of_a_proved_claim_is_a_conflict_not_evidence():
+    """Whatever the Coq entry's own conflict field says (here: nothing)."""
+    ev = E.evidence(row(z3=Z3_PROVED, coq_entry=coq(what="negation")))
+    assert ev["level"] == E.CONFLICT
+    assert "negation" in ev["why"]
+
+
+def test_a_coq_conflict_field_is_a_conflict():
+    r = row(coq_entry=coq(conflict="Coq proved the negation of a statement an engine proved"))
+    assert level(r) == E.CONFLICT
+
+
+@pytest.mark.parametrize("kw", [{"conflict": True},
+                                {"vconflict": {"engine": {"engine": "sympy-exp"}, "point": {}}},
+                                {"z3": {**Z3_PROVED, "conflict": {"engine": {}, "point": {}}}}])
+def test_an_engine_conflict_is_never_evidence(kw):
+    r = row(coq_entry=coq(), **{"z3": Z3_PROVED, **kw})
+    assert level(r) == E.CONFLICT
+
+
+def test_coq_on_an_unknown_claim_gives_no_level():
+    ev = E.evidence(row("unknown", "none", "not formalised", coq_entry=coq()))
+    assert ev["level"] == E.NONE and "no verdict by itself" in ev["why"]
+
+
+# ---------------------------------------------------------------------------- pieces
+def test_engine_parts_respect_parentheses():
+    assert E.engine_parts("certified curve (float64 + proved bound) + arb") == [
+        "certified curve (float64 + proved bound)", "arb"]
+    assert E.engine_parts("cases + sympy-exp") == ["cases", "sympy-exp"]
+    assert E.engine_parts("") == []
+
+
+def test_counts_cover_every_level_and_are_recomputed_from_the_rows():
+    rows = [row(z3=Z3_PROVED), row(), row("unknown", "none", "-")]
+    rows[0]["evidence"] = {"level": E.KERNEL}  # a stale stored value is not trusted
+    c = E.counts(rows)
+    assert set(c) == set(E.ALL)
+    assert c[E.TWO] == 1 and c[E.ONE] == 1 and c[E.NONE] == 1 and c[E.KERNEL] == 0
+
+
+# ---------------------------------------------------------------------------- real rows
+@pytest.fixture(scope="module")
+def real_rows():
+    from peproof import registry, results
+
+    return results.run(registry.select("index.*") + registry.select("worked.*"),
+                       falsifiers=False)
+
+
+def test_real_rows_carry_their_evidence_and_the_summary_counts_it(real_rows):
+    rows = real_rows["claims"]
+    assert all(r["evidence"] == E.evidence(r) for r in rows)
+    s = real_rows["summary"]
+    assert s["evidence"] == E.counts(rows)
+    assert sum(s["evidence_proved"].values()) == s["proved"]
+    assert sum(s["evidence_refuted"].values()) == s["refuted"]
+
+
+def test_real_rows_two_engines_only_on_independent_engines(real_rows):
+    levels = {}
+    for r in real_rows["claims"]:
+        lvl = r["evidence"]["level"]
+        levels.setdefault(lvl, []).append(r["id"])
+        if lvl == E.TWO:
+            assert r["verdict"]["status"] == r["z3"]["status"] == "proved"
+            assert E.rests_on(r["verdict"]["engine"]).isdisjoint(E.rests_on(r["z3"]["engine"]))
+        if r["verdict"]["engine"] == "construction":
+            assert lvl == E.BUILT
+        if r["verdict"]["status"] == "refuted":
+            assert lvl == E.ONE and "certified by" in r["evidence"]["witness"]
+    # the index family has both: an exhaustive evaluation confirmed by z3 (two engines) and
+    # z3 over the integers beside the z3 column (one engine: both are z3)
+    assert levels.get(E.TWO) and levels.get(E.ONE) and levels.get(E.BUILT)
+    shared = [r for r in real_rows["claims"] if r["evidence"]["level"] == E.ONE
+              and r["z3"]["status"] == "proved"]
+    assert shared and all("shares z3" in r["evidence"]["why"] for r in shared)
+
+
+# ---------------------------------------------------------------------------- pytest proofs
+@pytest.mark.parametrize("cid,wrong,level", [
+    ("index.encoding_layouts_match_maps", "refuted", E.TWO),
+    ("worked.sin_five_hundred_seed_value", "proved", E.ONE)])
+def test_a_failing_claim_names_its_evidence_and_coq_status(monkeypatch, cid, wrong, level):
+    """``pytest proofs`` (peproof.testing.check_claim): the message of a claim whose verdict
+    differs from the registry's reading names its evidence level, the Coq status and, for a
+    refutation, the certified witness."""
+    from peproof import registry
+    from peproof.testing import check_claim
+
+    claim = registry.get(cid)
+    monkeypatch.setattr(claim, "expect", wrong)
+    with pytest.raises(AssertionError) as exc:
+        check_claim(claim)
+    msg = str(exc.value)
+    assert f"\n  evidence: {level} (" in msg
+    assert "\n  Coq: " in msg
+    assert ("certified witness: at " in msg) == (wrong == "proved")
