@@ -86,7 +86,8 @@ def render_table(res: dict) -> str:
             f"of the proved: {s['proved_by_engine']} decided by an engine, "
             f"{s['proved_by_construction']} settled when built (engine 'construction': identical "
             f"sides as built, never counted as agreement); {s['independently_confirmed']} "
-            "confirmed by z3 as well")
+            "proved by the z3 column as well (two engines only when the primary engine does not "
+            "rest on z3 itself)")
     for status in ("proved", "refuted"):
         ev = s.get(f"evidence_{status}")
         if ev and s.get(status):

@@ -85,7 +85,6 @@ def run(claims: list[Claim], falsifiers: bool = True, progress=None) -> dict:
         rows.append(run_claim(c, falsifiers))
         if progress:
             progress(n, len(claims), c.id)
-    attach_evidence(rows)
     return {
         "schema": SCHEMA,
         "suite_version": __version__,
@@ -99,7 +98,7 @@ def run(claims: list[Claim], falsifiers: bool = True, progress=None) -> dict:
 
 def attach_evidence(rows: list[dict]) -> None:
     """Each row's ``evidence`` (:func:`peproof.evidence.evidence`), computed from the row as it
-    stands: call it again after adding a row's ``coq`` entry."""
+    stands (:func:`summarize` calls it: a row's ``coq`` entry comes after the engines' pass)."""
     for r in rows:
         r["evidence"] = evidence(r)
 
@@ -126,7 +125,9 @@ def evidence_counts(rows) -> dict[str, int]:
 
 
 def summarize(rows: list[dict], seconds: float) -> dict:
-    """The summary of an envelope's claim rows (counts, falsifiers, disagreements, agreement)."""
+    """The summary of an envelope's claim rows (counts, falsifiers, disagreements, agreement,
+    evidence); each row's ``evidence`` is (re)computed first (:func:`attach_evidence`)."""
+    attach_evidence(rows)
     fals = [f for r in rows for f in r["falsifiers"]]
     built = [r["id"] for r in rows if r.get("settled_when_built")]
     proved = sum(r["verdict"]["status"] == "proved" for r in rows)

@@ -13,6 +13,8 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -156,3 +158,106 @@ def test_the_page_renders(page, tmp_path):
 
     lo, hi = Image.open(shot).convert("L").getextrema()
     assert lo < 100 < hi
+
+
+# ---------------------------------------------------------------------------- evidence and Coq
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import coqrows  # noqa: E402
+
+from peproof.evidence import evidence  # noqa: E402
+
+#: on load: every link to a .v file, resolved by the browser against the page's address
+VFILES = """<script>
+window.addEventListener("load", () => {
+  const pre = document.createElement("pre");
+  pre.id = "vfiles";
+  pre.textContent = JSON.stringify([...document.querySelectorAll("a.vfile")].map(
+    a => ({href: a.getAttribute("href"), url: a.href,
+           claim: a.closest(".claim") ? a.closest(".claim").id : null})));
+  document.body.appendChild(pre);
+});
+</script></body>"""
+
+
+@pytest.fixture(scope="module")
+def page_coq(page, tmp_path_factory):
+    """The same run with Coq entries (tests/coqrows.py: .v files written outside the page's
+    folder), the HTML edition written again into a folder of its own."""
+    from peproof_report import html as H
+
+    run = json.loads((page.parent / "run.json").read_text())
+    base = tmp_path_factory.mktemp("html-coq")
+    coqrows.add_coq(run["results"]["claims"], base / "elsewhere")
+    (base / "site").mkdir()
+    return H.write(run, base / "site"), run["results"]["claims"]
+
+
+def vfile_links(html_path) -> list[dict]:
+    """The page's links to .v files as Chromium resolves them."""
+    test = html_path.with_name("vfiles.html")
+    test.write_text(html_path.read_text().replace("</body>", VFILES))
+    dom = chromium("--virtual-time-budget=3000", "--dump-dom", test.as_uri())
+    m = re.search(r'<pre id="vfiles">(.*?)</pre>', dom, re.S)
+    assert m, "the page did not list its links"
+    import html
+
+    return json.loads(html.unescape(m.group(1)))
+
+
+def _resolves(link: dict) -> bool:
+    from urllib.parse import unquote, urlparse
+
+    u = urlparse(link["url"])
+    return u.scheme == "file" and Path(unquote(u.path)).is_file()
+
+
+def test_each_coq_checked_claim_links_its_v_file_and_the_link_resolves(page_coq):
+    html_path, rows = page_coq
+    links = vfile_links(html_path)
+    checked = {r["id"]: r["coq"] for r in rows if r["coq"]["status"] == "checked in Coq"}
+    assert checked
+    assert {lk["claim"] for lk in links} == {f"claim-{cid}" for cid in checked}
+    for lk in links:
+        assert not lk["href"].startswith(("/", "file:")), lk  # relative, into the folder
+        assert _resolves(lk), lk
+        cid = lk["claim"][len("claim-"):]
+        assert Path(lk["url"][len("file://"):]).read_bytes() == \
+            Path(checked[cid]["vfile"]).read_bytes()
+
+
+def test_a_broken_v_link_is_caught(page_coq):
+    """Can fail: a link to a .v file that is not there does not resolve."""
+    html_path, _ = page_coq
+    broken = html_path.with_name("broken-v.html")
+    broken.write_text(re.sub(r'(class="vfile" href=")coq/', r"\1nowhere/", html_path.read_text(),
+                             count=1))
+    assert not all(_resolves(lk) for lk in vfile_links(broken))
+
+
+def test_each_claim_shows_its_evidence_and_coq_status(page_coq):
+    """Rendered: each claim's evidence level (as computed from its row), its Coq status and
+    version, the axioms of a Coq-checked one; the summary's table of evidence by family."""
+    html_path, rows = page_coq
+    dom = chromium("--dump-dom", html_path.as_uri())
+    for r in rows:
+        m = re.search(r'<div class="claim" id="claim-' + re.escape(r["id"]) + r'">(.*?)</div>',
+                      dom, re.S)
+        assert m, r["id"]
+        body = m.group(1)
+        ev = evidence(r)
+        if ev["level"] != "none":
+            assert f"Evidence: <b class=\"\">{ev['level']}</b>" in body, (r["id"], ev)
+        assert f'<span class="coq-status">{r["coq"]["status"]}</span>' in body
+        if r["coq"]["status"] == "checked in Coq":
+            assert f"Coq {coqrows.VERSION}" in body
+            assert all(a.rpartition(".")[2] in body for a in coqrows.AXIOMS), r["id"]
+    table = re.search(r'<table class="counts">(.*?)</table>', dom, re.S).group(1)
+    fam = rows[0]["family"]
+    cells = re.search(r'>' + fam + r'</a></td>(.*?)</tr>', table, re.S).group(1)
+    nums = [int(x) for x in re.findall(r"<td>(\d+)</td>", cells)]
+    mine = [r for r in rows if r["family"] == fam]
+    levels = [evidence(r)["level"] for r in mine]
+    assert nums[0] == len(mine)
+    assert nums[4] == sum(lv == "kernel" and r["verdict"]["status"] == "proved"
+                          for lv, r in zip(levels, mine, strict=True))
+    assert nums[5] == sum(lv == "two engines" for lv in levels)

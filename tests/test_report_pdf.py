@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -270,3 +272,129 @@ def test_literature_sources_compile_and_read_as_paraphrases(tmp_path):
     assert res.more_pdf, "the record was not written"
     text = _squash(pdf_text(res.pdf_path))
     assert "paraphraseof" in text and "ourparaphrase" in _squash(pdf_text(record_pdf(res)))
+
+
+# ---------------------------------------------------------------------------- evidence and Coq
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import coqrows  # noqa: E402
+
+from peproof.evidence import KERNEL, ONE, TWO, evidence  # noqa: E402
+
+LEVEL_COLUMNS = (("proved", "kernel"), ("proved", "two engines"), ("proved", "one engine"),
+                 ("proved", "settled when built"), ("refuted", "kernel"),
+                 ("refuted", "one engine"))
+
+
+def _family_row(rows: list[dict], family: str) -> list[int]:
+    """A family's row of the page-1 table, recomputed from the results: verdicts, then the
+    evidence of the proved and of the refuted."""
+    mine = [r for r in rows if r["family"] == family]
+    verdicts = [sum(r["verdict"]["status"] == s for r in mine)
+                for s in ("proved", "refuted", "unknown")]
+    levels = [sum(r["verdict"]["status"] == s and evidence(r)["level"] == lvl for r in mine)
+              for s, lvl in LEVEL_COLUMNS]
+    return verdicts + levels
+
+
+def _page_one_rows(pdf) -> dict[str, list[int]]:
+    from pypdf import PdfReader
+
+    text = PdfReader(str(pdf)).pages[0].extract_text()
+    return {m.group(1): [int(x) for x in m.group(2).split()]
+            for m in re.finditer(r"^([a-z_]+|all \(\d+\)) ((?:\d+ ){8}\d+)$", text, re.M)}
+
+
+@pytest.fixture(scope="module")
+def built_coq(built, tmp_path_factory):
+    """The same run with Coq entries on its rows (tests/coqrows.py: .v files written outside
+    the build folder), rebuilt: report, record and HTML edition."""
+    import json
+
+    run = json.loads((built.tex_path.parent / R.CACHE_NAME).read_text())
+    base = tmp_path_factory.mktemp("coq")
+    coqrows.add_coq(run["results"]["claims"], base / "elsewhere")
+    res = gen.build(build_dir=base / "build", run=run, quiet=True, full=True, html=True)
+    assert res.pdf_path is not None, res.tex_message
+    return res, run["results"]["claims"]
+
+
+def test_page_one_shows_each_familys_evidence_beside_its_verdicts(built, built_coq):
+    """Page 1's table: per family (and in all) the verdict counts and the evidence levels, as
+    recomputed from the results; with Coq entries the kernel columns fill."""
+    import json
+
+    for res, rows in ((built, json.loads((built.tex_path.parent / "results.json")
+                                         .read_text())["claims"]), built_coq):
+        table = _page_one_rows(res.pdf_path)
+        fams = sorted({r["family"] for r in rows})
+        assert set(table) == {*fams, f"all ({len(rows)})"}, table
+        for f in fams:
+            assert table[f] == _family_row(rows, f), f
+        assert table[f"all ({len(rows)})"] == [sum(c) for c in zip(*(table[f] for f in fams),
+                                                                    strict=True)]
+    res, rows = built_coq
+    assert _family_row(rows, "worked")[3] > 0 and _family_row(rows, "worked")[7] > 0
+    text = _squash(pdf_text(res.pdf_path))
+    assert f"Coq{coqrows.VERSION}checked" in text
+
+
+def test_the_chapters_name_each_claims_evidence(built_coq):
+    """The family's heading counts the levels; each claim names its own (the one-line entries
+    a short tag, the featured ones an Evidence sentence)."""
+    res, rows = built_coq
+    text = _squash(pdf_text(res.pdf_path))
+    worked = [r for r in rows if r["family"] == "worked"]
+    n_kernel = sum(evidence(r)["level"] == KERNEL and r["verdict"]["status"] == "proved"
+                   for r in worked)
+    assert f"evidenceoftheproved:{n_kernel}kernel" in text
+    for r in worked:
+        lvl = evidence(r)["level"]
+        if lvl in (KERNEL, TWO, ONE):
+            short = lvl.replace(" ", "")
+            assert re.search(re.escape(r["id"]) + r".{0,80}?" + short, text) or \
+                re.search(short + r".{0,400}?" + re.escape(r["id"]), text), (r["id"], lvl)
+
+
+def _uris(pdf) -> list[str]:
+    from pypdf import PdfReader
+
+    out = []
+    for page in PdfReader(str(pdf)).pages:
+        for a in page.get("/Annots") or []:
+            act = a.get_object().get("/A") or {}
+            if act.get("/S") == "/URI":
+                out.append(str(act["/URI"]))
+    return out
+
+
+def test_the_record_links_each_coq_proof_and_shows_its_assumptions(built_coq):
+    """Each claim checked in Coq: a link, relative to the record, to its .v file in the build
+    folder (copied there from where it was written), its status, version and axioms."""
+    res, rows = built_coq
+    record = record_pdf(res)
+    checked = {r["id"]: r["coq"] for r in rows if r["coq"]["status"] == "checked in Coq"}
+    assert checked
+    uris = _uris(record)
+    vlinks = {u for u in uris if u.endswith(".v")}  # a link broken over two lines: two boxes
+    assert vlinks == {f"coq/{cid}.v" for cid in checked}
+    for u in vlinks:
+        assert "/" not in u.split("coq/", 1)[1] and not u.startswith(("/", "file:"))
+        target = record.parent / u
+        src = Path(checked[u[4:-2]]["vfile"])
+        assert target.is_file() and target.read_bytes() == src.read_bytes(), u
+    text = _squash(pdf_text(record))
+    for cid in checked:
+        m = re.search(re.escape(cid) + r".*?coqcheckedinCoq;Coq" + re.escape(coqrows.VERSION)
+                      + r".*?coqaxioms(.*?)trustedbase", text)
+        assert m, cid
+        for a in coqrows.AXIOMS:  # grouped by module: the module once, then the short names
+            assert a.rpartition(".")[2].replace("_", "") in m.group(1).replace("_", ""), a
+    assert "notcheckedinCoq:noproofscript" in text
+
+
+def test_the_coq_fields_fit_the_page(built_coq):
+    """Long axiom names and file names break at dots and underscores: no overfull line."""
+    res, _ = built_coq
+    for log in _logs(res):
+        bad = re.findall(r"Overfull \\hbox.*", log.read_text(errors="replace"))
+        assert not bad, (log.name, bad[:5])
