@@ -32,8 +32,9 @@ read-only home), or the file is readable by others or not the user's, the run us
 own, says so (:attr:`Checkpoint.notes`), and its chunks can be resumed by no other run.
 
 Writes: a chunk file goes to a temporary name in the folder, is flushed, ``fsync``-ed and
-renamed (a file is whole or absent), then its manifest line is appended and synced: a kill
-between the two leaves a chunk that is not listed, which is recomputed.  Results go through JSON
+renamed (a file is whole or absent), then its manifest line is appended and synced, with SIGINT
+and SIGTERM held back meanwhile; only ``kill -9`` between the two leaves a chunk that is not
+listed, which is then recomputed.  Results go through JSON
 both when written and when computed (:func:`plain`), so a result read back is the very value a
 fresh run hands to the merge (floats are written with ``repr``, which round-trips exactly).
 
@@ -50,6 +51,7 @@ import json
 import os
 import re
 import shutil
+import signal
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -312,6 +314,16 @@ class Checkpoint:
 
     # ------------------------------------------------------------------------ save, discard
     def save(self, i: int, result) -> None:
+        """Write chunk ``i`` and append its manifest line, with SIGINT and SIGTERM held back
+        meanwhile (delivered right after), so an interrupt never separates the two."""
+        held = {signal.SIGINT, signal.SIGTERM}
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+        try:
+            self._save(i, result)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+    def _save(self, i: int, result) -> None:
         raw = json.dumps({"fingerprint": self.fp, "code": code_version(), "index": i,
                           "job": self.jobs[i], "result": result}, allow_nan=True,
                          sort_keys=True).encode()
