@@ -92,7 +92,8 @@ def run_config(args, label: str):
     return RunConfig(engine=args.engine, scheduler=args.scheduler, workers=workers,
                      checkpoint=ck, progress=not args.json, label=label,
                      wait=not getattr(args, "no_wait", False), scheduler_timeout=timeout,
-                     notify=note, keep_checkpoint=False)
+                     notify=note, keep_checkpoint=False,
+                     checkpoint_default=bool(ck and not args.checkpoint))
 
 
 def check_room(out: Path | None, out_bytes: float, ck: str | None, ck_bytes: float) -> None:
@@ -126,8 +127,7 @@ def write_output(path: Path, data: str | bytes, ck: str | None) -> None:
     except OSError as exc:
         if exc.errno not in ENVIRONMENT_ERRNOS and not isinstance(exc, PermissionError):
             raise
-        if exc.filename is None:
-            exc.filename = str(path)
+        exc.filename = str(path)  # the output, not its temporary name
         kept = (f"; the finished chunks stay in {ck}: make room (or choose another --out) and "
                 "run the same command again to resume") if ck else ""
         raise EnvironmentFault(describe_os_error(exc, "writing") + kept) from None

@@ -60,10 +60,12 @@ class FolderLock:
         self.what, self.wait, self.noun, self.flag = what, wait, noun, flag
         self.fd: int | None = None
         self.created = False
+        self.made_parent = False  # the folder's parent was created here too
 
     def _open(self) -> int:
         try:
             if not self.folder.exists():
+                self.made_parent |= not self.folder.parent.exists()
                 self.folder.mkdir(parents=True, exist_ok=True)
                 self.created = True
             return os.open(self.folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o666 & ~_umask())

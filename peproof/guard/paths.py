@@ -322,7 +322,7 @@ def check_space(path: str | os.PathLike, need: float, flag: str = "--out",
         return  # no statvfs here: the write itself will say
     want = need * 1.1 + 64 * 1024
     if free < want:
-        raise UsageError(f"{flag} {path}: {what} needs about {human_bytes(want)} and only "
+        raise UsageError(f"{flag} {path}: {what} would take about {human_bytes(want)}, and only "
                          f"{human_bytes(free)} is free on the file system of {where}")
 
 

@@ -45,6 +45,7 @@ checkpoint opened inside it locked, and removes them only when the block ends wi
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import hmac
 import json
@@ -61,6 +62,8 @@ from peproof.guard.locks import LOCK_NAME, FolderLock
 from peproof.guard.paths import _stage, fsync_folder
 
 SCHEMA = "peproof.checkpoint/2"
+#: in a checkpoint root peproof created: the root goes when the last scan folder in it goes
+ROOT_MARK = ".peproof-checkpoints"
 _CHUNK = re.compile(r"^chunk-(\d{6,})\.json$")
 
 
@@ -187,7 +190,8 @@ class Checkpoint:
     not; ``wait`` False refuses (instead of waiting) when another run holds the folder.
     """
 
-    def __init__(self, root: str | Path, fn, jobs: list, check=None, wait: bool = True):
+    def __init__(self, root: str | Path, fn, jobs: list, check=None, wait: bool = True,
+                 owns_root: bool = False):
         self.fp = fingerprint(fn, jobs)
         name = fn.__module__.rsplit(".", 1)[-1] + "." + fn.__name__
         self.root = Path(root)
@@ -198,7 +202,8 @@ class Checkpoint:
         self.rejected: list[dict] = []  # {"index", "file", "reason"} of every chunk recomputed
         self.notes: list[str] = []
         self._lock: FolderLock | None = None
-        self._made_root = False
+        self._torn = False  # the manifest log holds lines to drop
+        self._made_root = owns_root  # remove the root too when it is left empty
 
     @property
     def ignored(self) -> int:
@@ -218,9 +223,12 @@ class Checkpoint:
             self._lock, self._made_root = other._lock, other._made_root
             other._lock = None
         else:
-            self._made_root = not self.root.exists()
+            made = not self.root.exists()
             self._lock = FolderLock(self.dir, "a peproof scan", self.wait, "checkpoint",
                                     "--checkpoint").acquire()
+            if made or self._lock.made_parent or self._made_root:
+                (self.root / ROOT_MARK).touch()
+            self._made_root = (self.root / ROOT_MARK).exists()
         _held[key] = self
         if _sessions and self not in _sessions[-1]:
             _sessions[-1].append(self)
@@ -244,7 +252,8 @@ class Checkpoint:
                 done[i] = result
             else:
                 self._reject(i, reason, files.get(i))
-        self._rewrite_log({i: entries[i] for i in done})
+        if self.rejected or self._torn:
+            self._rewrite_log({i: entries[i] for i in done})
         return done
 
     def _write_manifest(self) -> None:
@@ -260,6 +269,7 @@ class Checkpoint:
 
     def _read_log(self) -> dict[int, dict]:
         entries: dict[int, dict] = {}
+        self._torn = False
         try:
             lines = (self.dir / "manifest.log").read_text(encoding="utf-8",
                                                           errors="replace").splitlines()
@@ -271,9 +281,12 @@ class Checkpoint:
                 i = e["index"]
                 if (isinstance(i, int) and not isinstance(i, bool) and isinstance(e["sha256"], str)
                         and isinstance(e["mac"], str)):
+                    self._torn |= i in entries
                     entries[i] = e
+                    continue
             except (ValueError, KeyError, TypeError):
-                continue  # a line torn by a kill, or not ours: its chunk counts as unlisted
+                pass
+            self._torn = True  # a line torn by a kill, or not ours: its chunk counts as unlisted
         return entries
 
     def _rewrite_log(self, entries: dict[int, dict]) -> None:
@@ -327,16 +340,23 @@ class Checkpoint:
         raw = json.dumps({"fingerprint": self.fp, "code": code_version(), "index": i,
                           "job": self.jobs[i], "result": result}, allow_nan=True,
                          sort_keys=True).encode()
-        _replace(self.path(i), raw)
-        sha = hashlib.sha256(raw).hexdigest()
-        line = json.dumps({"index": i, "mac": mac(self.fp, i, sha), "sha256": sha},
-                          sort_keys=True) + "\n"
-        fd = os.open(self.dir / "manifest.log", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        path = self.path(i)
         try:
-            os.write(fd, line.encode())
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+            _replace(path, raw)
+            sha = hashlib.sha256(raw).hexdigest()
+            line = json.dumps({"index": i, "mac": mac(self.fp, i, sha), "sha256": sha},
+                              sort_keys=True) + "\n"
+            path = self.dir / "manifest.log"
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                if os.write(fd, line.encode()) != len(line):
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            exc.filename = str(path)  # the file being written, not its temporary name
+            raise
 
     def discard(self, bad: dict[int, str]) -> None:
         """Delete chunks whose results the final re-certification refused (``{index: why}``)
@@ -349,7 +369,8 @@ class Checkpoint:
 
     def close(self, remove: bool) -> None:
         """Release the lock; with ``remove`` delete the folder first (and the checkpoint root
-        if :meth:`open` created it and nothing else is in it)."""
+        when peproof created it, by this run or an earlier one, or ``owns_root`` was given,
+        and nothing else is in it)."""
         _held.pop(str(self.dir.resolve()), None)
         lock, self._lock = self._lock, None
         if lock is None:
@@ -363,8 +384,10 @@ class Checkpoint:
                 self.dir.rmdir()
                 if self._made_root:
                     try:
-                        self.root.rmdir()
-                    except OSError:  # not empty: other scans' checkpoints
+                        if {p.name for p in self.root.iterdir()} <= {ROOT_MARK}:
+                            (self.root / ROOT_MARK).unlink(missing_ok=True)
+                            self.root.rmdir()
+                    except OSError:  # in use again, or another scan's checkpoint is there
                         pass
         finally:
             lock.release()

@@ -67,6 +67,8 @@ class RunConfig:
     scheduler: str | None = None  # address of an existing Dask scheduler
     workers: int | None = None  # local processes (pool or LocalCluster); default: the cores
     checkpoint: str | Path | None = None  # folder for finished chunks (resume after interrupt)
+    checkpoint_default: bool = False  # the folder is a default (not named by the user): it goes
+    # too when the run leaves it empty
     keep_checkpoint: bool = False  # keep the chunk files after a finished scan
     progress: bool = False  # a progress bar on stderr when it is a terminal
     label: str = "scan"
@@ -224,7 +226,7 @@ def _run(job_fn, jobs, merge, cfg: RunConfig, sizes, estimate, unit, check, redo
     t0 = time.perf_counter()
     total = len(jobs)
     sizes = list(sizes) if sizes is not None else [1] * total
-    ck = (Checkpoint(cfg.checkpoint, job_fn, jobs, check, cfg.wait)
+    ck = (Checkpoint(cfg.checkpoint, job_fn, jobs, check, cfg.wait, cfg.checkpoint_default)
           if cfg.checkpoint is not None else None)
     results: dict[int, object] = ck.open() if ck else {}
     if ck and redo:
@@ -253,7 +255,6 @@ def _run(job_fn, jobs, merge, cfg: RunConfig, sizes, estimate, unit, check, redo
         why = check(plain(jobs[i]), out["result"]) if check else None
         if why:
             raise RuntimeError(f"chunk {i} as computed fails the scan's check: {why}")
-        results[i] = out["result"]
         if ck:
             try:
                 ck.save(i, out["result"])
@@ -261,6 +262,7 @@ def _run(job_fn, jobs, merge, cfg: RunConfig, sizes, estimate, unit, check, redo
                 if exc.errno not in ENVIRONMENT_ERRNOS and not isinstance(exc, PermissionError):
                     raise
                 raise EnvironmentFault(describe_os_error(exc, "writing the checkpoint")) from None
+        results[i] = out["result"]  # counted as saved only now
         if bar:
             bar.advance(sizes[i])
         if cfg.callback:

@@ -77,17 +77,24 @@ def _doubling_err(d: int, family: str, base: str, step: int, n: int) -> Fraction
 def expected(job: dict) -> dict:
     """``bound``, ``pad`` and ``window`` that :func:`scan.scan_chunk` computes for ``job``,
     recomputed from the job alone (one arb seed at ``a`` and cached doubling errors)."""
-    d, family, base, a, b = job["d"], job["family"], job["base"], job["a"], job["b"]
+    return dict(_expected(job["d"], job["family"], job["base"], job["a"], job["b"],
+                          job.get("cols", scan.COLS), job.get("shrink", 1.0),
+                          job.get("slack", 2.0**-40)))
+
+
+@lru_cache(maxsize=4096)
+def _expected(d: int, family: str, base: str, a: int, b: int, cols: int, shrink: float,
+              slack: float) -> tuple:
     n = b - a + 1  # the scan evaluates D(b) too
-    cols = max(1, min(job.get("cols", scan.COLS), n))
+    cols = max(1, min(cols, n))
     rows = -(-n // cols)
     om = list(scan._omegas(d, family, base, scan.TABLE_PREC))
     e_r = expo.mul_err(expo.seed(om, a, scan.TABLE_PREC).err,
                        _doubling_err(d, family, base, cols, rows))
     _, e_j = scan._column_table(d, family, base, cols)
     pad = 8 * float(np.spacing(np.float64(2 * d + 1)))
-    bound = expo.fraction_up(scan.chunk_bound(d // 2, e_r, e_j)) * job.get("shrink", 1.0) + pad
-    return {"bound": bound, "pad": pad, "window": 2 * bound + job.get("slack", 2.0**-40)}
+    bound = expo.fraction_up(scan.chunk_bound(d // 2, e_r, e_j)) * shrink + pad
+    return (("bound", bound), ("pad", pad), ("window", 2 * bound + slack))
 
 
 def _ints(xs, lo: int, hi: int, cap: int) -> bool:
