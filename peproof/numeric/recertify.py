@@ -59,6 +59,10 @@ from peproof.numeric import expo, scan
 #: offsets at the start whose steps ``D(k+1) - D(k)`` :func:`final` certifies one by one
 PREFIX = 64
 _LISTS = ("closer_sure_at", "closer_maybe", "decrease_maybe")
+#: the fields of a chunk result, all required and no other
+KEYS = frozenset({"a", "b", "bound", "pad", "window", "min", "argmin", "candidates", "overflow",
+                  "closer_sure", "closer_sure_at", "closer_maybe", "closer_overflow",
+                  "decrease_sure", "decrease_maybe", "decrease_overflow"})
 
 
 @lru_cache(maxsize=64)
@@ -110,8 +114,8 @@ def _number(x) -> bool:
 def check_chunk(job: dict, r) -> str | None:  # noqa: C901 - one check per field, in order
     """None when the stored result ``r`` of ``job`` passes the (E) checks and the structure of
     the named fields (module docstring); else what is wrong, in a few words."""
-    if not isinstance(r, dict):
-        return "not a chunk result"
+    if not isinstance(r, dict) or set(r) != KEYS:
+        return "not a chunk result (its fields differ)"
     a, b, cap = job["a"], job["b"], job.get("cap", 20000)
     if r.get("a") != a or r.get("b") != b:
         return "its offsets are not the job's"
@@ -141,6 +145,10 @@ def check_chunk(job: dict, r) -> str | None:  # noqa: C901 - one check per field
     for key in _LISTS:
         if not _ints(r.get(key), max(a, 2) if key != "decrease_maybe" else a, b, cap):
             return f"{key} outside the chunk or out of order"
+    for flag, key in (("closer_overflow", "closer_maybe"), ("decrease_overflow",
+                                                            "decrease_maybe")):
+        if r[flag] and len(r[key]) != cap:
+            return f"{flag} without a full {key}"
     n_sure = r.get("closer_sure")
     if type(n_sure) is not int or not len(r["closer_sure_at"]) == min(n_sure, cap) <= n_sure:
         return "closer_sure does not match the offsets it names"
