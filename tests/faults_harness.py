@@ -103,6 +103,23 @@ class Case:
             assert time.monotonic() - t < limit, f"no {pattern} after {limit} s"
             time.sleep(0.01)
 
+    def wait_saved(self, folder: str, count: int, proc: subprocess.Popen | None = None,
+                   limit: float = 120) -> int:
+        """Wait until the manifests under ``folder`` list ``count`` chunks (or the process
+        ended); returns how many they list."""
+        t = time.monotonic()
+        while True:
+            n = 0
+            for log in self.work.glob(f"{folder}/*/manifest.log"):
+                try:
+                    n += log.read_bytes().count(b"\n")
+                except OSError:
+                    pass
+            if n >= count or (proc is not None and proc.poll() is not None):
+                return n
+            assert time.monotonic() - t < limit, f"fewer than {count} chunks after {limit} s"
+            time.sleep(0.01)
+
     def strays(self, *allowed: str) -> list[str]:
         """Files and folders left in the working folder (but ``allowed``) or in TMPDIR."""
         left = [str(p.relative_to(self.work)) for p in self.work.rglob("*")

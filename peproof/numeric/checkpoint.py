@@ -226,9 +226,13 @@ class Checkpoint:
             made = not self.root.exists()
             self._lock = FolderLock(self.dir, "a peproof scan", self.wait, "checkpoint",
                                     "--checkpoint").acquire()
-            if made or self._lock.made_parent or self._made_root:
-                (self.root / ROOT_MARK).touch()
-            self._made_root = (self.root / ROOT_MARK).exists()
+            mark = self.root / ROOT_MARK
+            if (made or self._lock.made_parent or self._made_root) and not mark.exists():
+                try:
+                    os.close(os.open(mark, os.O_WRONLY | os.O_CREAT, 0o644))
+                except OSError:  # a nicety: without it the empty root merely stays
+                    pass
+            self._made_root = mark.exists()
         _held[key] = self
         if _sessions and self not in _sessions[-1]:
             _sessions[-1].append(self)
