@@ -120,6 +120,18 @@ class Case:
             assert time.monotonic() - t < limit, f"fewer than {count} chunks after {limit} s"
             time.sleep(0.01)
 
+    def wait_chunks(self, folder: str, count: int, proc: subprocess.Popen | None = None,
+                    limit: float = 120) -> int:
+        """Wait until ``count`` chunk files are under ``folder`` (any checkpoint format), then
+        until the manifests list them (briefly: they follow each file at once); returns how
+        many chunk files there are."""
+        n = self.wait_for(f"{folder}/*/chunk-*.json", count, proc, limit)
+        if list(self.work.glob(f"{folder}/*/manifest.log")):
+            t = time.monotonic()
+            while self.wait_saved(folder, 0) < n and time.monotonic() - t < 2:
+                time.sleep(0.005)
+        return n
+
     def strays(self, *allowed: str) -> list[str]:
         """Files and folders left in the working folder (but ``allowed``) or in TMPDIR."""
         left = [str(p.relative_to(self.work)) for p in self.work.rglob("*")

@@ -145,7 +145,7 @@ def test_a_scheduler_stopped_mid_run_then_resume(case, how):
     argv = scan("--checkpoint", "ck", "--scheduler-timeout", "3")
     try:
         p = case.start(*argv, "--scheduler", cluster.address)
-        saved = case.wait_saved("ck", 2, p)
+        saved = case.wait_chunks("ck", 2, p)
         assert saved >= 2 and p.poll() is None, "the run ended before the scheduler stopped"
         os.killpg(cluster.scheduler.pid, how)
         rc, out, err = case.finish(p, timeout=90)

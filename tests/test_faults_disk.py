@@ -92,7 +92,7 @@ def test_checkpoint_disk_fills_then_turns_read_only(case, ref):
     with tmpfs(case.work / "disk", "512k"):
         argv = scan("--no-confirm", "--checkpoint", "disk/ck", "--out", "r.json")
         p = case.start(*argv)
-        case.wait_saved("disk/ck", 2, p)
+        case.wait_chunks("disk/ck", 2, p)
         ballast = fill(case.work / "disk")
         rc, out, err = case.finish(p)
         line = H.one_line(err, "No space left on device writing the checkpoint disk/ck/")
@@ -100,7 +100,7 @@ def test_checkpoint_disk_fills_then_turns_read_only(case, ref):
         ballast.unlink()
         saved = case.wait_saved("disk/ck", 0)
         p = case.start(*argv)
-        case.wait_saved("disk/ck", saved + 2, p)
+        case.wait_chunks("disk/ck", saved + 2, p)
         scan_dir = next(x for x in (case.work / "disk" / "ck").iterdir() if x.is_dir())
         _mount(scan_dir, "ro,size=4k")  # the folder turns read-only under the run
         rc, out, err = case.finish(p)
@@ -121,7 +121,7 @@ def test_output_disk_fills_after_the_work(case, ref):
     with tmpfs(case.work / "out", "256k"):
         argv = scan("--checkpoint", "ck", "--out", "out/r.json")  # the mpmath evidence last
         p = case.start(*argv)
-        assert case.wait_saved("ck", CHUNKS, p) == CHUNKS
+        assert case.wait_chunks("ck", CHUNKS, p) == CHUNKS
         ballast = fill(case.work / "out")
         rc, out, err = case.finish(p)
         line = H.one_line(err, "No space left on device writing out/r.json; the finished chunks "
