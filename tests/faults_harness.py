@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from functools import lru_cache
 from pathlib import Path
 
 ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
@@ -158,10 +159,15 @@ def from_json(out_or_path) -> dict:
     return json.loads(text)["results"][0]["separation"]
 
 
-def reference(d: int, n: int, chunk: int) -> dict:
-    """The uninterrupted inline run, as JSON gives it back."""
+@lru_cache(maxsize=8)
+def _reference(d: int, n: int, chunk: int) -> str:
     from peproof.numeric.engine import RunConfig
     from peproof.numeric.separation import certify
 
     sep = certify(d, n, chunk=chunk, run=RunConfig(engine="inline"))
-    return certified(json.loads(json.dumps(sep.as_dict())))
+    return json.dumps(certified(json.loads(json.dumps(sep.as_dict()))))
+
+
+def reference(d: int, n: int, chunk: int) -> dict:
+    """The uninterrupted inline run, as JSON gives it back (computed once per session)."""
+    return json.loads(_reference(d, n, chunk))

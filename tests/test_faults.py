@@ -15,15 +15,18 @@ import importlib.util
 import json
 import os
 import signal
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
-_spec = importlib.util.spec_from_file_location("faults_harness",
-                                               Path(__file__).with_name("faults_harness.py"))
-H = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(H)
+if "faults_harness" not in sys.modules:  # one copy for every test_faults* module
+    _spec = importlib.util.spec_from_file_location(
+        "faults_harness", Path(__file__).with_name("faults_harness.py"))
+    sys.modules["faults_harness"] = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(sys.modules["faults_harness"])
+H = sys.modules["faults_harness"]
 
 # 46 chunks of 2^16 offsets at d = 2048: about 1.5 s of work on one core
 KILL = dict(d=2048, n=3 * 10**6, chunk=1 << 16)

@@ -15,15 +15,18 @@ import errno
 import importlib.util
 import os
 import subprocess
+import sys
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-_spec = importlib.util.spec_from_file_location("faults_harness",
-                                               Path(__file__).with_name("faults_harness.py"))
-H = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(H)
+if "faults_harness" not in sys.modules:  # one copy for every test_faults* module
+    _spec = importlib.util.spec_from_file_location(
+        "faults_harness", Path(__file__).with_name("faults_harness.py"))
+    sys.modules["faults_harness"] = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(sys.modules["faults_harness"])
+H = sys.modules["faults_harness"]
 
 P = dict(d=2048, n=3 * 10**6, chunk=1 << 16)  # 46 chunks, a few seconds inline
 CHUNKS = 46
