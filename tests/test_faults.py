@@ -223,6 +223,6 @@ def test_vectors_replace_an_older_runs_set(case, capsys):
     files = sorted(p.name for p in (case.work / "v").iterdir() if not p.name.startswith("."))
     assert files == ["manifest.json", "positions.npy", "rounded_float64.npy",
                      "vectors_decimal.npy"], files
-    from peproof.oracle.vectors import verify
+    from peproof.oracle.sinusoidal.vectors import verify
 
     assert verify(case.work / "v") == []

@@ -246,7 +246,7 @@ def test_a_failed_vectors_write_leaves_the_folder_as_it_was(tmp_path, monkeypatc
     import errno
 
     import peproof.guard.paths as G
-    from peproof.oracle.vectors import verify
+    from peproof.oracle.sinusoidal.vectors import verify
 
     out = tmp_path / "v"
     argv = ["vectors", "--d", "4", "--digits", "8", "--format", "csv", "--dtype", "float32",

@@ -181,7 +181,7 @@ def test_failed_run_removes_the_folder_it_created(tmp_path):
 
 def test_vectors_into_one_folder_concurrently(tmp_path):
     """Two writers of one folder: both finish and the manifest matches the files."""
-    from peproof.oracle.vectors import verify
+    from peproof.oracle.sinusoidal.vectors import verify
 
     procs = [subprocess.Popen([sys.executable, "-m", "peproof.cli", "vectors", "--d", "4",
                                "--positions", f"0:{n}", "--digits", "8", "--out", "v"],

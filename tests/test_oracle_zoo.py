@@ -39,7 +39,7 @@ def pipeline(pos, d=64, omega=None, dt=np.float32):
 def tutorial_buffer(max_len=512, d=64):
     """The PyTorch tutorial's (max_len, 1, d) buffer, as its readers build it."""
     pytest.importorskip("torch")
-    from peproof.oracle.peers import tutorial
+    from peproof.oracle.sinusoidal.peers import tutorial
 
     return tutorial(max_len, d)
 

@@ -70,9 +70,9 @@ def run(args) -> int:
     from peproof.formats import get_format
     from peproof.guard import positions as P
     from peproof.guard.paths import check_space, folder_lock, out_folder
-    from peproof.oracle.tables import InputError
-    from peproof.oracle.variant import Variant
-    from peproof.oracle.vectors import write
+    from peproof.oracle.common.tables import InputError
+    from peproof.oracle.sinusoidal.variant import Variant
+    from peproof.oracle.sinusoidal.vectors import write
 
     if not 1 <= args.digits <= 200:
         raise UsageError(f"--digits must be between 1 and 200, got {args.digits}")

@@ -8,7 +8,7 @@ Main statements
   ``error_model.map_blend`` (the blend ``theta ((1 - g)/s + g)`` of YaRN and Llama 3).
 
 Implementation notes
-  The rotary oracle (:mod:`peproof.oracle.rotary_model`) judges a rotary artefact by the recipe
+  The rotary oracle (:mod:`peproof.oracle.rotary.model`) judges a rotary artefact by the recipe
   shape of :mod:`peproof.families.error_model` in a binary dtype ``P`` (unit roundoff
   ``u <= 2^-8``).  The base frequency ``theta_j`` carries the relative error
   ``e = (C_OMEGA0 + C_OMEGA1 L) u`` of that model.  A scaling method computes the scaled frequency

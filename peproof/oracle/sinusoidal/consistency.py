@@ -1,6 +1,6 @@
 """One computation for the whole table: the 16-bit pipelines' rows tied together.
 
-The error model bounds every entry on its own (:mod:`peproof.oracle.budget`).  In a 16-bit
+The error model bounds every entry on its own (:mod:`peproof.oracle.common.budget`).  In a 16-bit
 pipeline that bound is loose: a frequency may be off by ``(c_omega0 + c_omega1 L) u``, several
 percent in bfloat16, so beyond a few positions the angle of a single entry may be anything, and a
 table with two rows swapped, or shifted by one, has every entry within its own bound.  But a
@@ -40,8 +40,8 @@ import numpy as np
 from peproof.families.error_model import CONSTANTS
 from peproof.formats import Format
 
-from .budget import SLACK, Budget
-from .exact import Plan
+from ..common.budget import SLACK, Budget
+from ..common.exact import Plan
 
 U_REDUCTION = 2.0**-24  # sin/cos of a 16-bit angle are evaluated in float32 or wider
 MAX_ANCHOR = 4096  # angles enumerated at the anchor row, per pair

@@ -12,7 +12,7 @@ Each rounding is decided from a float64 product whose relative error is at most 
 frequency correctly rounded to float64 and one product): ``RN_F`` is monotone, so when
 ``RN_F(x (1 - 2**-50))`` and ``RN_F(x (1 + 2**-50))`` agree, the rounding of the exact product is
 that value.  The few positions where they disagree are decided with arb balls of the exact
-product (:func:`peproof.oracle.exact.round_ball`, escalating precision).
+product (:func:`peproof.oracle.common.exact.round_ball`, escalating precision).
 """
 
 from __future__ import annotations
@@ -22,6 +22,9 @@ from fractions import Fraction
 import numpy as np
 
 from peproof.formats import Format, get_format
+from peproof.rope import Rope
+
+from ..common.rowscan import RowScan
 
 EPS = 2.0**-50
 
@@ -36,7 +39,7 @@ def _rounded_angles(theta64: float, theta_ball, fmt: Format, p: np.ndarray,
     if unsure.size:
         import flint
 
-        from .exact import round_ball
+        from ..common.exact import round_ball
 
         balls: dict = {}  # the frequency's ball at each precision, computed once
         for k in unsure:
@@ -62,7 +65,7 @@ def _round_exact(b, v: Fraction, fmt: Format) -> float | None:
     """An exact rational ``v`` a ball cannot round (it sits on a midpoint: ``1465 * 7/10 =
     1025.5`` in float16), rounded by comparing it exactly with the midpoint of the ball's two
     roundings; a tie goes to the even neighbour (the float64 rounding of the exact midpoint)."""
-    from .exact import ball_bounds
+    from ..common.exact import ball_bounds
 
     (m1, e1), (m2, e2) = ball_bounds(b)
     a, c = fmt.round_dyadic(m1, e1), fmt.round_dyadic(m2, e2)
@@ -127,3 +130,53 @@ def angle_horizons(rope, fmt, seq_len=None) -> dict:
                       "at the listed p (exact product rounded once; certified by monotone "
                       "rounding of float64 bounds, arb where undecided)"),
     }
+
+
+def _collisions(copies, pos) -> dict:
+    C, S = copies[0]
+    h = C.shape[1]
+    scan = RowScan(2 * h, None)
+    for k in range(0, C.shape[0], 16384):
+        scan.add(k, np.hstack([np.asarray(C[k:k + 16384], np.float64),
+                               np.asarray(S[k:k + 16384], np.float64)]))
+
+    class _Rows:
+        def __getitem__(self, i):
+            return np.concatenate([np.asarray(C[i], np.float64), np.asarray(S[i], np.float64)])
+
+    return scan.collisions(_Rows(), pos)
+
+
+def _horizon0(rope, fmt, seq_len) -> dict:
+    try:
+        return _horizon0_(rope, fmt, seq_len)
+    except RuntimeError as exc:  # a rounding not decided: the horizon is not stated
+        return {"positions_collide_from": None, "positions_exact_up_to": None,
+                "theta0_angle_collides_from": None, "undecided": str(exc)}
+
+
+def _horizon0_(rope, fmt, seq_len) -> dict:
+    import flint
+
+
+    f = get_format(fmt)
+    out = {"positions_collide_from": first_collision(1.0, lambda p: flint.arb(1), f),
+           "positions_exact_up_to": position_horizon(f)}
+    if rope is not None:
+        th0 = float(rope.thetas_f64(seq_len)[0])
+
+        def ball(prec):
+            with flint.ctx.workprec(prec):
+                return rope.theta_arb(0, prec + 32, seq_len)
+
+        t0 = rope.theta(0, seq_len)
+        exact = Fraction(int(t0.p), int(t0.q)) if getattr(t0, "is_Rational", False) else None
+        out["theta0_angle_collides_from"] = first_collision(th0, ball, f, exact=exact)
+    else:
+        out["theta0_angle_collides_from"] = None
+    return out
+
+
+def rotary_horizons(d: int = 128, base=10000, dtypes=("float16", "bfloat16")) -> dict:
+    """Certified horizons of every pair for a plain RoPE (see the module docstring)."""
+    return {f: angle_horizons(Rope(d, base), f) for f in dtypes}

@@ -28,9 +28,9 @@ from peproof.formats import get_format
 from peproof.guard import positions as P
 from peproof.guard.paths import write_group_atomic
 
-from .exact import Plan, certify, round_ball
+from ..common.exact import Plan, certify, round_ball
+from ..common.tables import InputError
 from .reference import decimal_strings, reference
-from .tables import InputError
 from .variant import Variant
 
 SCHEMA = "peproof.vectors/1"
@@ -102,7 +102,7 @@ def write(out_dir: Path, fmt: str, d: int, positions, variant: Variant, digits: 
     """Write the vectors in ``fmt`` and the manifest into ``out_dir``; returns the manifest."""
     from peproof import __version__
 
-    from .report import platform_info
+    from ..common.envelope import platform_info
 
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")

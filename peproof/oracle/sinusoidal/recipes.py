@@ -16,7 +16,7 @@ import numpy as np
 
 from peproof.formats import Format
 
-from .exact import Plan
+from ..common.exact import Plan
 
 
 @dataclass

@@ -1,26 +1,5 @@
-"""The float error model of rotary artefacts, and the streamed comparison against it.
-
-A rotary cache entry is ``a cos(p theta_j)`` or ``a sin(p theta_j)`` (``a`` the attention factor,
-``theta_j`` the scaled frequency of pair ``j``).  Computing it in a binary dtype ``P`` (stored in
-``S``) is the recipe shape of the absolute oracle's proved model
-(:mod:`peproof.families.error_model`, evaluated by :mod:`peproof.oracle.budget`) with the scale
-``s = a``: position exact or rounded (``c_pos u``), frequency with relative error ``e_w``, the angle
-rounded, ``sin``/``cos`` within ``c_sin`` ulps after a reduction of ``c_red u``, the product with
-``a`` (``c_scale u``) and the storage rounding.  The composed bound is the registry's
-:func:`~peproof.families.error_model.entry_bound`, read through
-:func:`peproof.oracle.budget._coefficients`; it is never retyped here.
-
-The one addition is the frequency map: a scaled frequency is computed from the base frequency by
-a few more operations, so its relative error is not the model's ``e = (c_omega0 + c_omega1
-max|ln theta|) u`` but a larger bound, proved per method in the registry
-(:mod:`peproof.families.error_model_maps`: the rounding chains of linear and LongRoPE, the
-rounded NTK/dynamic base raised to a power in ``[-1, 0]``, dynamic NTK's effective factor on the
-host, YaRN's and Llama 3's blend with its weight's error amplified by ``s - 1``, and Llama 3's
-smooth factor, computed from the rounded frequency, amplifying ``e`` by about
-``(s - 1) hi/(hi - lo)``).  :func:`~peproof.families.error_model_maps.map_relative_error`
-composes them; its constants are the registry's, never retyped here.
-
-An ``inv_freq`` entry is judged by ``|t - theta_j| <= theta_j ((1 + e_w)(1 + u_S) - 1) + u_S N_S``.
+"""The streamed comparison of a rotary artefact with its error model (:mod:`.model`): counts,
+worst entries and certified decisions, per hypothesis.
 
 The float64 reference ``v^ = a^ cos(fl(p theta^_j))`` (``theta^_j``, ``a^`` correctly rounded to
 float64 from arb) differs from the exact value by at most ``1.01 (a |x| 2**-52 + |v^| 2**-49)
@@ -39,97 +18,13 @@ never counted as failures.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 import numpy as np
-import sympy as sp
 
-from peproof.families.error_model import CONSTANTS
-from peproof.families.error_model_maps import map_relative_error
 from peproof.formats import Format
 
-from .budget import SLACK, _coefficients, tiny
-
-U52 = 2.0**-52
-
-
-#: a relative error no statement bounds: the frequency may be anything (vacuous, never a failure)
-NO_BOUND = 1e6
-
-
-@dataclass(frozen=True)
-class FreqMap:
-    """A rotary embedding's frequency map, as the error model needs it: method, ``d`` and the
-    sequence length (dynamic NTK's factor depends on it)."""
-
-    scaling: object
-    d: int
-    seq_len: object = None
-
-    def relative(self, pipe: Format, e: float) -> float:
-        """The scaled frequencies' relative error bound in pipeline ``pipe``, given the base
-        frequencies' ``e`` (:func:`~peproof.families.error_model_maps.map_relative_error`)."""
-        host = pipe.kind == "binary" and pipe.p >= 53  # float64: the host's own format
-        return min(map_relative_error(self.scaling, self.d, self.seq_len, pipe.u, e, host),
-                   NO_BOUND)
-
-
-def freq_map(rope, seq_len=None) -> FreqMap:
-    return FreqMap(rope.scaling, int(rope.d), seq_len)
-
-
-def freq_rel_error(thetas: np.ndarray, pipe: Format, fmap: FreqMap | None) -> np.ndarray:
-    """``e_w`` per pair: the map's bound (:class:`FreqMap`) on the model's
-    ``e = (c_omega0 + c_omega1 max|ln theta|) u``, times ``max(1, N/theta)``."""
-    c = CONSTANTS
-    u, n = pipe.u, tiny(pipe)
-    nz = thetas[thetas > 0]
-    L = float(np.abs(np.log(nz)).max()) if nz.size else 0.0
-    safe = np.where(thetas > 0, thetas, 1.0)
-    e = (c.c_omega0 + c.c_omega1 * L) * u
-    if fmap is not None:
-        e = fmap.relative(pipe, e)
-    return e * np.maximum(1.0, n / safe) * SLACK
-
-
-@dataclass
-class CacheModel:
-    """Everything the comparison needs about one hypothesis: frequencies, attention factor,
-    dtypes and the bound's coefficients."""
-
-    thetas: np.ndarray  # float64, correctly rounded
-    attention: float  # a, float64
-    attention_hi: Fraction  # an upper bound of the exact a
-    pipe: Format
-    stored: Format
-    fmap: FreqMap | None = None
-    K0: np.ndarray = field(init=False)
-    K1: np.ndarray = field(init=False)
-
-    def __post_init__(self):
-        c, P = CONSTANTS, self.pipe
-        u, n = P.u, tiny(P)
-        ew = freq_rel_error(self.thetas, P, self.fmap)
-        self.ew_max = float(ew.max()) if ew.size else 0.0
-        rest = (1.0 + ew) * (1.0 + u) * (1.0 + c.c_red * u)
-        self.K0 = (rest - 1.0) * SLACK
-        self.K1 = ((1.0 + c.c_pos * u) * rest - 1.0) * SLACK
-        self.m = u * n * (1.0 + c.c_red * u) * SLACK
-        one = self.attention == 1.0 and self.attention_hi == 1
-        r = 0.0 if one else ((1.0 + c.c_scale * u) * (1.0 + u) - 1.0)
-        S = self.stored
-        us, ns = (0.0, 0.0) if S == P else (S.u, tiny(S))
-        scale = sp.Integer(1) if one else sp.Rational(self.attention_hi.numerator,
-                                                       self.attention_hi.denominator)
-        self.alpha, self.beta, self.gamma = _coefficients(scale, one, r, u, n, c.c_sin, us, ns)
-
-    def to_json(self) -> dict:
-        c = CONSTANTS
-        return {"pipeline_dtype": self.pipe.name, "stored_dtype": self.stored.name,
-                "constants": c.as_dict(),
-                "frequency_map": self.fmap.scaling.kind if self.fmap else "default",
-                "frequency_relative_error": self.ew_max,
-                "alpha": self.alpha, "beta": self.beta, "gamma": self.gamma}
+from ..common.budget import SLACK, tiny
+from .model import U52, AngleModel, CacheModel, FreqMap, freq_rel_error
 
 
 @dataclass
@@ -355,41 +250,6 @@ def compare_freqs(t: np.ndarray, thetas: np.ndarray, pipe: Format, stored: Forma
 
 def _num(x: float):
     return int(x) if float(x).is_integer() else float(x)
-
-
-# ----------------------------------------------------------------------------- angle tables
-@dataclass
-class AngleModel:
-    """The bound of a stored angle ``fl(p^ theta^)`` (rotary-embedding-torch's ``freqs``): the
-    position exact or rounded (``c_pos u``), the frequency's relative error ``e_w`` (with the
-    map's, :func:`freq_rel_error`), the product rounded once (``error_model.angle_error_bound``
-    without a reduction: ``|F| K + u N``), then the storage rounding
-    (``error_model.storage_step_bound``).  ``B(F) = F kk + cc`` with ``kk = K (1 + u_S) + u_S``,
-    ``cc = u N (1 + u_S) + u_S N_S``, nondecreasing in the exact angle's size ``F``."""
-
-    thetas: np.ndarray
-    pipe: Format
-    stored: Format
-    fmap: FreqMap | None = None
-
-    def __post_init__(self):
-        c, P = CONSTANTS, self.pipe
-        u, n = P.u, tiny(P)
-        ew = freq_rel_error(self.thetas, P, self.fmap)
-        self.ew_max = float(ew.max()) if ew.size else 0.0
-        S = self.stored
-        us, ns = (0.0, 0.0) if S == P else (S.u, tiny(S))
-        K0 = (1.0 + ew) * (1.0 + u) - 1.0
-        K1 = (1.0 + c.c_pos * u) * (1.0 + ew) * (1.0 + u) - 1.0
-        self.kk0 = (K0 * (1.0 + us) + us) * SLACK
-        self.kk1 = (K1 * (1.0 + us) + us) * SLACK
-        self.cc = (u * n * (1.0 + us) + us * ns) * SLACK
-
-    def to_json(self) -> dict:
-        return {"pipeline_dtype": self.pipe.name, "stored_dtype": self.stored.name,
-                "constants": CONSTANTS.as_dict(),
-                "frequency_map": self.fmap.scaling.kind if self.fmap else "default",
-                "frequency_relative_error": self.ew_max}
 
 
 #: the float64 reference angle ``fl(p theta^)`` is within ``R_X |x|`` of the exact ``p theta``

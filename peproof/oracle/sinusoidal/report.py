@@ -2,26 +2,14 @@
 
 from __future__ import annotations
 
-import platform
-import sys
-
 import numpy as np
 
+from ..common.envelope import plain_json, platform_info
+from ..common.exact import LIBM_AXIOM, MAX_PREC
 from .compare import ABS_BINS, ULP_BINS, Comparison
-from .exact import LIBM_AXIOM, MAX_PREC
 
 SCHEMA = "peproof.check/1"
 QUANTILES = (0.5, 0.9, 0.99, 0.999)
-
-
-def platform_info() -> dict:
-    import flint
-    import ml_dtypes
-
-    return {"python": sys.version.split()[0], "implementation": platform.python_implementation(),
-            "numpy": np.__version__, "ml_dtypes": ml_dtypes.__version__,
-            "python_flint": flint.__version__, "system": platform.system(),
-            "machine": platform.machine()}
 
 
 def comparison_json(c: Comparison) -> dict:
@@ -103,7 +91,7 @@ def envelope(rep) -> dict:
     summary["identical_row_groups"] = col.get("identical_row_groups", 0)
     summary["nonfinite"] = rep.nonfinite
     arb = sum(x.arb_decisions for x in (rep.spec, rep.other) if x is not None)
-    return _clean({
+    return plain_json({
         "schema": SCHEMA, "suite": "peproof", "suite_version": __version__,
         "precision": {
             "reference": "float64 with a proven error bound; decisions it cannot settle are "
@@ -120,20 +108,6 @@ def envelope(rep) -> dict:
                     "diagnoses": rep.diagnoses, "reasons": rep.reasons},
         "summary": summary, "checks": checks, "seconds": rep.seconds,
     })
-
-
-def _clean(obj):
-    """Plain JSON: NumPy scalars to Python, non-finite floats (an ulp error of an exact zero
-    overflows) to ``None``, so ``json.dumps`` output is standard JSON."""
-    if isinstance(obj, dict):
-        return {str(k): _clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_clean(v) for v in obj]
-    if isinstance(obj, np.generic):
-        obj = obj.item()
-    if isinstance(obj, float) and not np.isfinite(obj):
-        return None
-    return obj
 
 
 def _g(x: float, k: int = 3) -> str:

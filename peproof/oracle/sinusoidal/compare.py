@@ -1,7 +1,7 @@
 """Stream a table against one variant: errors against the spec-exact and pipeline references.
 
 For every entry ``t`` at position ``p`` and channel ``j`` with exact value ``v`` (a ball around the
-float64 fast path, see :mod:`peproof.oracle.exact`):
+float64 fast path, see :mod:`peproof.oracle.common.exact`):
 
 * **spec-exact**: ``|t - v|`` absolutely and in ulps of the stored format ``S``; an entry
   *conforms* when it is within one ulp (a faithful rounding).  Whether it is the correctly rounded
@@ -9,7 +9,7 @@ float64 fast path, see :mod:`peproof.oracle.exact`):
   error bound cannot change it, else from arb balls at escalating precision.
 * **error model**: every entry against the proved bound ``B`` of computing this variant in the
   pipeline format ``P`` (the table's own dtype unless told otherwise) by *any* recipe of the
-  model's shape (:mod:`peproof.oracle.budget`, :mod:`peproof.families.error_model`).  A table
+  model's shape (:mod:`peproof.oracle.common.budget`, :mod:`peproof.families.error_model`).  A table
   within ``B`` everywhere differs from the encoding only as a computation in ``P`` may.  Known
   recipes (the ``exp`` and ``pow`` forms) are also run in ``P`` and compared bit for bit: evidence
   of how the table was made, never the criterion.
@@ -24,9 +24,9 @@ import numpy as np
 from peproof.families.error_model import CONSTANTS
 from peproof.formats import Format
 
-from .budget import VACUOUS_ANGLE, Budget
+from ..common.budget import VACUOUS_ANGLE, Budget
+from ..common.exact import Plan, exact_pos
 from .decisions import arb_faithful, arb_round, budget_left, refine_gathered
-from .exact import Plan, exact_pos
 from .recipes import recipes, run_recipe
 from .variant import Variant
 

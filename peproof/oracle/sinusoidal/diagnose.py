@@ -13,7 +13,8 @@ Read after the verdict (:func:`peproof.oracle.check`), on a sample of the rows:
   a transposed table, random initialisation, an uninitialised buffer).
 
 Every test compares the table with values built from the identified variant's encoding and its
-error model (:mod:`peproof.oracle.budget`); a cause is named only when it explains the entries.
+error model (:mod:`peproof.oracle.common.budget`); a cause is named only when it explains the
+entries.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ import numpy as np
 
 from peproof.formats import BFLOAT16, FLOAT16, get_format
 
-from .budget import Budget
-from .exact import Plan
+from ..common.budget import Budget
+from ..common.exact import Plan
+from ..common.verdicts import CONFORMS, DEGENERATE, OUTSIDE, WITHIN
 from .variant import LAYOUT_NAMES, same_frequencies, scale_expr
 
 SAMPLE = 1024
@@ -31,8 +33,6 @@ EXPLAINS = 0.99  # a cause must bring this fraction of the sampled entries withi
 
 
 def diagnose(rep, arr, pos: np.ndarray, given: bool) -> list[str]:
-    from .checking import CONFORMS, DEGENERATE, OUTSIDE, WITHIN
-
     out: list[str] = []
     if rep.nonfinite:
         out.append(_nonfinite(rep))

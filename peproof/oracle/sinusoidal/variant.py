@@ -271,3 +271,25 @@ def same_frequencies(a: Variant, b: Variant, d: int) -> bool:
 
 
 PAPER = Variant()
+
+
+def describe_difference(want: Variant, got: Variant, d: int) -> str:
+    """The parameters in which two variants differ, e.g. ``layout [sin|cos] (expected ...)``."""
+    out = []
+    if not same_frequencies(want, got, d):
+        if want.family != got.family:
+            out.append(f"family {got.family} (expected {want.family})")
+        if want.base != got.base or want.family == got.family:
+            out.append(f"base {got.base} (expected {want.base})")
+        if want.max_freq != got.max_freq or want.turns != got.turns:
+            out.append(f"max frequency {got.max_freq}{' turns' if got.turns else ''} (expected "
+                       f"{want.max_freq}{' turns' if want.turns else ''})")
+    if want.layout != got.layout:
+        out.append(f"layout {LAYOUT_NAMES[got.layout]} (expected {LAYOUT_NAMES[want.layout]})")
+    if want.offset != got.offset:
+        out.append(f"offset {got.offset} (expected {want.offset})")
+    if scale_expr(want.scale, d) != scale_expr(got.scale, d):
+        out.append(f"scale {got.scale} (expected {want.scale})")
+    if want.order != got.order:
+        out.append(f"row order {got.order} (expected {want.order})")
+    return ", ".join(out) or "nothing (equivalent)"

@@ -18,10 +18,10 @@ built by :class:`~peproof.encoding.Encoding`:
    (``max_freq``, possibly in full turns ``2 pi``); round numbers near each are candidates.
 5. *Offset.*  The phase left after removing ``omega_i * pos`` is ``offset * omega_i (mod 2 pi)``,
    read slow pair first.
-6. *Confirmation.*  Every candidate is compared with its reference within the proved error model
-   of the table's dtype (:mod:`peproof.oracle.budget`); candidates are ranked by the fraction of
-   *entries* within the bound (a broken pair or row does not hide the variant of the rest), then
-   the simplest is named; exactly equal variants are reported as equivalent.
+6. *Confirmation.*  Every candidate is compared with its reference within the proved error model of
+   the table's dtype (:mod:`peproof.oracle.common.budget`); candidates are ranked by the fraction of
+   *entries* within the bound (a broken pair or row does not hide the variant of the rest), then the
+   simplest is named; exactly equal variants are reported as equivalent.
 """
 
 from __future__ import annotations
@@ -36,7 +36,9 @@ import numpy as np
 from peproof.encoding import row_positions
 from peproof.formats import Format, format_of_dtype, narrowest_exact
 
-from .budget import Budget
+from ..common.budget import Budget
+from ..common.exact import Plan
+from ..common.tables import as_table
 from .estimate import (
     base_candidates,
     digits,
@@ -47,8 +49,6 @@ from .estimate import (
     scale_candidates,
     snap_offset,
 )
-from .exact import Plan
-from .tables import as_table
 from .variant import LAYOUT_NAMES, SCALE_FORMS, Variant
 
 EST_ROWS = 384

@@ -7,8 +7,6 @@ import numpy as np
 
 from peproof.formats import Format
 
-from .compare import Comparison
-
 
 def _p(x: float):
     return int(x) if float(x).is_integer() else float(x)
@@ -90,7 +88,10 @@ class RowScan:
         }
 
 
-def horizon(pos: np.ndarray, pipe: Format, spec: Comparison | None) -> dict:
+def horizon(pos: np.ndarray, pipe: Format, spec=None) -> dict:
+    """The dtype's horizon over positions ``pos`` (integers exact in ``pipe`` up to
+    ``pipe.horizon``) and, given ``spec`` (a sinusoidal comparison: its ``vacuous`` and
+    ``first_vacuous_pos``), where the error budget stops constraining the angle."""
     h = pipe.horizon
     beyond = int((np.abs(pos) > h).sum())
     out = {"dtype": pipe.name, "integer_positions_exact_up_to": h,

@@ -1,7 +1,7 @@
 """Decisions the float64 fast path leaves open, taken more sharply: the double-double reference
-(:meth:`~peproof.oracle.exact.Plan.refine`, in batches), then arb balls at escalating precision
-(:func:`~peproof.oracle.exact.certify`) within a shared budget of certified decisions; what is
-still open is counted undecided, never as a failure.
+(:meth:`~peproof.oracle.common.exact.Plan.refine`, in batches), then arb balls at escalating
+precision (:func:`~peproof.oracle.common.exact.certify`) within a shared budget of certified
+decisions; what is still open is counted undecided, never as a failure.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import numpy as np
 
 from peproof.formats import Format
 
-from .budget import Budget
-from .exact import Plan, certify, exact_pos
+from ..common.budget import Budget
+from ..common.exact import Plan, certify, exact_pos
 
 ARB_BATCH = 1024  # entries sent to arb at a time
 
@@ -99,7 +99,7 @@ def _ulp1(x: float, S: Format) -> float:
 
 
 def arb_round(plan, pos, cols, S) -> np.ndarray:
-    from .exact import round_ball
+    from ..common.exact import round_ball
 
     got = certify(plan, [exact_pos(p) for p in pos], [int(c) for c in cols],
                   lambda b, _k: round_ball(b, S), start_prec=2 * S.p + 40)

@@ -10,7 +10,7 @@ Search (no fixed list of bases or factors):
    linear (``1/s``) and LongRoPE (``1/lambda_0``);
 2. the unscaled prefix: ``b_k = (w_k / m_0)**(-d/(2k))`` agrees for every unscaled pair ``k``; the
    intersection of their certified intervals is the base's interval, and the base is its simplest
-   number (:mod:`.rotary_numbers`);
+   number (:mod:`.numbers`);
 3. the multipliers ``m_j = w_j / theta_j(b)``: all ``m_0`` -> default / linear (``s = 1/m_0``);
    a geometric vector with a non-round base -> NTK-aware with factor ``(b'/b)^((d-2)/d)`` when a
    base is expected (dynamic NTK gives the same vector at one sequence length);
@@ -35,7 +35,7 @@ import numpy as np
 from peproof.rope import Rope
 from peproof.rope_scaling import Default, Linear, Llama3, NTKAware, Yarn
 
-from .rotary_numbers import simplest
+from .numbers import simplest
 
 
 @dataclass

@@ -1,7 +1,7 @@
-"""Estimates read off a table: pairing, scale, frequencies, orientation and row order, family,
-base and frequency-scale candidates, offset.  Steps 1-4 of :mod:`peproof.oracle.identification`;
-nothing here decides, the candidates are confirmed there against references built by the
-encoding.
+"""Estimates read off a table: pairing, scale, frequencies, orientation and row order, family, base
+and frequency-scale candidates, offset.  Steps 1-4 of
+:mod:`peproof.oracle.sinusoidal.identification`; nothing here decides, the candidates are confirmed
+there against references built by the encoding.
 
 Only what the table's dtype still resolves is used: the phase of pair ``i`` at position ``p`` is
 read only where ``|p omega_i| u`` is small (a bfloat16 pipeline loses the phase of fast pairs

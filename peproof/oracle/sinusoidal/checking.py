@@ -10,7 +10,7 @@ Verdicts, one meaning each:
     is right and the errors are the ones that dtype makes.  In a 16-bit pipeline, where one
     entry's bound lets its angle be anything beyond a few positions, the rows must moreover be
     one computation's: one frequency per pair, one position per row
-    (:mod:`peproof.oracle.consistency`), so rows swapped, shifted or copied fail.
+    (:mod:`peproof.oracle.sinusoidal.consistency`), so rows swapped, shifted or copied fail.
 ``different variant``
     Not the expected variant, but within the error model of another one, which is named.
 ``wrong``
@@ -36,22 +36,21 @@ import numpy as np
 
 from peproof.formats import Format, get_format
 
+from ..common.rowscan import RowScan, horizon
+from ..common.tables import InputError, as_table, call_table
+from ..common.verdicts import (
+    CODES,
+    CONFORMS,
+    DEGENERATE,
+    OUTSIDE,
+    VARIANT,
+    WITHIN,
+    WRONG,
+)
 from .compare import Comparison, compare
 from .consistency import applies
 from .identification import Identification, detect_format, identify, padding_rows
-from .scan import RowScan, horizon
-from .tables import InputError, as_table, call_table
-from .variant import Variant
-
-CONFORMS = "conforms"
-WITHIN = "within the error model of its dtype"
-ROUNDING = WITHIN  # the former name of the same verdict
-VARIANT = "different variant"
-WRONG = "wrong"
-DEGENERATE = "degenerate"
-OUTSIDE = "outside the model"
-CODES = {CONFORMS: "conforms", WITHIN: "within_model", VARIANT: "variant", WRONG: "wrong",
-         DEGENERATE: "degenerate", OUTSIDE: "outside_model"}
+from .variant import Variant, describe_difference
 
 
 @dataclass
@@ -324,11 +323,11 @@ def _one_computation(arr, pos: np.ndarray, v: Variant, stored: Format, pipe: For
     lets the angle of one entry be anything beyond a few positions, so rows swapped or shifted
     would pass.  The table is within the model when one computation gives every row: one
     frequency per pair, one position per row (exact, or rounded to ``pipe``), the angle rounded
-    to ``pipe`` or computed in float32 or wider (:mod:`peproof.oracle.consistency`).
+    to ``pipe`` or computed in float32 or wider (:mod:`peproof.oracle.sinusoidal.consistency`).
     """
-    from .budget import Budget
+    from ..common.budget import Budget
+    from ..common.exact import Plan
     from .consistency import consistent
-    from .exact import Plan
 
     if not applies(pipe):
         return WITHIN
@@ -362,7 +361,7 @@ def _reasons(rep: Report) -> list[str]:
     want, iv, d = rep.expected, rep.identified.variant, rep.d
     if rep.verdict in (VARIANT, WRONG, DEGENERATE) and want is not None and iv is not None \
             and not iv.same_as(want, d) and rep.identified.confident:
-        out.append("differs from the expectation in " + _diff(want, iv, d))
+        out.append("differs from the expectation in " + describe_difference(want, iv, d))
     c = rep.counted
     if c is not None and rep.verdict in (WRONG, DEGENERATE, VARIANT) and c.over_budget:
         out.append(f"{c.over_budget} of {c.entries} entries are outside the error model of "
@@ -384,30 +383,6 @@ def _reasons(rep: Report) -> list[str]:
                    f"{', '.join(map(str, ex))}; {rep.pipe.name} holds integer positions exactly "
                    f"up to {rep.pipe.horizon}")
     return out
-
-
-def _diff(want: Variant, got: Variant, d: int) -> str:
-    """The parameters in which two variants differ, e.g. ``layout [sin|cos] (expected ...)``."""
-    from .variant import LAYOUT_NAMES, same_frequencies, scale_expr
-
-    out = []
-    if not same_frequencies(want, got, d):
-        if want.family != got.family:
-            out.append(f"family {got.family} (expected {want.family})")
-        if want.base != got.base or want.family == got.family:
-            out.append(f"base {got.base} (expected {want.base})")
-        if want.max_freq != got.max_freq or want.turns != got.turns:
-            out.append(f"max frequency {got.max_freq}{' turns' if got.turns else ''} (expected "
-                       f"{want.max_freq}{' turns' if want.turns else ''})")
-    if want.layout != got.layout:
-        out.append(f"layout {LAYOUT_NAMES[got.layout]} (expected {LAYOUT_NAMES[want.layout]})")
-    if want.offset != got.offset:
-        out.append(f"offset {got.offset} (expected {want.offset})")
-    if scale_expr(want.scale, d) != scale_expr(got.scale, d):
-        out.append(f"scale {got.scale} (expected {want.scale})")
-    if want.order != got.order:
-        out.append(f"row order {got.order} (expected {want.order})")
-    return ", ".join(out) or "nothing (equivalent)"
 
 
 def _level(c: Comparison) -> str | None:

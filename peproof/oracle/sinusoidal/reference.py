@@ -2,7 +2,7 @@
 
 Both come from :class:`~peproof.encoding.Encoding`: the float64 fast path settles an entry when
 its proven error bound cannot change the rounding, python-flint arb balls (at doubling precision)
-settle the rest; see :mod:`peproof.oracle.exact`.
+settle the rest; see :mod:`peproof.oracle.common.exact`.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import numpy as np
 
 from peproof.formats import get_format
 
-from .exact import Plan, certify, correctly_rounded, exact_pos
-from .tables import InputError
+from ..common.exact import Plan, certify, correctly_rounded, exact_pos
+from ..common.tables import InputError
 from .variant import Variant
 
 

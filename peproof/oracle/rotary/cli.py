@@ -64,8 +64,8 @@ def _rope_spec(spec: str):
 
 def _peek(source: str, args):
     """``(kwargs for check_rotary) or None`` for ``--kind auto`` on a file."""
-    from .loaders import load
-    from .tables import InputError
+    from ..common.loaders import load
+    from ..common.tables import InputError
 
     suf = Path(source).suffix.lower()
     if suf in (".npz", ".safetensors", ".pt", ".pth") and args.key is None:
@@ -103,8 +103,8 @@ def maybe_run(args):
     from peproof.guard import UsageError
     from peproof.guard.paths import emit, out_file, write_atomic
 
-    from .loaders import _CALLABLE, load
-    from .tables import InputError
+    from ..common.loaders import _CALLABLE, load
+    from ..common.tables import InputError
 
     if args.kind == "table":
         return None
@@ -143,7 +143,7 @@ def maybe_run(args):
         from peproof.guard import positions as P
 
         positions = P.parse(args.positions).float64()
-    from .rotary import check_rotary
+    from .check import check_rotary
 
     try:
         rep = check_rotary(**kw, kind="inv_freq" if args.kind == "inv-freq" else None,
