@@ -29,6 +29,7 @@ import random
 import shutil
 from pathlib import Path
 
+import flint
 import pytest
 
 from peproof.guard.locks import LOCK_NAME
@@ -414,3 +415,28 @@ def test_a_fresh_chunk_failing_the_checks_is_an_internal_error(lab, monkeypatch,
     monkeypatch.setattr(scan, "scan_chunk", lying)
     with pytest.raises(RuntimeError, match="chunk 0"):
         certify(D, N, chunk=CHUNK, run=RunConfig(engine="inline"))
+
+
+def test_each_final_check_can_fail():
+    """:func:`recertify.final` on a merged result that is wrong in each way it checks: a minimum
+    above D(1), a first decrease arb does not confirm, an earlier decrease not reported, an
+    offset below the minimum; each names the chunk holding the offset concerned."""
+    from peproof.encoding import Encoding
+    from peproof.numeric.separation import ArbD
+
+    dk = ArbD(Encoding(64))
+    jobs = [{"a": 1, "b": 4097}, {"a": 4097, "b": 8193}]
+    d1, d5, d6 = dk(1), dk(5), dk(6)
+    assert recertify.final(dk, jobs, 8193, d1, 5) == {}  # the truth: minimum D(1), first 5
+    assert "above D(1)" in recertify.final(dk, jobs, 8193, dk(4500), 5)[0]
+    assert "does not confirm" in recertify.final(dk, jobs, 8193, d1, 4)[0]  # D(5) > D(4)
+    later = next(k for k in range(6, 64) if dk(k + 1) < dk(k))  # a real decrease after 5
+    assert d6 < d5  # the first one, which a merge reporting ``later`` missed
+    assert "does not report" in recertify.final(dk, jobs, 8193, d1, later)[0]
+    between = (d1 + dk(2)) * flint.arb(0.5)  # above D(1): the minimum claimed elsewhere
+    assert "above D(1)" in recertify.final(dk, jobs, 8193, between, 5)[0]
+    # a D whose third value lies below the claimed minimum (5) and D(1): named, in chunk 0
+    stub = {1: 5, 2: 6, 3: 2, 4: 3}
+    got = recertify.final(lambda k: flint.arb(stub[k]), jobs, 8193, flint.arb(5), 2)
+    assert got == {0: "D(3) lies below the minimum it led to"}
+    assert recertify.chunk_of(jobs, 4096) == 0 and recertify.chunk_of(jobs, 4097) == 1

@@ -226,3 +226,28 @@ def test_vectors_replace_an_older_runs_set(case, capsys):
     from peproof.oracle.sinusoidal.vectors import verify
 
     assert verify(case.work / "v") == []
+
+
+def test_temporary_names_are_bounded_and_links_followed(tmp_path):
+    """Unit checks of the guard: a temporary name never passes 255 bytes whatever the target's
+    name (multi-byte characters cut whole); a link chain is followed to its end, a loop named."""
+    from peproof.guard import UsageError
+    from peproof.guard.paths import NAME_MAX, out_file, resolve_link, temp_prefix, write_atomic
+
+    for name in ("x" * 255, "é" * 127 + "x", "€" * 85, "a.json"):
+        prefix = temp_prefix(name)
+        assert len(os.fsencode(prefix)) + 8 + len(".tmp") <= NAME_MAX, name
+        assert prefix.encode("utf-8").decode("utf-8")  # whole characters
+    (tmp_path / "real.json").write_text("old")
+    (tmp_path / "one").symlink_to("real.json")
+    (tmp_path / "two").symlink_to(tmp_path / "one")
+    assert resolve_link(tmp_path / "two") == tmp_path / "real.json"
+    assert write_atomic(tmp_path / "two", "new") == tmp_path / "real.json"
+    assert (tmp_path / "real.json").read_text() == "new" and (tmp_path / "two").is_symlink()
+    (tmp_path / "loop").symlink_to("loop")
+    with pytest.raises(UsageError, match="symbolic link"):
+        out_file(tmp_path / "loop")
+    long = tmp_path / ("é" * 125 + ".json")  # 254 bytes
+    write_atomic(long, "x")
+    assert long.read_text() == "x" and sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["real.json", "one", "two", "loop", long.name])

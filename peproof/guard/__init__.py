@@ -5,6 +5,7 @@
                the user's umask, bounded temporary names, through symbolic links; a set of
                files replacing the previous set whole; a closed stdout ends the command quietly
 ``locks``      one run per output or checkpoint folder (``flock``: wait, or refuse)
+``keys``       the user's secret key (0600, outside any output) for signing checkpoints
 ``limits``     work and memory estimated before a command starts, refused beyond a default
                limit with the estimate and the flag that lifts it; archive members sized from
                their headers and read with a cap

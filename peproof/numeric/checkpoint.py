@@ -26,10 +26,11 @@ match an edit without the key.  What the merge then certifies again from the enc
 the two layers together leave no corruption that changes a certified result, is argued in
 :mod:`peproof.numeric.recertify`.
 
-**The key**: 32 random bytes in ``$XDG_STATE_HOME/peproof/checkpoint.key`` (default
-``~/.local/state/peproof/``), created with mode 0600 on first use.  Where it cannot be kept (a
-read-only home), or the file is readable by others or not the user's, the run uses a key of its
-own, says so (:attr:`Checkpoint.notes`), and its chunks can be resumed by no other run.
+**The key** (:mod:`peproof.guard.keys`): 32 random bytes in
+``$XDG_STATE_HOME/peproof/checkpoint.key`` (default ``~/.local/state/peproof/``), mode 0600,
+made on first use.  Where it cannot be kept, or the file is readable by others or not the
+user's, the run uses a key of its own, says so (:attr:`Checkpoint.notes`), and its chunks can be
+resumed by no other run.
 
 Writes: a chunk file goes to a temporary name in the folder, is flushed, ``fsync``-ed and
 renamed (a file is whole or absent), then its manifest line is appended and synced, with SIGINT
@@ -58,6 +59,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import peproof
+from peproof.guard.keys import mac, user_key
 from peproof.guard.locks import LOCK_NAME, FolderLock
 from peproof.guard.paths import _stage, fsync_folder
 
@@ -108,54 +110,6 @@ def _replace(path: Path, raw: bytes) -> None:
         Path(tmp).unlink(missing_ok=True)
         raise
     fsync_folder(path.parent)
-
-
-# ----------------------------------------------------------------------------------- the key
-def key_path() -> Path:
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "peproof" / "checkpoint.key"
-
-
-def _new_key(path: Path) -> bytes:
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    key = os.urandom(32)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        os.write(fd, key)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
-        os.link(tmp, path)  # fails if another run created the key meanwhile: read theirs
-    except FileExistsError:
-        pass
-    finally:
-        tmp.unlink(missing_ok=True)
-    return path.read_bytes()
-
-
-@lru_cache(maxsize=1)
-def user_key() -> tuple[bytes, str | None]:
-    """``(key, None)``, or a key of this process alone and why the user's key is not used."""
-    path = key_path()
-    try:
-        if not path.exists():
-            key = _new_key(path)
-        else:
-            st = path.stat()
-            if st.st_uid != os.getuid() or st.st_mode & 0o077:
-                return os.urandom(32), f"{path} is not private to this user"
-            key = path.read_bytes()
-        if len(key) != 32:
-            return os.urandom(32), f"{path} is not a checkpoint key"
-        return key, None
-    except OSError as exc:
-        return os.urandom(32), f"cannot keep a key in {path} ({exc.strerror or exc})"
-
-
-def mac(fp: str, index: int, sha: str) -> str:
-    return hmac.new(user_key()[0], f"{fp}:{index}:{sha}".encode(), hashlib.sha256).hexdigest()
 
 
 # ------------------------------------------------------------------------------- sessions
