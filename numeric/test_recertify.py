@@ -239,6 +239,12 @@ def _file_ops(lab: Lab):
                         put({"manifest.log": "".join(json.dumps(x) + "\n" for x in e).encode()}),
                         {i}))
     e = [json.loads(x) for x in log]
+    e[1]["mac"] = "é" * 64  # not even ASCII
+    e[2]["sha256"] = "\ud800" * 64  # a lone surrogate, as JSON can write one
+    ops.append(("manifest lines 1 and 2: a MAC and a SHA-256 of other characters",
+                put({"manifest.log": "".join(json.dumps(x) + "\n" for x in e).encode()}),
+                {1, 2}))
+    e = [json.loads(x) for x in log]
     e[0]["index"], e[1]["index"] = e[1]["index"], e[0]["index"]
     ops.append(("manifest lines 0 and 1 swapped",
                 put({"manifest.log": "".join(json.dumps(x) + "\n" for x in e).encode()}),

@@ -62,4 +62,7 @@ def user_key() -> tuple[bytes, str | None]:
 
 
 def mac(fp: str, index: int, sha: str) -> str:
-    return hmac.new(user_key()[0], f"{fp}:{index}:{sha}".encode(), hashlib.sha256).hexdigest()
+    """HMAC-SHA256 of ``fp:index:sha`` under the user's key (hex); any text is accepted (a
+    corrupted manifest may hold lone surrogates)."""
+    msg = f"{fp}:{index}:{sha}".encode("utf-8", "surrogatepass")
+    return hmac.new(user_key()[0], msg, hashlib.sha256).hexdigest()

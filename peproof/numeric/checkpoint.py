@@ -258,7 +258,8 @@ class Checkpoint:
             return "listed in the manifest but missing", None
         if e is None:
             return "not listed in the manifest", None
-        if not hmac.compare_digest(e["mac"], mac(self.fp, i, e["sha256"])):
+        if not hmac.compare_digest(e["mac"].encode("utf-8", "surrogatepass"),
+                                   mac(self.fp, i, e["sha256"]).encode()):
             return "its manifest line is not signed with this user's checkpoint key", None
         try:
             raw = f.read_bytes()
@@ -275,7 +276,10 @@ class Checkpoint:
             result = rec["result"]
         except (ValueError, KeyError, TypeError):
             return "it is not a chunk record", None
-        why = self.check(self.jobs[i], result) if self.check else None
+        try:
+            why = self.check(self.jobs[i], result) if self.check else None
+        except Exception as exc:  # noqa: BLE001 - a result too broken to check is refused
+            why = f"{type(exc).__name__} while checking it"
         return (f"its result fails the scan's check ({why})", None) if why else (None, result)
 
     def _reject(self, i: int, reason: str, f: Path | None) -> None:
