@@ -251,3 +251,30 @@ def test_temporary_names_are_bounded_and_links_followed(tmp_path):
     write_atomic(long, "x")
     assert long.read_text() == "x" and sorted(p.name for p in tmp_path.iterdir()) == sorted(
         ["real.json", "one", "two", "loop", long.name])
+
+
+def test_a_key_that_cannot_be_kept_or_is_not_private(tmp_path, monkeypatch):
+    """The key is made 0600 on first use and read back; a key folder that cannot be made, or a
+    key file others may read, is not used: the process signs with a key of its own and says
+    why (so nothing it signs is trusted by another run)."""
+    from peproof.guard import keys
+
+    try:
+        monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+        keys.user_key.cache_clear()
+        key, why = keys.user_key()
+        path = tmp_path / "state" / "peproof" / "checkpoint.key"
+        assert why is None and path.read_bytes() == key and path.stat().st_mode & 0o777 == 0o600
+        keys.user_key.cache_clear()
+        assert keys.user_key() == (key, None)  # the same key in the next process
+        path.chmod(0o644)
+        keys.user_key.cache_clear()
+        other, why = keys.user_key()
+        assert other != key and "not private" in why
+        (tmp_path / "file").write_text("x")
+        monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "file"))
+        keys.user_key.cache_clear()
+        other, why = keys.user_key()
+        assert other != key and why.startswith("cannot keep a key in")
+    finally:
+        keys.user_key.cache_clear()

@@ -115,6 +115,7 @@ def _replace(path: Path, raw: bytes) -> None:
 # ------------------------------------------------------------------------------- sessions
 _sessions: list[list[Checkpoint]] = []
 _held: dict[str, Checkpoint] = {}
+_noted: list[str] = []  # the key's problem, once said
 
 
 @contextmanager
@@ -191,7 +192,8 @@ class Checkpoint:
         if _sessions and self not in _sessions[-1]:
             _sessions[-1].append(self)
         note = user_key()[1]
-        if note:
+        if note and not _noted:
+            _noted.append(note)  # said once per process
             self.notes.append(f"{note}: the chunks this run saves cannot be resumed by another "
                               "run")
         for stray in self.dir.glob(".*.tmp"):
