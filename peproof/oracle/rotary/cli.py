@@ -53,12 +53,11 @@ def _rope_spec(spec: str):
             cfg = json.loads(p.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise UsageError(f"--rope {s}: unreadable ({exc})") from None
-        rp = cfg.get("rope_parameters") or cfg.get("rope_scaling") or {"rope_type": "default"}
-        rp = dict(rp)
-        rp.setdefault("rope_theta", cfg.get("rope_theta", 10000))
-        if "max_position_embeddings" in cfg:
-            rp.setdefault("max_position_embeddings", cfg["max_position_embeddings"])
-        return rp
+        if not isinstance(cfg, dict):
+            raise UsageError(f"--rope {s}: not a JSON object")
+        from .config import rope_parameters_of
+
+        return rope_parameters_of(cfg)
     return {"rope_type": s}
 
 

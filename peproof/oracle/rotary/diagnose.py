@@ -16,6 +16,7 @@ from peproof.rope_scaling import Default, DynamicNTK, Llama3, LongRope, NTKAware
 
 from ..common.verdicts import VARIANT, WRONG
 from .compare import Tally, compare_cache
+from .config import head_dim_of
 from .ident import implied_factors
 from .model import cache_model
 
@@ -72,7 +73,7 @@ def _odd_rotary_dim(want, ident, expect, notes):
     dimension is ``d`` or ``d - 1`` (odd: Phi's 64 * 0.4 = 25.6 -> 25 in 26 columns) and the
     dict alone cannot say which; the one the artefact was identified with is accepted."""
     if (want is None or ident is None or not isinstance(expect, dict)
-            or expect.get("partial_rotary_factor", 1) == 1 or expect.get("head_dim")
+            or expect.get("partial_rotary_factor", 1) in (1, None) or head_dim_of(expect)
             or ident.exponent_dim != want.d - 1 or want.exponent_dim != want.d):
         return want
     alt = replace(want, exponent_dim=ident.exponent_dim)

@@ -77,7 +77,19 @@ def freq_rel_error(thetas: np.ndarray, pipe: Format, fmap: FreqMap | None) -> np
     e = (c.c_omega0 + c.c_omega1 * L) * u
     if fmap is not None:
         e = fmap.relative(pipe, e)
-    return e * np.maximum(1.0, n / safe) * SLACK
+    out = e * np.maximum(1.0, n / safe) * SLACK
+    sc = getattr(fmap, "scaling", None)
+    if getattr(sc, "is_step", False):
+        # Llama 3 with low_freq_factor >= high_freq_factor: a step at the wavelength L / low; a
+        # pair whose wavelength (kept or divided) lies within the model's error of the edge may
+        # be computed on either side of it: no bound for that pair (vacuous, never a failure)
+        edge = float(sc.original_max_position_embeddings) / float(sc.low_freq_factor)
+        s = float(sc.factor)
+        near = np.zeros(thetas.shape, dtype=bool)
+        for th0 in (safe, safe * s):
+            near |= np.abs(2 * np.pi / th0 / edge - 1) <= 64 * (e + u)
+        out = np.where(near & (thetas > 0), NO_BOUND, out)
+    return out
 
 
 @dataclass
