@@ -20,8 +20,9 @@ Methods (``s`` = ``factor``, ``L`` = the original context length; names of trans
                             the reference code and transformers compute it (``ramp="index"``:
                             linear in ``j`` between the floor/ceil of the correction dimensions)
 ``Llama3``      [llama3]    wavelength bands: ``lambda < L/high_freq_factor`` kept, ``lambda >
-                            L/low_freq_factor`` divided by ``s``, a smooth blend between (Meta 2024);
-                            with ``low_freq_factor >= high_freq_factor`` a step at ``L/low``
+                            L/low_freq_factor`` divided by ``s``, a smooth blend between (Meta
+                            2024); with ``low_freq_factor >= high_freq_factor`` a step at
+                            ``L/low``
 ``LongRope``    [longrope]  per-pair factors ``theta_j / lambda_j`` (short or long set by the
                             sequence length) and ``sqrt(1 + ln s / ln L)`` (Ding et al. 2024)
 
