@@ -56,6 +56,10 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
                         angles=angles)
     st = get_format(dtype) if dtype else art.stored
     pipe = get_format(pipeline_dtype) if pipeline_dtype else st
+    # the pipelines a 16-bit artefact may come from, narrowest first (frameworks compute in
+    # float32 and cast; a 16-bit pipeline's model explains far more, so it is the fallback)
+    narrow = st.kind == "binary" and st.p < 24
+    pipes = [get_format("float32"), st] if narrow and not pipeline_dtype else [pipe]
     d = art.d
     exp_layout = layout or (expect.layout if isinstance(expect, Rope) else None)
     try:
@@ -68,7 +72,7 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
     hint = base if base is not None else (want._base if want is not None else None)
     notes = [art.layout_note] if art.layout_note else []
     if art.kind == "inv_freq":
-        return check_inv_freq(art, want, hint, seq_len, st, pipe, notes, expect)
+        return check_inv_freq(art, want, hint, seq_len, st, pipes, notes, expect)
     n = (art.cos if art.kind == "cache" else art.angles).shape[0]
     pos = np.arange(n, dtype=np.float64) if positions is None else np.asarray(positions,
                                                                                np.float64)
@@ -79,4 +83,5 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
     if art.kind == "angles":
         return check_angles(art, want, hint, seq_len, st, pipe, notes, pos, exp_layout, allow,
                             expect)
-    return check_cache(art, want, hint, seq_len, st, pipe, notes, pos, exp_layout, allow, expect)
+    return check_cache(art, want, hint, seq_len, st, pipes, notes, pos, exp_layout, allow,
+                       expect, find_offset=positions is None)

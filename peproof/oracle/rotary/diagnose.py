@@ -17,7 +17,7 @@ from peproof.rope_scaling import Default, DynamicNTK, Llama3, LongRope, NTKAware
 from ..common.verdicts import VARIANT, WRONG
 from .compare import Tally, compare_cache
 from .config import head_dim_of
-from .ident import implied_factors
+from .ident_maps import implied_factors
 from .model import cache_model
 
 

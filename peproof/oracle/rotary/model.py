@@ -53,17 +53,22 @@ class FreqMap:
     scaling: object
     d: int
     seq_len: object = None
+    #: roundings after the map (a position scale multiplied into the frequency: one)
+    extra_roundings: int = 0
 
     def relative(self, pipe: Format, e: float) -> float:
         """The scaled frequencies' relative error bound in pipeline ``pipe``, given the base
-        frequencies' ``e`` (:func:`~peproof.families.error_model_maps.map_relative_error`)."""
+        frequencies' ``e`` (:func:`~peproof.families.error_model_maps.map_relative_error`),
+        composed with ``extra_roundings`` roundings of unit ``u`` (``(1 + r)(1 + u) - 1``)."""
         host = pipe.kind == "binary" and pipe.p >= 53  # float64: the host's own format
-        return min(map_relative_error(self.scaling, self.d, self.seq_len, pipe.u, e, host),
-                   NO_BOUND)
+        r = map_relative_error(self.scaling, self.d, self.seq_len, pipe.u, e, host)
+        for _ in range(self.extra_roundings):
+            r = (1 + r) * (1 + pipe.u) - 1
+        return min(r, NO_BOUND)
 
 
-def freq_map(rope, seq_len=None) -> FreqMap:
-    return FreqMap(rope.scaling, int(rope.d), seq_len)
+def freq_map(rope, seq_len=None, extra_roundings: int = 0) -> FreqMap:
+    return FreqMap(rope.scaling, int(rope.d), seq_len, extra_roundings)
 
 
 def freq_rel_error(thetas: np.ndarray, pipe: Format, fmap: FreqMap | None) -> np.ndarray:
@@ -131,12 +136,14 @@ class CacheModel:
                 "frequency_relative_error": self.ew_max,
                 "alpha": self.alpha, "beta": self.beta, "gamma": self.gamma}
 
-def cache_model(rope, seq_len, a: float, pipe: Format, stored: Format, thetas=None) -> CacheModel:
+def cache_model(rope, seq_len, a: float, pipe: Format, stored: Format, thetas=None,
+                extra_roundings: int = 0) -> CacheModel:
     """The :class:`CacheModel` of ``rope`` at ``seq_len`` with attention factor ``a`` (``thetas``:
-    other frequencies than the rope's own, for a hypothesis)."""
+    other frequencies than the rope's own, for a hypothesis; ``extra_roundings``: roundings
+    after the map, a position scale's product)."""
     th = rope.thetas_f64(seq_len) if thetas is None else thetas
     return CacheModel(th, a, Fraction(a) * (1 + Fraction(1, 2**50)), pipe, stored,
-                      freq_map(rope, seq_len))
+                      freq_map(rope, seq_len, extra_roundings))
 
 
 @dataclass
