@@ -32,7 +32,7 @@ from .diagnose import (
 from .geometry import read_cache
 from .horizon import _collisions, _horizon0
 from .ident import identify_frequencies
-from .model import cache_model
+from .model import cache_model, thetas
 from .report import RotaryReport
 from .simplest import Variant, select
 
@@ -56,7 +56,7 @@ def attention_forms(rope: Rope, a: float, a_rel: float) -> list[tuple[str, objec
 def _model_of(v: Variant, seq_len, st):
     """The cache model of a variant: its map's frequencies times the positions' scale (one more
     rounding in the frequency's error when that scale is not 1)."""
-    th = v.rope.thetas_f64(seq_len) * float(v.pos_scale)
+    th = thetas(v.rope, seq_len) * float(v.pos_scale)
     return cache_model(v.rope, seq_len, v.attention, v.pipe, st, thetas=th,
                        extra_roundings=int(v.pos_scale != 1))
 

@@ -18,7 +18,7 @@ from ..common.verdicts import VARIANT, WRONG
 from .compare import Tally, compare_cache
 from .config import head_dim_of
 from .ident_maps import implied_factors
-from .model import cache_model
+from .model import cache_model, thetas
 
 
 def _per_frequency(w, rel, d, hint, want, seq_len):
@@ -152,7 +152,7 @@ def _worst_text(t: Tally, expected: bool) -> str:
 def _hypotheses(copies, pos, sub, target: Rope, seq_len, a, pipe, st) -> list[str]:
     """Named bugs that explain the cache: each is the target computed with one known mistake."""
     found = []
-    th = target.thetas_f64(seq_len)
+    th = thetas(target, seq_len)
 
     def fits(model, cps=copies, apos=None):
         t = compare_cache(cps, pos, model, angle_pos=apos, rows=sub)
@@ -219,7 +219,7 @@ def _reversed_blend(target: Rope, seq_len):
     sc = target.scaling
     if not isinstance(sc, Yarn | Llama3):
         return None
-    th = target.thetas_f64(seq_len)
+    th = thetas(target, seq_len)
     th0 = replace(target, scaling=Default()).thetas_f64()
     inv = 1 / float(sc.factor)
     with np.errstate(all="ignore"):

@@ -36,6 +36,7 @@ from peproof.rope import Rope
 from peproof.rope_scaling import Default, Linear, NTKAware
 
 from .ident_maps import _factor_choices, _llama3, _tail_factor, _yarn
+from .model import thetas
 from .numbers import choices, simplest
 
 
@@ -222,7 +223,7 @@ def _for_m0(out, notes, w, rel, d, h, k, m0_exact, base_hint):
 
 def _piecewise(add, notes, w, rel, d, h, base, pos_scale):
     rope0 = Rope(d, base)
-    th = rope0.thetas_f64()
+    th = thetas(rope0)
     m = w / th
     s_lo, s_hi = _tail_factor(m, rel)
     factors = _factor_choices(s_lo, s_hi)

@@ -12,6 +12,7 @@ import numpy as np
 from peproof.rope import Rope
 from peproof.rope_scaling import Llama3, Yarn
 
+from .model import thetas
 from .numbers import simplest
 
 
@@ -164,7 +165,7 @@ def implied_factors(w, rel, d: int, base, exponent_dim: int | None = None) -> di
     w = np.asarray(w, dtype=np.float64)
     rel = np.broadcast_to(np.asarray(rel, dtype=np.float64), w.shape)
     D = d if exponent_dim is None else exponent_dim
-    th = Rope(d, base, exponent_dim=D).thetas_f64()
+    th = thetas(Rope(d, base, exponent_dim=D))
     with np.errstate(all="ignore"):
         lam = th / w
     lo, hi = lam / (1 + rel), lam / np.maximum(1 - rel, 1e-300)

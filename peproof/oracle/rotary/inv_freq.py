@@ -28,7 +28,7 @@ from .diagnose import (
 )
 from .horizon import _horizon0
 from .ident import identify_frequencies
-from .model import freq_map, freq_rel_error
+from .model import freq_map, freq_rel_error, thetas
 from .report import RotaryReport
 from .simplest import Variant, select
 
@@ -48,7 +48,7 @@ def identify_inv_freq(v, d, hint, seq_len, st, pipes):
                       notes=c.notes[:1], ref_base=ref) for c in cands]
 
         def whole(x):
-            th = x.rope.thetas_f64(seq_len) * float(x.pos_scale)
+            th = thetas(x.rope, seq_len) * float(x.pos_scale)
             return compare_freqs(v, th, x.pipe, st, freq_map(x.rope, seq_len,
                                                              int(x.pos_scale != 1)))
 
@@ -84,7 +84,7 @@ def check_inv_freq(art: Artefact, want, hint, seq_len, st, pipes, notes,
     tally = other = None
     verdict = OUTSIDE
     if target is not None:
-        th = target.thetas_f64(seq_len)
+        th = thetas(target, seq_len)
         if want is None and x is not None:
             tally = x_tally
         else:
@@ -93,7 +93,7 @@ def check_inv_freq(art: Artefact, want, hint, seq_len, st, pipes, notes,
             verdict = CONFORMS if tally.conforms else WITHIN
         else:
             if want is not None and ident is not None and not _same(ident, want, 1, 1):
-                other = compare_freqs(v, ident.thetas_f64(seq_len), pipe, st,
+                other = compare_freqs(v, thetas(ident, seq_len), pipe, st,
                                       freq_map(ident, seq_len))
                 if other.fits:
                     verdict, text = _variant_or_static(want, ident, seq_len, 1, 1, d)
@@ -110,7 +110,7 @@ def check_inv_freq(art: Artefact, want, hint, seq_len, st, pipes, notes,
             if verdict == OUTSIDE and ident is None:
                 text, implied, hyp = _per_frequency(v, rel, d, hint, want, seq_len)
                 ol = _other_len(target, seq_len) if hyp else None
-                if hyp and compare_freqs(v, target.thetas_f64(ol), pipe, st,
+                if hyp and compare_freqs(v, thetas(target, ol), pipe, st,
                                          freq_map(target, ol)).fits:
                     verdict = WRONG
                     diagnoses.append(hyp)
@@ -122,7 +122,7 @@ def check_inv_freq(art: Artefact, want, hint, seq_len, st, pipes, notes,
             if verdict == OUTSIDE and isinstance(target.scaling, DynamicNTK):
                 sc = target.scaling
                 stat = Rope(d, target._base, scaling=NTKAware(sc.factor))
-                if compare_freqs(v, stat.thetas_f64(), pipe, st, freq_map(stat)).fits:
+                if compare_freqs(v, thetas(stat), pipe, st, freq_map(stat)).fits:
                     verdict = WRONG
                     diagnoses.append(f"a 'dynamic' NTK that is static: the full factor "
                                      f"{sc.factor} where seq_len {seq_len} gives another")
@@ -144,7 +144,7 @@ def check_inv_freq(art: Artefact, want, hint, seq_len, st, pipes, notes,
     hz = {f: _horizon0(target, f, seq_len) for f in ("float16", "bfloat16")}
     model = {}
     if target is not None:
-        ew = freq_rel_error(target.thetas_f64(seq_len), pipe, freq_map(target, seq_len))
+        ew = freq_rel_error(thetas(target, seq_len), pipe, freq_map(target, seq_len))
         model = {"frequency_map": target.scaling.kind,
                  "frequency_relative_error": float(ew.max()) if ew.size else 0.0}
     return RotaryReport(verdict, "inv_freq", tuple(v.shape), st, pipe, None, want, ident,

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 import sympy as sp
@@ -39,6 +40,17 @@ from peproof.formats import Format
 from ..common.budget import SLACK, _coefficients, tiny
 
 U52 = 2.0**-52
+
+
+@lru_cache(maxsize=128)
+def _thetas(rope, seq_len) -> np.ndarray:
+    return rope.thetas_f64(seq_len)
+
+
+def thetas(rope, seq_len=None) -> np.ndarray:
+    """``rope.thetas_f64(seq_len)`` (128-bit balls rounded to float64, ~2 ms a pair), computed
+    once per RoPE and length: a check forms the same RoPE's frequencies several times."""
+    return _thetas(rope, seq_len).copy()
 
 
 #: a relative error no statement bounds: the frequency may be anything (vacuous, never a failure)
@@ -141,7 +153,7 @@ def cache_model(rope, seq_len, a: float, pipe: Format, stored: Format, thetas=No
     """The :class:`CacheModel` of ``rope`` at ``seq_len`` with attention factor ``a`` (``thetas``:
     other frequencies than the rope's own, for a hypothesis; ``extra_roundings``: roundings
     after the map, a position scale's product)."""
-    th = rope.thetas_f64(seq_len) if thetas is None else thetas
+    th = _thetas(rope, seq_len).copy() if thetas is None else thetas
     return CacheModel(th, a, Fraction(a) * (1 + Fraction(1, 2**50)), pipe, stored,
                       freq_map(rope, seq_len, extra_roundings))
 
