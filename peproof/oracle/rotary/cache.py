@@ -95,7 +95,7 @@ def identify_cache(art: Artefact, pos, hint, seq_len, st, pipes, find_offset):
     cache (:mod:`.simplest`), trying the pipelines in order (the narrowest first: its model is
     the sharper and explains less; a 16-bit pipeline's explains almost any late entry, so it is
     only the fallback), or ``(None, None, reading, candidates, notes)``."""
-    lay = art.layout if art.layout != "pairs" else "half"
+    lay = art.layout if art.layout != "pairs" else (art.applied or "half")
     sub = _sample(len(pos))
     first = None
     for pipe in pipes:
@@ -137,7 +137,7 @@ def check_cache(art: Artefact, want, hint, seq_len, st, pipes, notes, pos, exp_l
     w, rel, a = rd.w, rd.rel, rd.a
     notes += inotes[-1:]
     pipe = v.pipe if v is not None else pipes[-1]
-    lay = art.layout if art.layout != "pairs" else (exp_layout or "half")
+    lay = art.layout if art.layout != "pairs" else (exp_layout or art.applied or "half")
     ident, form, a_val, off = None, "", a, Fraction(0)
     if v is not None:
         ident, form, a_val, off = replace(v.rope, layout=lay), v.attention_form, v.attention, \

@@ -71,6 +71,14 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
         raise InputError(f"the expected RoPE has d={want.d}, the artefact d={d}")
     hint = base if base is not None else (want._base if want is not None else None)
     notes = [art.layout_note] if art.layout_note else []
+    rep = _route(art, want, hint, seq_len, st, pipe, pipes, notes, positions, exp_layout, allow,
+                 expect)
+    rep.native = art.native
+    return rep
+
+
+def _route(art, want, hint, seq_len, st, pipe, pipes, notes, positions, exp_layout, allow,
+           expect):
     if art.kind == "inv_freq":
         return check_inv_freq(art, want, hint, seq_len, st, pipes, notes, expect)
     n = (art.cos if art.kind == "cache" else art.angles).shape[0]

@@ -3,9 +3,12 @@
 
 The rotary path is taken when ``--kind inv-freq|cache|angles`` is given, when ``--sin`` or
 ``--rope`` is given, or (``--kind auto``, the default) when the file is plainly rotary: a 1-D
-vector without ``--d`` (an ``inv_freq``), a complex array (Meta's ``freqs_cis``), a ``(2, S, d)``
-stack, or an archive holding ``inv_freq`` or ``cos`` and ``sin``.  A 2-D array stays a sinusoidal
-table unless ``--kind angles`` says it holds rotary angles.
+vector without ``--d`` (an ``inv_freq``, or mlx's periods), a complex array (Meta's
+``freqs_cis``), a ``(2, S, d)`` stack, a ``(S, d/2, 2)`` [cos, sin] cache (torchtune, Meta's real
+view), or an archive holding ``inv_freq``, ``cos`` and ``sin``, ``cos_sin_cache`` or
+``freqs_cis``.  A 2-D array stays a sinusoidal table unless ``--kind cache`` / ``--rope`` says it
+is a rotary cache (vLLM's [cos | sin], GPT-J's [sin | cos]: read by :mod:`.layouts`) or
+``--kind angles`` that it holds rotary angles.
 """
 
 from __future__ import annotations
@@ -77,6 +80,13 @@ def _peek(source: str, args):
                 continue
             if info.get("key") == k:
                 return {"inv_freq": v}
+        for k in ("cos_sin_cache", "freqs_cis"):  # one array: vLLM's, Meta's
+            try:
+                v, info = load(source, key=k)
+            except InputError:
+                continue
+            if info.get("key") == k:
+                return {"obj": v}
         for ck, sk in PAIRS:
             try:
                 c, ci = load(source, key=ck)
@@ -89,7 +99,7 @@ def _peek(source: str, args):
         arr, _ = load(source, key=args.key)
         shape = tuple(getattr(arr, "shape", ()))
         kind = getattr(getattr(arr, "dtype", None), "kind", "")
-        if kind == "c" or (len(shape) >= 3 and shape[0] == 2):
+        if kind == "c" or (len(shape) >= 3 and (shape[0] == 2 or shape[-1] == 2)):
             return {"obj": arr}
         if len([x for x in shape if x != 1]) == 1 and args.d is None:
             return {"inv_freq": arr}
