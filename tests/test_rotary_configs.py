@@ -125,3 +125,50 @@ def test_partial_rotary_from_hidden_size_and_heads():
     assert rep.verdict in OK and rep.expected.exponent_dim == 25, rep.render()
     other = check_rotary(inv_freq=emb.inv_freq, expect=dict(rp, hidden_size=260))  # head 65
     assert other.verdict not in OK, other.render()
+
+
+def test_nested_rope_parameters_per_layer_type():
+    """Gemma 3's rope_parameters per layer type (full attention theta 1e6, sliding 1e4): a cache
+    of either layer is checked against the layer type it fits, and named."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from transformers.models.gemma3.modeling_gemma3 import Gemma3RotaryEmbedding
+
+    cfg = transformers.AutoConfig.for_model("gemma3_text", hidden_size=256, num_attention_heads=4,
+                                            num_key_value_heads=4, head_dim=64)
+    emb = Gemma3RotaryEmbedding(cfg)
+    rp = rope_parameters_of(cfg.to_dict())
+    assert set(rp) >= {"full_attention", "sliding_attention"}
+    for layer, theta in (("full_attention", 1e6), ("sliding_attention", 1e4)):
+        assert rp[layer]["rope_theta"] == theta
+        cos, sin = emb(torch.zeros(1, 1024, 8), torch.arange(1024)[None], layer)
+        rep = check_rotary(cos=cos, sin=sin, expect=rp)
+        assert rep.verdict in OK and repr(layer) in rep.notes[0], rep.render()
+        bad = check_rotary(cos=cos, sin=sin, expect={k: dict(v, rope_theta=5e5)
+                                                     for k, v in rp.items()})
+        assert bad.verdict not in OK, bad.render()
+
+
+@pytest.mark.parametrize("art", ["inv_freq", "cache float32", "cache bfloat16"])
+def test_llama3_step_identified_blind(art):
+    """A Llama 4 Scout-like step (low = high_freq_factor = 1) read without its configuration is
+    named Llama 3 with a step, not a YaRN ramp with unusual betas nor outside the model."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    rp = dict(SCOUT, original_max_position_embeddings=2048)
+    cfg = transformers.LlamaConfig(hidden_size=128, num_attention_heads=2, head_dim=64,
+                                   max_position_embeddings=8192, rope_parameters=dict(rp))
+    emb = LlamaRotaryEmbedding(cfg)
+    if art == "inv_freq":
+        rep = check_rotary(inv_freq=emb.inv_freq)
+    else:
+        dt = getattr(torch, art.split()[1])
+        cos, sin = emb(torch.zeros(1, 2048, 8, dtype=dt), torch.arange(2048)[None])
+        rep = check_rotary(cos=cos, sin=sin)
+    assert rep.verdict in OK, rep.render()
+    sc = rep.identified.scaling
+    assert sc.kind == "llama3" and sc.factor == 16, rep.render()
+    assert sc.low_freq_factor == sc.high_freq_factor == 1
+    assert sc.original_max_position_embeddings == 2048

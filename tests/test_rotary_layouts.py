@@ -10,10 +10,9 @@ import sys
 import numpy as np
 import pytest
 
-from peproof.oracle import CONFORMS, WITHIN
+from peproof.oracle import CONFORMS, WITHIN, InputError
 from peproof.oracle.rotary import layouts as L
 from peproof.oracle.rotary.check import check_rotary
-from peproof.oracle import InputError
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.peers

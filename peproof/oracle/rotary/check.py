@@ -27,9 +27,12 @@ from ..common.tables import InputError
 from .angles import check_angles
 from .artefacts import read_artefact
 from .cache import check_cache
-from .config import rope_from_config
+from .config import is_nested, rope_from_config
 from .inv_freq import check_inv_freq
 from .report import RotaryReport
+
+_KEYS = ("obj", "cos", "sin", "inv_freq", "angles", "kind", "d", "positions", "layout", "seq_len",
+         "base", "max_position_embeddings", "dtype", "pipeline_dtype", "allow_collisions")
 
 
 def check_rotary(obj=None, *, cos=None, sin=None, inv_freq=None, angles=None, kind=None, d=None,
@@ -41,11 +44,30 @@ def check_rotary(obj=None, *, cos=None, sin=None, inv_freq=None, angles=None, ki
     ``base`` a hint for naming NTK-aware scalings, ``seq_len`` the length for dynamic methods
     (default: the largest position + 1)."""
     t0 = time.perf_counter()
+    if is_nested(expect):
+        return _nested(expect, locals())
     with np.errstate(all="ignore"):
         rep = _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len, base,
                      max_position_embeddings, dtype, pipeline_dtype, allow_collisions, angles)
     rep.seconds = time.perf_counter() - t0
     return rep
+
+
+def _nested(expect: dict, kw: dict) -> RotaryReport:
+    """transformers' per-layer-type ``rope_parameters`` (Gemma 3's full and sliding attention):
+    the artefact belongs to one layer type; the first whose RoPE it fits is named (a note says
+    which), else the report against the first layer type."""
+    kw = {k: v for k, v in kw.items() if k in _KEYS}
+    first = None
+    for name, params in expect.items():
+        if not isinstance(params, dict):
+            continue
+        rep = check_rotary(**dict(kw, expect=params))
+        rep.notes.insert(0, f"rope_parameters per layer type: checked against {name!r}")
+        if rep.ok:
+            return rep
+        first = first or rep
+    return first
 
 
 def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len, base, mpe,

@@ -47,10 +47,9 @@ def _num(v):
 
 def is_nested(params) -> bool:
     """transformers' per-layer-type ``rope_parameters`` (Gemma 3: ``{"full_attention": {...},
-    "sliding_attention": {...}}``): a dict whose values are all dicts (or None)."""
-    return (isinstance(params, dict) and bool(params)
-            and all(isinstance(v, dict) or v is None for v in params.values())
-            and any(isinstance(v, dict) for v in params.values()))
+    "sliding_attention": {...}}``): a dict with dict values (the layer types; transformers
+    reads only those when a config is nested, and a config may keep flat keys beside them)."""
+    return isinstance(params, dict) and any(isinstance(v, dict) for v in params.values())
 
 
 def head_dim_of(p: dict):
@@ -161,5 +160,5 @@ def rope_parameters_of(cfg: dict) -> dict:
         return d
 
     if is_nested(rp):
-        return {k: (one(v) if isinstance(v, dict) else v) for k, v in rp.items()}
+        return {k: one(v) for k, v in rp.items() if isinstance(v, dict)}
     return one(rp)

@@ -140,19 +140,20 @@ def _llama3(add, d, base, s, g, th, tol, last1, first0, notes):
             add(Rope(d, base, scaling=Llama3(s, lo, hi, L)),
                 f"Llama 3.1 bands: blend affine in theta over pairs {inner.min()}..{inner.max()}")
         return
-    # edges only: defaults low_freq_factor 1, high_freq_factor 4 and the simplest L allowed
+    # edges only: defaults low_freq_factor 1, high_freq_factor 4 and the simplest L allowed;
+    # or a step (low = high_freq_factor = 1, Llama 4 Scout's: no blend at all)
     lam = 2 * math.pi / th
     lo_edge = lam[last1] if last1 >= 0 else 0.0  # kept: lam < L/hi
     hi_edge = lam[first0] if first0 < len(th) else float("inf")  # scaled: lam > L/lo
-    for lo_f, hi_f in ((1, 4),):
+    for lo_f, hi_f in ((1, 4), (1, 1)):
         Lmin, Lmax = lo_edge * hi_f, hi_edge * lo_f
         if Lmin < Lmax:
             L = simplest(Lmin * (1 + 1e-9), min(Lmax, Lmin * 16), pow2=True, max_digits=3,
                          max_den=1)
             if L is not None:
                 add(Rope(d, base, scaling=Llama3(s, lo_f, hi_f, L)),
-                    "Llama 3.1 bands with no pair inside the blend: low/high_freq_factor 1/4 "
-                    "assumed, original length the simplest the band edges allow")
+                    f"Llama 3.1 bands with no pair inside the blend: low/high_freq_factor "
+                    f"{lo_f}/{hi_f}, original length the simplest the band edges allow")
 
 
 def implied_factors(w, rel, d: int, base, exponent_dim: int | None = None) -> dict:

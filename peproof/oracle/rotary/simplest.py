@@ -25,7 +25,9 @@ The simplicity order (lexicographic; smaller is simpler):
 2. the scaling map's rank: none < linear < NTK-aware / dynamic < YaRN / Llama 3 < LongRoPE;
 3. the offset: 0 < an integer < a half-integer < anything else; smaller first;
 4. the base: 10000, then powers of ten, then fewer significant digits;
-5. the map's parameters and the position scale: fewer significant digits, smaller denominators;
+5. the map's parameters: fewer away from the method's usual values (YaRN's betas 32 / 1, Llama
+   3's band factors 1 / 4) or lengths that are not powers of two, then fewer significant digits
+   and smaller denominators; then the position scale likewise;
 6. the pipeline: the narrower model first (float32 computed, 16-bit stored is what frameworks
    do); the pipelines are tried one after the other, a 16-bit pipeline only when nothing fits
    float32's model (its model explains almost any late entry of a cache);
@@ -94,6 +96,24 @@ def _params(r: Rope) -> list:
             if isinstance(val, int | float | Fraction) or hasattr(val, "is_Rational")]
 
 
+#: the parameters each method's reference configurations leave at these values
+DEFAULTS = {"yarn": {"beta_fast": 32, "beta_slow": 1, "truncate": True, "ramp": "index"},
+            "llama3": {"low_freq_factor": 1, "high_freq_factor": 4}}
+LENGTHS = ("original_max_position_embeddings", "max_position_embeddings")
+
+
+def _unusual(r: Rope) -> int:
+    """Parameters away from the method's usual values, and context lengths that are not
+    powers of two (2048, 8192: what models are trained at)."""
+    ps = r.scaling.params()
+    n = sum(1 for k, v in DEFAULTS.get(r.scaling.kind, {}).items() if k in ps and ps[k] != v)
+    for k in LENGTHS:
+        v = ps.get(k)
+        if v is not None and (Fraction(v).denominator != 1 or int(v) & (int(v) - 1)):
+            n += 1
+    return n
+
+
 def departures(v: Variant) -> int:
     r = v.rope
     # a base the user names weighs more than the paper's
@@ -112,7 +132,7 @@ def simplicity(v: Variant) -> tuple:
     off_kind = 0 if off == 0 else 1 if off.denominator == 1 else 2 if off.denominator == 2 else 3
     ref = 10000 if v.ref_base is None else v.ref_base
     base_cost = (0,) if r._base == ref else (1,) + _ncost(r._base)
-    params = tuple(_ncost(val) for val in _params(r))
+    params = (_unusual(r), tuple(sorted((_ncost(val) for val in _params(r)), reverse=True)))
     pipe_rank = -(getattr(v.pipe, "p", 0) or 0)
     return (departures(v), MAP_RANK.get(r.scaling.kind, 9), off_kind, abs(off), base_cost,
             params, _ncost(v.pos_scale), pipe_rank, v.residual)
