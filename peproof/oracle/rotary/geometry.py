@@ -106,11 +106,44 @@ def read_cache(copies, pos: np.ndarray, st: Format, pipe: Format,
         w = np.where(act, (pred + dl) / p, w)
         e = np.where(act, err(p), e)
         p *= 2
+    # a last step at the farthest row (up to twice the last power of two: twice the precision)
+    p_last = float(pos[-1]) - p0
+    r = _rows_at(pos, p0 + p_last)
+    if r is not None and p_last > p / 2:
+        act = p_last * e < 0.5
+        pred = p_last * w
+        dl = _wrap(_phase(C, S, r) - phi0 - pred)
+        w = np.where(act, (pred + dl) / p_last, w)
+        e = np.where(act, err(p_last), e)
     rel = e / np.maximum(np.abs(w), 1e-300) + K
+    w = _refine(C, S, pos, p0, phi0, w, e)
     out = Reading(w, rel, a, a_rel)
     if find_offset:
         out.offsets, out.offset_read, out.offset_sigma = _offsets(w, rel, phi0, noise / 2)
     return out
+
+
+def _refine(C, S, pos, p0, phi0, w, e, rows: int = 256):
+    """A better point estimate (the certified ``rel`` is kept): per pair, the least-squares slope
+    of the unwrapped phases of up to ``rows`` rows spread over the cache (a 16-bit cache's
+    phases carry a quantisation noise that averages out over rows; one row's does not, and a
+    non-round base read from one row is too rough for the whole cache's model).  Only pairs
+    whose predicted phase is unambiguous at the farthest row are refined."""
+    n = len(pos)
+    if n < 8:
+        return w
+    idx = np.unique(np.linspace(1, n - 1, min(rows, n - 1)).astype(int))
+    P = np.asarray(pos[idx], dtype=np.float64) - p0
+    act = P[-1] * e < 0.25
+    if not act.any():
+        return w
+    ph = np.arctan2(np.asarray(S[idx], np.float64), np.asarray(C[idx], np.float64))
+    pred = P[:, None] * w[None, :]
+    dl = _wrap(ph - phi0[None, :] - pred)
+    # slope with an intercept: the reference row's own noise is common to every difference
+    Pc = P - P.mean()
+    corr = (Pc[:, None] * (dl - dl.mean(axis=0))).sum(axis=0) / float((Pc * Pc).sum())
+    return np.where(act, w + corr, w)
 
 
 def _offsets(w, rel, phi0, noise):

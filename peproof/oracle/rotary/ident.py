@@ -95,6 +95,21 @@ def _base_choices(lo: float, hi: float) -> list:
     return [b for b in choices(lo, hi, prefer=(10000,), most=4, max_digits=3, max_den=0) if b > 1]
 
 
+def _base_fit(w, rel, d, m0, k_last, lo, hi) -> float:
+    """The base that best explains pairs 1..k_last (``log(w_j / m0) = -(2j/d) log b``, weighted
+    least squares with weights ``1/rel_j**2``), kept inside the certified ``[lo, hi]``: a point of
+    the interval that the whole-artefact check can hold to the model (the interval's middle is
+    off by up to half its width, which a 16-bit cache's late rows tell apart), 0 if none."""
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo > 1):
+        return 0.0
+    j = np.arange(1, k_last + 1)
+    x = 2.0 * j / d
+    y = np.log(w[j] / m0)
+    wt = 1.0 / np.maximum(rel[j], 1e-300) ** 2
+    lb = -float(np.sum(wt * x * y) / np.sum(wt * x * x))
+    return min(max(math.exp(lb), lo), hi)
+
+
 def identify_frequencies(w, rel, d: int | None = None, base_hint=None) -> tuple[list, list]:
     """``(candidates, notes)``: every confirmed :class:`Candidate` (unordered: the caller ranks
     them by simplicity, :mod:`.simplest`, and checks each against the whole artefact) and what
@@ -153,6 +168,7 @@ def _for_m0(out, notes, w, rel, d, h, k, m0_exact, base_hint):
             break
         lo, hi, k_last = max(lo, a), min(hi, b), i
     geometric = k_last == k - 1
+    b_fit = _base_fit(w, rel, d, m0, k_last, lo, hi)
     bases = _base_choices(lo, hi)
     base_text = f"base interval [{lo:.8g}, {hi:.8g}] from pairs 1..{k_last}"
     hint = Fraction(base_hint) if base_hint is not None else None
@@ -197,7 +213,8 @@ def _for_m0(out, notes, w, rel, d, h, k, m0_exact, base_hint):
                 s_lo, s_hi = (lo / float(b0)) ** e, (hi / float(b0)) ** e
                 s = simplest(s_lo, s_hi, max_digits=4, max_den=16)
                 if s is None or s <= 0:
-                    s = Fraction((s_lo * s_hi) ** 0.5).limit_denominator(10**9)
+                    s_fit = (b_fit / float(b0)) ** e if b_fit else (s_lo * s_hi) ** 0.5
+                    s = Fraction(min(max(s_fit, s_lo), s_hi)).limit_denominator(10**9)
                     note = (f"NTK-aware base change of base {b0} with effective factor "
                             f"{float(s):.9g} (a dynamic NTK scaling at one sequence length "
                             "gives such a factor)")
@@ -205,9 +222,10 @@ def _for_m0(out, notes, w, rel, d, h, k, m0_exact, base_hint):
                     note = f"NTK-aware base change of base {b0} with factor {s}"
                 if s > 0:
                     add(mk(b0, NTKAware(s)), note)
-            b = Fraction((lo * hi) ** 0.5).limit_denominator(1000) if math.isfinite(hi) else 0
-            if not bases and m0_exact == 1 and b > 1:
-                add(mk(b), f"a base that is not a round number ({float(b):.10g}): NTK-aware "
+            b = Fraction(b_fit).limit_denominator(10**6) if b_fit else 0
+            if not bases and b > 1:
+                add(mk(b, None if m0_exact == 1 else Linear(1 / m0_exact)),
+                    f"a base that is not a round number ({float(b):.10g}): NTK-aware "
                     "or dynamic NTK scaling of a round base? (give --base to name it)")
         return
     if geometric or m0_exact is None or not bases or D != d or k != h:
@@ -225,8 +243,12 @@ def _piecewise(add, notes, w, rel, d, h, base, pos_scale):
     rope0 = Rope(d, base)
     th = thetas(rope0)
     m = w / th
-    s_lo, s_hi = _tail_factor(m, rel)
-    factors = _factor_choices(s_lo, s_hi)
+    stages = _tail_factor(m, rel)
+    s_lo, s_hi = stages[-1]
+    factors: list = []
+    for lo_, hi_ in reversed(stages):  # the narrowest interval's simple factors first
+        factors += [f for f in _factor_choices(lo_, hi_) if f not in factors]
+    factors = factors[:8]
     if not factors:
         notes.append(f"last multiplier {m[-1]:.6g}: no simple factor")
         return

@@ -31,19 +31,23 @@ def _factor_choices(lo: float, hi: float, most: int = 8) -> list:
     return out[:most]
 
 
-def _tail_factor(m: np.ndarray, rel: np.ndarray) -> tuple[float, float]:
-    """Certified interval of the factor ``s`` of the fully scaled tail (``m_j = 1/s``): the
-    intersection of every trailing pair's interval, from the last pair back while they meet.
-    The last pair alone is the least precise reading of a cache (its angles are the smallest),
-    so one pair's interval can be too wide to name ``s`` where the tail's intersection is not."""
+def _tail_factor(m: np.ndarray, rel: np.ndarray) -> list:
+    """The intervals of the factor ``s`` of the fully scaled tail (``m_j = 1/s``): the
+    intersections of the trailing pairs' intervals, from the last pair back while they meet,
+    one per step (widest first).  The last pair alone is the least precise reading of a cache
+    (its angles are the smallest), so one pair's interval can be too wide to name ``s``; but a
+    blend pair whose interval still meets a wide intersection narrows it to a wrong value (a
+    cache of positions scaled by 1/2 read 8 as [7.6, 7.8]): every step's interval proposes."""
     lo, hi = 0.0, math.inf
+    out = []
     for j in range(len(m) - 1, -1, -1):
         r = min(float(rel[j]), 0.999)
         a, b = 1 / (m[j] * (1 + r)), 1 / (m[j] * (1 - r))
         if max(lo, a) > min(hi, b):
             break
         lo, hi = max(lo, a), min(hi, b)
-    return lo, hi
+        out.append((lo, hi))
+    return out[-4:] if out else [(0.0, math.inf)]
 
 
 def _yarn(add, d, base, s, g, tol, last1, first0, h, notes):
