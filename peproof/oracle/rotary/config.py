@@ -134,7 +134,7 @@ def rope_from_config(params, d: int, max_position_embeddings=None, layout="half"
 #: legacy top-level names of a config.json (GPT-NeoX's ``rotary_pct`` / ``rotary_emb_base``,
 #: StableLM's early ``rope_pct``) and the key each stands for
 ALIASES = {"rotary_pct": "partial_rotary_factor", "rope_pct": "partial_rotary_factor",
-           "rotary_emb_base": "rope_theta"}
+           "rotary_emb_base": "rope_theta", "rotary_embedding_base": "rope_theta"}
 #: top-level keys of a config.json that the RoPE reads (transformers' standardisation copies
 #: them into ``rope_parameters``; Phi-3's top-level original length takes priority)
 CARRIED = ("rope_theta", "partial_rotary_factor", "max_position_embeddings", "head_dim",
