@@ -139,7 +139,8 @@ def transformers_zoo(quick):
     for rp, sl in scal:
         rp = dict(rp, rope_theta=500000.0 if rp["rope_type"] == "llama3" else 10000.0)
         tag = rp["rope_type"] + f" {rp['factor']:g}" + (
-            " low=high" if rp.get("low_freq_factor") == rp.get("high_freq_factor") else "")
+            " low=high" if rp["rope_type"] == "llama3"
+            and rp["low_freq_factor"] == rp["high_freq_factor"] else "")
         n = sl or 2048
         hf("llama", "llama", rp, D2, n=n, seq_len=sl, tag=tag)
     for model, mt in (("phi", "phi"), ("gpt_neox", "gpt_neox"), ("stablelm", "stablelm"),
