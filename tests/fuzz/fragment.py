@@ -264,6 +264,51 @@ def complex_view(rng) -> Case:
     return Case("complex", lambda: stmt(rel))
 
 
+def _objects():
+    try:  # the engines branch keeps them below every engine
+        from peproof.engines.objects import Delta, PiIntegral
+    except ImportError:
+        from peproof.engines.periodic import Delta, PiIntegral
+    return PiIntegral, Delta
+
+
+def periodic(rng) -> Case:
+    """Integrals over a period and sums over N samples (the periodic engine's fragment)."""
+    PiIntegral, Delta = _objects()
+    t = sp.Symbol("t", real=True)
+    u, v = _pick(rng, [(m, n), (n, m), (a, b), (n, n + 1), (2 * n, n)])
+    f, g = _pick(rng, [S, C]), _pick(rng, [S, C])
+    rhs = _pick(rng, [0, pi * Delta(u, v), 2 * pi * Delta(u, 0), pi * Delta(u, v) +
+                      pi * Delta(u, -v), pi])
+    rel = Eq(PiIntegral(f(u * t) * g(v * t), t), rhs)
+    if rng.random() < 0.3:
+        N = _pick(rng, [n, n + 1, 2 * n])
+        rel = Eq(sp.Sum(C(2 * pi * a * j / N), (j, 0, N - 1)),
+                 _pick(rng, [N * Delta(sp.Mod(a, N), 0), 0, N, N * Delta(a, 0)]))
+    h = _pick(rng, [(), (Lt(0, a),)])
+    return Case("periodic", lambda: stmt(rel, h))
+
+
+def closed(rng) -> Case:
+    """Closed statements at rational multiples of pi (the cyclotomic engine's fragment), also
+    existential ones with a false hypothesis."""
+    k = sp.Symbol("k", integer=True)
+    rel = _pick(rng, [
+        Eq(sp.Sum(C(2 * pi * k / 5), (k, 0, 4)), 0), Eq(sp.Sum(C(2 * pi * k / 5), (k, 0, 4)), 1),
+        Eq(C(2 * pi / 7) + C(4 * pi / 7) + C(6 * pi / 7), -HALF),
+        Eq(C(2 * pi / 7) + C(4 * pi / 7) + C(6 * pi / 7), HALF), Eq(S(pi / 5) * C(pi / 5),
+                                                                    S(2 * pi / 5) / 2),
+        Ne(S(pi / 12) ** 2, (1 - C(pi / 6)) / 2), Eq(S(pi / 12) ** 2, (1 - C(pi / 6)) / 2),
+        Eq(C(pi / 9) * C(2 * pi / 9) * C(4 * pi / 9), R(1, 8)),
+        Eq(C(pi / 9) * C(2 * pi / 9) * C(4 * pi / 9), R(1, 9))])
+    if rng.random() < 0.4:
+        h = _pick(rng, [(Lt(1, 0),), (Eq(C(pi / 3), 1),), (Lt(pi, 3),)])
+        return Case("closed", lambda: Statement((rel,), (), hyps=h, quant="exists"), False,
+                    "contradictory")
+    quant = _pick(rng, ["forall", "exists"])
+    return Case("closed", lambda: Statement((rel,), (), quant=quant))
+
+
 def _leaf(rng):
     if rng.random() < 0.65:
         return _pick(rng, list(VARS))
@@ -333,9 +378,11 @@ def random_family(rng) -> Case:
 
 FAMILIES = {"signs": signs, "sums": sums, "sum_blocks": sum_blocks, "exists": exists,
             "matrices": matrices, "trig": trig, "powers": powers, "hyps": hyps,
-            "integers": integers, "complex": complex_view, "random": random_family}
+            "integers": integers, "complex": complex_view, "random": random_family,
+            "periodic": periodic, "closed": closed}
 WEIGHTS = {"signs": 4, "sums": 3, "sum_blocks": 2, "exists": 2, "matrices": 1, "trig": 2,
-           "powers": 2, "hyps": 2, "integers": 2, "complex": 1, "random": 4}
+           "powers": 2, "hyps": 2, "integers": 2, "complex": 1, "random": 4, "periodic": 1,
+           "closed": 1}
 
 
 def _sane(st: Statement) -> bool:
