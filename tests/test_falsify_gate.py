@@ -74,9 +74,13 @@ def test_gate_turns_a_sabotaged_proof_into_a_conflict(monkeypatch):
 
     monkeypatch.setattr(expoly, "expand_is_zero", lambda e: Zero())
     monkeypatch.setattr(expoly, "kernel_verdict", lambda v, log: v)
-    v = decide_statement(bad)
+    from peproof.engines import decide as decide_mod
+
+    v = decide_mod._decide_statement(bad)  # the engines before the gate
     assert v.status == "proved"  # the sabotage worked
     g = gate(bad, v)
+    # decide_statement applies the gate itself (engines branch): the same conflict
+    assert decide_statement(bad).conflict["gate"]["kind"] == "counterexample"
     assert g.status == "unknown" and g.method == "engine conflict"
     assert g.reason.startswith("engine conflict")
     assert g.conflict["engine"]["status"] == "proved"
