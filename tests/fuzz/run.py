@@ -51,7 +51,16 @@ def _expoly(stmt: Statement) -> Verdict:
 
 
 def engines() -> dict:
-    """Today's entry points, by name: ``stmt -> Verdict`` (raw results wrapped)."""
+    """Every engine's entry point by name (:mod:`peproof.engines.registry`, where it exists;
+    else the older entry points, raw results wrapped)."""
+    try:
+        from peproof.engines.registry import ENGINES
+    except ImportError:
+        return _old_engines()
+    return {name: e.decide for name, e in ENGINES.items()}
+
+
+def _old_engines() -> dict:
     from peproof.engines import (
         angles,
         cyclotomic,
@@ -95,7 +104,11 @@ def judged_statement(name: str, stmt: Statement) -> Statement:
 
 
 def judge(name: str, stmt: Statement, v: Verdict, truth: bool | None) -> tuple[str, dict | None]:
-    """``(outcome, finding)``; a finding is a wrong verdict."""
+    """``(outcome, finding)``; a finding is a wrong verdict, whether the gate inside the entry
+    caught it (a conflict returned) or not (the judge's own gate run)."""
+    if v.conflict:
+        return "conflict", {"why": v.reason, "gate": v.conflict.get("gate"),
+                            "caught_by": "the entry's own gate"}
     g = gate(judged_statement(name, stmt), v)
     if g.conflict:
         return "conflict", {"why": g.reason, "gate": g.conflict.get("gate")}
@@ -113,7 +126,8 @@ def full_text(stmt: Statement, cap: int = 800) -> str:
     names = ", ".join(f"{v.symbol}:{v.domain}" for v in stmt.vars)
     hyp = ("; " + ", ".join(str(h) for h in stmt.hyps)) if stmt.hyps else ""
     body = " and ".join(str(r) for r in stmt.concl)
-    text = f"{stmt.quant} {names}{hyp}: {body}" if stmt.vars else body
+    text = f"{stmt.quant} {names}{hyp}: {body}" if stmt.vars or stmt.hyps or \
+        stmt.quant == "exists" else body
     return text if len(text) <= cap else text[:cap] + " ..."
 
 
