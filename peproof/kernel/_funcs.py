@@ -74,6 +74,13 @@ class Pow(Node):
         return None if r is None or abs(qe.numerator) > MAX_EXACT_POWER else r**qe.numerator
 
     def ball(self, env):
+        key = id(self)  # a power shared by several terms (the frequencies) is evaluated once
+        got = env.memo.get(key)
+        if got is None:
+            got = env.memo[key] = self._ball(env)
+        return got
+
+    def _ball(self, env):
         qe = self.e.exact(env)
         b = self.b.ball(env)
         if qe is not None and qe.denominator == 1:
@@ -189,12 +196,17 @@ class Trig(Node):
         return None if v is None else Fraction(v)
 
     def ball(self, env):
-        q = self._pim(env)
-        if q is not None:
-            s, c = flint.arb.sin_cos_pi_fmpq(flint.fmpq(q.numerator, q.denominator))
-        else:
-            a = self.a.ball(env)
-            s, c = a.sin(), a.cos()
+        key = ("sc", id(self.a))  # sin and cos of one argument share the work
+        got = env.memo.get(key)
+        if got is None:
+            q = self._pim(env)
+            if q is not None:
+                got = flint.arb.sin_cos_pi_fmpq(flint.fmpq(q.numerator, q.denominator))
+            else:
+                a = self.a.ball(env)
+                got = (a.sin(), a.cos())
+            env.memo[key] = got
+        s, c = got
         if self.fn == "sin":
             return s
         if self.fn == "cos":

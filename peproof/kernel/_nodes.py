@@ -64,7 +64,7 @@ def _frac(v) -> Fraction | None:
 class Env:
     """A point at the working precision: balls, exact values and pi-multiples per symbol."""
 
-    __slots__ = ("balls", "exact", "pim", "names", "karr", "terms", "max_terms")
+    __slots__ = ("balls", "exact", "pim", "names", "karr", "terms", "max_terms", "memo")
 
     def __init__(self, karr: bool, max_terms: int = MAX_TERMS):
         self.balls: dict = {}
@@ -74,6 +74,7 @@ class Env:
         self.karr = karr
         self.terms = 0
         self.max_terms = max_terms
+        self.memo: dict = {}  # balls of shared subterms, valid until a binding changes
 
     @staticmethod
     def value_ball(v):
@@ -117,12 +118,14 @@ class Env:
         return got[i]
 
     def bind(self, s: sp.Symbol, t: int):
+        self.memo.clear()
         old = (self.balls.get(s), self.exact.get(s), self.pim.get(s), s in self.balls)
         self.balls[s], self.exact[s] = flint.arb(t), Fraction(t)
         self.pim[s] = Fraction(0) if t == 0 else None
         return old
 
     def unbind(self, s: sp.Symbol, old) -> None:
+        self.memo.clear()
         if old[3]:
             self.balls[s], self.exact[s], self.pim[s] = old[:3]
         else:

@@ -7,10 +7,12 @@ A verdict is WRONG when
   ``exists``, a certified non-instance), a ``refuted`` whose witness is certified not to be one,
   a ``refuted`` existential with a certified instance;
 * or it contradicts the truth the construction settled (``proved`` of an existential with
-  contradictory hypotheses, of matrices of different shapes).
+  contradictory hypotheses, of matrices of different shapes);
+* or it is a ``refuted`` whose witness the kernel cannot re-check, or a ``proved`` existential
+  without a re-checkable instance, returned as such (an entry whose own gate turned it into
+  ``unknown`` is counted, not failed).
 
-A ``refuted`` whose witness the gate could not re-check, an ``exists`` proved without a
-re-checkable instance, refusals (``IllFormed``), crashes and time-outs are counted, not failed.
+Refusals (``IllFormed``), crashes and time-outs are counted, not failed.
 Usable as a script: ``python tests/fuzz/run.py CASES [SEED] [REPORT.json]`` (long runs).
 """
 
@@ -116,8 +118,10 @@ def judge(name: str, stmt: Statement, v: Verdict, truth: bool | None) -> tuple[s
         return "wrong", {"why": "proved a statement false by construction"}
     if truth is True and v.status == "refuted":
         return "wrong", {"why": "refuted a statement true by construction"}
-    if g.status != v.status:
-        return f"not kept ({v.status})", None
+    if g.status != v.status:  # a refuted witness / an exists instance the kernel cannot check
+        return f"not re-checked ({v.status})", {"why": g.reason, "gate": None}
+    if v.status == "unknown" and "not kept" in v.reason:
+        return "unknown (not kept by its own gate)", None
     return v.status, None
 
 
