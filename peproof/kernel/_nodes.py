@@ -77,7 +77,9 @@ class Env:
         self.memo: dict = {}  # balls of shared subterms, valid until a binding changes
 
     @staticmethod
-    def value_ball(v):
+    def value_ball(v, closed=None):
+        """A point value as a ball at the working precision; ``closed(expr)`` compiles a closed
+        SymPy number (the compiler lives above this module)."""
         q = _frac(v)
         if q is not None:
             return _fq(q)
@@ -85,24 +87,20 @@ class Env:
             return v
         if isinstance(v, PiMul):
             return _fq(Fraction(v.q)) * flint.arb.pi()
-        if isinstance(v, sp.Expr) and not v.free_symbols:
-            from peproof.kernel._funcs import compile_node
-
-            return compile_node(v).ball(Env(karr=True))
+        if isinstance(v, sp.Expr) and not v.free_symbols and closed is not None:
+            return closed(v).ball(Env(karr=True))
         raise Unsupported(f"value {v!r}")
 
     @classmethod
-    def of(cls, env: dict, karr: bool, max_terms: int = MAX_TERMS) -> Env:
+    def of(cls, env: dict, karr: bool, max_terms: int = MAX_TERMS, closed=None) -> Env:
         out = cls(karr, max_terms)
         for k, v in env.items():
             key = k if isinstance(k, sp.Symbol) else None
             q = _frac(v)
-            b = cls.value_ball(v)
+            b = cls.value_ball(v, closed)
             pim = Fraction(v.q) if isinstance(v, PiMul) else (Fraction(0) if q == 0 else None)
             if isinstance(v, sp.Expr) and q is None and not v.free_symbols:
-                from peproof.kernel._funcs import compile_node
-
-                q = compile_node(v).exact(Env(karr=True))
+                q = closed(v).exact(Env(karr=True))
             for table, val in ((out.balls, b), (out.exact, q), (out.pim, pim)):
                 if key is not None:
                     table[key] = val
