@@ -193,7 +193,7 @@ def run(cases: int, seed: int, only: list[str] | None = None, table: dict | None
                                      "statement": full_text(stmt), "nodes": node_kinds(stmt),
                                      "note": c.note, "srepr": sp.srepr(stmt.concl), **finding})
             if progress:
-                progress(k, findings)
+                progress(k, findings, counts)
     finally:
         signal.signal(signal.SIGALRM, old)
     return {"seed": seed, "cases": cases, "seconds": round(time.perf_counter() - t0, 1),
@@ -220,12 +220,14 @@ if __name__ == "__main__":
     run_seed = int(sys.argv[2]) if len(sys.argv) > 2 else 18
     out = Path(sys.argv[3]) if len(sys.argv) > 3 else None
 
-    def show(k, found):
+    def show(k, found, counts):
         if k % 50 == 49:
             print(f"{k + 1} cases, {len(found)} wrong verdicts", flush=True)
             if out:
                 out.write_text(json.dumps({"partial": k + 1, "findings": found,
-                                           "classes": classes(found)}, indent=1))
+                                           "classes": classes(found),
+                                           "verdicts": {e: dict(c) for e, c in counts.items()}},
+                                          indent=1))
 
     report = run(n_cases, run_seed, progress=show)
     text = json.dumps(report, indent=1)
