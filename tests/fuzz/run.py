@@ -33,9 +33,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fragment import case  # noqa: E402
 
 from peproof.claims import Statement, Verdict  # noqa: E402
-from peproof.kernel.falsify import gate  # noqa: E402
+from peproof.kernel.falsify import Budget, gate  # noqa: E402
 
 TIME_LIMIT = 30.0  # seconds per engine call (a hang is reported, not waited for)
+#: the judge searches harder than the gate inside the entries: a wrong verdict that slipped past
+#: an entry's own gate is still found
+JUDGE = Budget(points=64, conclusions=32, work=20000)
 
 
 def _from_tuple(res, name: str) -> Verdict:
@@ -111,7 +114,7 @@ def judge(name: str, stmt: Statement, v: Verdict, truth: bool | None) -> tuple[s
     if v.conflict:
         return "conflict", {"why": v.reason, "gate": v.conflict.get("gate"),
                             "caught_by": "the entry's own gate"}
-    g = gate(judged_statement(name, stmt), v)
+    g = gate(judged_statement(name, stmt), v, budget=JUDGE)
     if g.conflict:
         return "conflict", {"why": g.reason, "gate": g.conflict.get("gate")}
     if truth is False and v.status == "proved":
