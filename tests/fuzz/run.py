@@ -179,6 +179,8 @@ def run(cases: int, seed: int, only: list[str] | None = None, table: dict | None
                     continue
                 except _Timeout:
                     counts[name]["time-out"] += 1
+                    crashes.append({"case": k, "engine": name, "statement": full_text(stmt),
+                                    "error": f"time-out ({TIME_LIMIT:.0f} s)"})
                     continue
                 except Exception as exc:  # noqa: BLE001 - a crash is reported with its case
                     counts[name]["crash"] += 1
