@@ -51,6 +51,7 @@ from .compare import Comparison, compare
 from .consistency import applies
 from .identification import Identification, detect_format, identify, padding_rows
 from .variant import Variant, describe_difference
+from .whole import Whole
 
 
 @dataclass
@@ -205,41 +206,54 @@ def _check(table_or_callable, d, n, positions, expect, base, layout, offset, sca
         keep = np.ones(n_rows, bool)
         keep[pad] = False
     ident = identify(arr, pos if given else None, dtype=eff.name, pipeline_dtype=pipe.name)
+    whole = Whole(arr, pos, given, eff, pipe, keep)
     scan = RowScan(width, keep)
     iv = ident.variant
     target = want if want is not None else iv
     spec = other = None
     if target is not None:
-        spec = compare(arr, _rows_at(target, pos, given, n_rows), target, eff, pipe,
-                       progress=progress, row_hook=scan.add, keep=keep)
+        spec = compare(arr, whole.rows(target), target, eff, pipe, progress=progress,
+                       row_hook=scan.add, keep=keep)
     else:
         for k0 in range(0, n_rows, 4096):  # still scan the rows for collisions and NaN
             scan.add(k0, np.asarray(arr[k0:k0 + 4096], dtype=np.float64))
-    level = _level(spec) if spec is not None else None
-    tied: list[str] = []
-    if level == WITHIN:
-        level = _one_computation(arr, _rows_at(target, pos, given, n_rows), target, eff, pipe,
-                                 keep, tied)
+    level = whole.level(target, spec) if spec is not None else None
+    if level is not None and want is not None and iv is not None and not iv.same_as(want, width):
+        # the expected variant fits: whatever else fits too, the table is the one expected
+        ident.notes.append(f"also within the error model: {iv.name(width)}")
+        ident.variant = iv = want.with_(dtype=eff.name)
     if level is None and iv is not None and want is not None and not iv.same_as(want, width):
-        other = compare(arr, _rows_at(iv, pos, given, n_rows), iv, eff, pipe, keep=keep)
-    o_level = _level(other) if other is not None else None
-    if o_level == WITHIN:
-        o_level = _one_computation(arr, _rows_at(iv, pos, given, n_rows), iv, eff, pipe, keep,
-                                   tied)
-    if level is None and o_level is None and ident.confident and iv is not None:
-        # before "wrong": the identified variant with its offset moved a little may explain the
-        # whole table (a 16-bit format blurs the rows an offset is read from)
-        alt = _nearby_offset(arr, pos, given, iv, want, eff, pipe, keep, n_rows)
+        other = compare(arr, whole.rows(iv), iv, eff, pipe, keep=keep)
+    o_level = whole.level(iv, other) if other is not None else None
+    if level is None and o_level is None and iv is not None and ident.confident:
+        # before "wrong": the further candidates that fit the examined rows, simplest first, then
+        # the named variant with its offset moved a little (a 16-bit format blurs the rows an
+        # offset is read from), each on the whole table
+        alt = whole.first_fitting(c for c in ident.candidates
+                                  if want is None or not c.same_as(want, width))
+        note = "the simplest variant that fits every row"
+        if alt is None:
+            alt = whole.nearby_offset(iv, want)
+            note = "offset read again from the whole table"
         if alt is not None:
             iv, cmp2, lvl2 = alt
-            ident.variant = iv
-            ident.notes.append(f"offset read again from the whole table: {iv.offset}")
+            ident.variant = iv.with_(dtype=eff.name)
+            ident.notes.append(f"{note}: {iv.name(width)}")
             if want is not None and iv.same_as(want, width):
                 spec, level = cmp2, lvl2
             else:
                 other, o_level = cmp2, lvl2
                 if want is None:
                     spec, level = cmp2, lvl2
+    if level is None and o_level is not None and want is not None:
+        # name only the differences the table shows: those the error model explains go back
+        back = whole.toward(iv, want, width)
+        if back is not None:
+            iv, other, o_level = back
+            ident.variant = iv.with_(dtype=eff.name)
+            ident.notes.append("named with the expected parameters wherever the whole table "
+                               "fits them")
+    tied = whole.tied
     if level is not None:
         verdict = level
     elif o_level is not None:
@@ -248,7 +262,7 @@ def _check(table_or_callable, d, n, positions, expect, base, layout, offset, sca
         verdict = WRONG
     else:
         verdict = OUTSIDE
-    collisions = scan.collisions(arr, _rows_at(target, pos, given, n_rows)
+    collisions = scan.collisions(arr, whole.rows(target)
                                  if target is not None else pos)
     reasons: list[str] = []
     if collisions.get("identical_row_groups"):
@@ -257,7 +271,7 @@ def _check(table_or_callable, d, n, positions, expect, base, layout, offset, sca
         elif verdict in (CONFORMS, WITHIN, VARIANT):
             verdict = DEGENERATE
     rep = Report(verdict, width, n_rows, st, eff, pipe, want, ident, spec, other,
-                 collisions=collisions, horizon=horizon(_rows_at(target, pos, given, n_rows)
+                 collisions=collisions, horizon=horizon(whole.rows(target)
                                                           if target is not None else pos,
                                                           pipe, spec),
                  source=source or {}, reasons=reasons, padding=pad,
@@ -274,86 +288,6 @@ def _check(table_or_callable, d, n, positions, expect, base, layout, offset, sca
     rep.reasons += _reasons(rep)
     rep.seconds = time.perf_counter() - t0
     return rep
-
-
-def _nearby_offset(arr, pos, given, iv: Variant, want, eff: Format, pipe: Format, keep,
-                   n_rows: int):
-    """``(variant, comparison, level)`` for the first variant that differs from ``iv`` only in
-    its offset (moved by a multiple of 1/2 up to 4, or the expected offset) and explains the
-    whole table: every entry within the error model and, in a 16-bit pipeline, one computation
-    (the same standard as any "within").  None when there is none.  Candidates are screened on
-    a sample of rows (the smallest positions, which a narrow format resolves, and rows spread
-    over the table) before the whole table is compared."""
-    from fractions import Fraction
-
-    o = Fraction(iv.offset)
-    cands = [o + Fraction(k, 2) for k in sorted(range(-8, 9), key=abs) if k]
-    if want is not None and Fraction(want.offset) not in cands and Fraction(want.offset) != o:
-        cands.insert(0, Fraction(want.offset))
-    rows0 = _rows_at(iv, pos, given, n_rows)
-    sample = np.unique(np.concatenate([
-        np.argsort(np.abs(rows0.astype(np.float64)), kind="stable")[:128],
-        np.linspace(0, n_rows - 1, min(n_rows, 128)).astype(np.int64)]))
-    sub = np.asarray(arr[sample])
-    ksub = keep[sample] if keep is not None else None
-    for off in cands:
-        try:
-            v = iv.with_(offset=off)
-            v.encoding(arr.shape[1])
-        except Exception:  # an offset the variant cannot take (e.g. a negative position)
-            continue
-        rows = _rows_at(v, pos, given, n_rows)
-        if _level(compare(sub, rows[sample], v, eff, pipe, keep=ksub)) is None:
-            continue
-        full = compare(arr, rows, v, eff, pipe, keep=keep)
-        lvl = _level(full)
-        if lvl == WITHIN:
-            lvl = _one_computation(arr, rows, v, eff, pipe, keep, [])
-        if lvl is not None:
-            return v, full, lvl
-    return None
-
-
-def _one_computation(arr, pos: np.ndarray, v: Variant, stored: Format, pipe: Format,
-                     keep, out: list) -> str | None:
-    """``WITHIN`` when one computation explains the whole table, else ``None`` (and the reason
-    appended to ``out``).
-
-    Every entry within its own bound of a 16-bit pipeline ``pipe`` is not enough: there the bound
-    lets the angle of one entry be anything beyond a few positions, so rows swapped or shifted
-    would pass.  The table is within the model when one computation gives every row: one
-    frequency per pair, one position per row (exact, or rounded to ``pipe``), the angle rounded
-    to ``pipe`` or computed in float32 or wider (:mod:`peproof.oracle.sinusoidal.consistency`).
-    """
-    from ..common.budget import Budget
-    from ..common.exact import Plan
-    from .consistency import consistent
-
-    if not applies(pipe):
-        return WITHIN
-    plan = Plan(v.encoding(arr.shape[1]))
-    c = consistent(arr, pos, plan, Budget(plan, pipe, stored), keep, unit=float(v.max_freq))
-    if c.ok is None or c.ok:  # the refinement does not apply: the entries' bound decides
-        return WITHIN
-    rows = ""
-    if c.rows:
-        rows = (f"; with the frequency nearest the variant's, row{'s' if len(c.rows) > 1 else ''}"
-                f" {', '.join(map(str, c.rows[:6]))}{', ...' if len(c.rows) > 6 else ''} do"
-                f"{'' if len(c.rows) > 1 else 'es'} not fit")
-    out.append(f"every entry is within its own bound of {pipe.name}, yet no one computation gives "
-               f"these rows (rows swapped, shifted or copied?): no single frequency of pair "
-               f"{c.pair} (channels {_channels(plan, c.pair)}) fits every row{rows}")
-    return None
-
-
-def _channels(plan, i: int) -> str:
-    sc, cc = plan.pair_columns
-    return f"{int(sc[i])}, {int(cc[i])}"
-
-
-def _rows_at(v: Variant, pos: np.ndarray, given: bool, n: int) -> np.ndarray:
-    """The positions of the rows under variant ``v``: the given ones, else ``v``'s row order."""
-    return pos if given or v.order == "forward" else v.positions(n)
 
 
 def _reasons(rep: Report) -> list[str]:
@@ -383,14 +317,6 @@ def _reasons(rep: Report) -> list[str]:
                    f"{', '.join(map(str, ex))}; {rep.pipe.name} holds integer positions exactly "
                    f"up to {rep.pipe.horizon}")
     return out
-
-
-def _level(c: Comparison) -> str | None:
-    if c.faithful:
-        return CONFORMS
-    if c.within_budget:
-        return WITHIN
-    return None
 
 
 def _positions(positions, n: int) -> np.ndarray:

@@ -46,10 +46,10 @@ def diagnose(rep, arr, pos: np.ndarray, given: bool) -> list[str]:
                 rep.explained_by = want
                 return out + lines
         return out + _outside(rep, arr)
+    if rep.verdict in (CONFORMS, WITHIN):
+        return out  # the expected variant fits: no difference the error model explains is named
     if want is not None and not iv.same_as(want, d) and ident.confident:
         out += _variant_lines(want, iv, d)
-    if rep.verdict in (CONFORMS, WITHIN):
-        return out
     c = rep.counted
     if c is not None and c.over_budget and not rep.nonfinite:
         many = int((c.row_budget > 1.0).sum()) > 8
