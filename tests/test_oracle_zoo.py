@@ -124,8 +124,10 @@ def test_float16_overflow():
         pos16 = np.arange(70000).astype(np.float16)  # inf from 65520 on
     rep = check(pipeline(pos16, d=16, dt=np.float16))
     assert rep.verdict == WRONG and rep.exit_code == 1
-    assert rep.diagnoses[0].startswith("float16 overflow: rows from position 65520 on hold inf "
-                                       "or NaN")
+    # the rows before the overflow are the float16 grid of the positions, within the model
+    assert rep.diagnoses[0].startswith("float16 overflow: from row 65520 (position 65520) on the "
+                                       "position is infinite in float16")
+    assert "rounded to float16, within its error model (from row 2049 on" in rep.diagnoses[0]
     assert "paper family, base 10000" in rep.headline
 
 

@@ -50,6 +50,8 @@ from ..common.verdicts import (
 from .compare import Comparison, compare
 from .consistency import applies
 from .identification import Identification, detect_format, identify, padding_rows
+from .posmap import PositionMap, explain
+from .reread import reread
 from .variant import Variant, describe_difference
 from .whole import Whole
 
@@ -77,6 +79,7 @@ class Report:
     nonfinite: dict = field(default_factory=dict)
     allow_collisions: bool = False
     explained_by: Variant | None = None
+    position_map: PositionMap | None = None
     seconds: float = 0.0
 
     @property
@@ -206,6 +209,8 @@ def _check(table_or_callable, d, n, positions, expect, base, layout, offset, sca
         keep = np.ones(n_rows, bool)
         keep[pad] = False
     ident = identify(arr, pos if given else None, dtype=eff.name, pipeline_dtype=pipe.name)
+    ident = reread(arr, pos, given, ident, eff, pipe,
+                   float(want.offset) if want is not None else 0.0) or ident
     whole = Whole(arr, pos, given, eff, pipe, keep)
     scan = RowScan(width, keep)
     iv = ident.variant
@@ -276,10 +281,17 @@ def _check(table_or_callable, d, n, positions, expect, base, layout, offset, sca
                                                           pipe, spec),
                  source=source or {}, reasons=reasons, padding=pad,
                  nonfinite=scan.nonfinite_info(pos), allow_collisions=allow_collisions)
+    if rep.verdict == WRONG:
+        pm = rep.position_map = _position_map(rep, whole)
+        if pm is not None:
+            rep.explained_by = pm.variant
+            if want is not None and pm.variant.same_as(want, width):
+                ident.variant = want.with_(dtype=eff.name)  # the expected, at other positions
+                rep.other = None  # the counts are against it
     from .diagnose import diagnose
 
     rep.diagnoses = diagnose(rep, arr, pos, given)
-    if tied and rep.verdict not in (CONFORMS, WITHIN, VARIANT):
+    if tied and rep.verdict not in (CONFORMS, WITHIN, VARIANT) and rep.position_map is None:
         rep.diagnoses.insert(0, tied[0])
     if rep.explained_by is not None and rep.verdict == OUTSIDE:
         rep.verdict = WRONG  # the expected variant, computed with a mistake diagnose named
@@ -288,6 +300,37 @@ def _check(table_or_callable, d, n, positions, expect, base, layout, offset, sca
     rep.reasons += _reasons(rep)
     rep.seconds = time.perf_counter() - t0
     return rep
+
+
+def _position_map(rep: Report, whole: Whole) -> PositionMap | None:
+    """The map of the positions under which the whole table is the expected variant, else the
+    identified one (:mod:`.posmap`), each from the first row known to depart from it at its own
+    position: outside the error model, NaN or infinite, or equal to an earlier row."""
+    if not rep.identified.confident:
+        return None
+    out = None
+    for c in (rep.spec, rep.other):
+        if c is None:
+            continue
+        first = []
+        if c.row_index is not None and c.row_budget is not None and len(c.row_budget):
+            over = np.nonzero(c.row_budget > 1.0)[0]
+            if over.size:
+                first.append(int(c.row_index[over[0]]))
+        if rep.nonfinite:
+            first.append(int(rep.nonfinite["first_row"]))
+        rows = rep.collisions.get("first_rows") or []
+        if len(rows) > 1:
+            first.append(int(rows[1]))
+        if not first:
+            continue
+        r0 = min(first)
+        held = [float(whole.rows(c.variant)[rows[0]])] if r0 in rows[1:] else []
+        out = explain(whole, c.variant, r0, held)
+        if out is not None:
+            out.variant = c.variant
+            return out
+    return out
 
 
 def _reasons(rep: Report) -> list[str]:

@@ -34,6 +34,12 @@ EXPLAINS = 0.99  # a cause must bring this fraction of the sampled entries withi
 
 def diagnose(rep, arr, pos: np.ndarray, given: bool) -> list[str]:
     out: list[str] = []
+    if rep.position_map is not None:  # the whole table, explained by a map of its positions
+        out.append(rep.position_map.text)
+        want, iv = rep.expected, rep.position_map.variant
+        if want is not None and not iv.same_as(want, rep.d):
+            out += _variant_lines(want, iv, rep.d)
+        return out
     if rep.nonfinite:
         out.append(_nonfinite(rep))
     ident, want, d = rep.identified, rep.expected, rep.d
@@ -286,6 +292,11 @@ def _outside(rep, arr) -> list[str]:
             out.append(f"the table is transposed ({n} x {d}): its columns are the encoding "
                        f"({t.name}); pass table.T")
             return out
+    from .posmap import unread_positions
+
+    line = unread_positions(head, rep.dtype.u if rep.dtype.is_binary else 2.0**-24)
+    if line:
+        return out + [line]
     if fin.size and (np.abs(fin).max() > 1e6 or (fin[fin != 0].size and
                                                   np.abs(fin[fin != 0]).min() < 1e-30)
                      or fin.size < head.size):
