@@ -291,6 +291,19 @@ def _check(table_or_callable, d, n, positions, expect, base, layout, offset, sca
     from .diagnose import diagnose
 
     rep.diagnoses = diagnose(rep, arr, pos, given)
+    if rep.verdict in (WRONG, OUTSIDE) and rep.position_map is None and \
+            rep.explained_by is None and (rep.verdict == OUTSIDE or not rep.diagnoses):
+        # nothing more specific: the expected (else the identified) variant computed in a
+        # narrower pipeline than the table's dtype, the whole table within that model
+        v = want if want is not None else (iv if ident.confident else None)
+        fmt = whole.narrower(v) if v is not None else None
+        if fmt is not None:
+            rep.verdict, rep.explained_by = WRONG, v
+            rep.diagnoses = [
+                f"every entry is within the error model of a {fmt.name} pipeline (angles, "
+                f"positions or frequencies computed in {fmt.name}, the result stored as "
+                f"{eff.name}): pipeline_dtype='{fmt.name}' (--pipeline-dtype {fmt.name}) "
+                "accepts that"]
     if tied and rep.verdict not in (CONFORMS, WITHIN, VARIANT) and rep.position_map is None:
         rep.diagnoses.insert(0, tied[0])
     if rep.explained_by is not None and rep.verdict == OUTSIDE:

@@ -255,6 +255,29 @@ def _pipelines(rep, arr, pos, given, v) -> list[str]:
                 T, *_model(rep, P, omega=w, iv=v)[1:]) >= max(EXPLAINS, base):
             return [f"the frequencies were rounded to {fmt.name} before the product "
                     f"(relative error up to {fmt.u:.2g})"]
+    return _exponents(rep, T, P, plan, v, base)
+
+
+def _exponents(rep, T, P, plan, v, base) -> list[str]:
+    """The variant's frequencies with the exponent's denominator off by one (``2i/(d-1)`` for
+    the paper's ``2i/d``, ``i/(h-2)`` for h-1's ``i/(h-1)``): a typo that no base of the family
+    reproduces."""
+    from .variant import family_rate
+
+    d, h = rep.d, rep.d // 2
+    rate = family_rate(v.family, d) if v.family != "nerf" else None
+    if rate is None or h < 3:
+        return []
+    k, den = (2, d) if v.family == "paper" else (1, h - 1)
+    lnb = float(np.log(float(v.base)))
+    i = np.arange(h, dtype=np.float64)
+    for den2 in (den - 1, den + 1):
+        w = plan.omega[0] * np.exp(-lnb * k * i / den2)
+        if _fraction_within(T, *_model(rep, P, omega=w, iv=v)[1:]) >= max(EXPLAINS, base):
+            what = {"paper": f"2i/d = 2i/{d}", "h-1": f"i/(d/2-1) = i/{h - 1}"}[v.family]
+            return [f"the frequencies use the exponent {k if k > 1 else ''}i/{den2} where the "
+                    f"{v.family} family's {what} was expected (the denominator off by "
+                    f"{den2 - den:+d})"]
     return []
 
 

@@ -289,7 +289,8 @@ def unread_positions(head: np.ndarray, u: float) -> str | None:
         k = int(np.argmin(fin))
         bits.append(f"rows from row {k} on hold NaN or infinity" if not fin[k:].any() else
                     f"{int((~fin).sum())} rows hold NaN or infinity (first: row {k})")
+    if not bits:  # no sign of other positions: the identification's own note says more
+        return None
     return (f"the finite rows are sin/cos pairs of amplitude {amp:.6g} (a sinusoidal table), but "
-            "not at positions 0 .. n-1 of a variant peproof reads" + (": " + "; ".join(bits)
-                                                                      if bits else "")
+            "not at positions 0 .. n-1 of a variant peproof reads: " + "; ".join(bits)
             + "; give the rows' positions (positions=..., --positions) or the expected offset")

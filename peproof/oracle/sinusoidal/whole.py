@@ -174,3 +174,17 @@ class Whole:
             if got is not None and got[1] is not None:
                 cur, best = v, (v, got[0], got[1])
         return best
+
+    def narrower(self, v: Variant) -> Format | None:
+        """The first 16-bit format narrower than the pipeline in whose error model (as a
+        pipeline, the table stored as it is) ``v`` explains the whole table, else ``None``."""
+        from peproof.formats import BFLOAT16, FLOAT16
+
+        for fmt in (FLOAT16, BFLOAT16):
+            if fmt.p >= self.pipe.p:
+                continue
+            w = Whole(self.arr, self.pos, self.given, self.stored, fmt, self.keep)
+            got = w.judge(v)
+            if got is not None and got[1] is not None:
+                return fmt
+        return None
