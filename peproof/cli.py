@@ -50,8 +50,9 @@ def cmd_prove(args) -> int:
     if out:
         write_atomic(out, json.dumps(res, indent=1, sort_keys=True))
     emit(json.dumps(res, indent=1, sort_keys=True) if args.json else render_table(res))
-    bad_f = res["summary"]["falsifiers"] - res["summary"]["falsifiers_refuted"]
-    return 1 if res["summary"]["disagreements"] or res["summary"]["conflicts"] or bad_f else 0
+    s = res["summary"]
+    bad_f = s["falsifiers"] - s["falsifiers_refuted"]
+    return 1 if s["disagreements"] or s["conflicts"] or s.get("gate_conflicts") or bad_f else 0
 
 
 def render_table(res: dict) -> str:
@@ -92,6 +93,9 @@ def render_table(res: dict) -> str:
     if s.get("conflicts"):
         lines.append("ENGINE CONFLICTS (proved by one engine, refuted by another): "
                      + ", ".join(s["conflicts"]))
+    for c in s.get("gate_conflicts") or ():
+        lines.append(f"ENGINE CONFLICT {c['id']}: {c['engine']} said {c['said']}; the "
+                     f"falsification gate: {c['gate']} (point {c['point']})")
     if s["disagreements"]:
         lines.append("verdicts differing from the registry's expectation: "
                      + ", ".join(s["disagreements"]))
