@@ -27,6 +27,7 @@ from pathlib import Path
 
 from peproof.guard import ENVIRONMENT_ERRNOS, EnvironmentFault, UsageError, describe_os_error
 from peproof.guard.paths import check_space, free_bytes, out_folder, write_atomic
+from peproof.guard.positions import parse_count
 
 _ADDRESS = re.compile(r"^([a-z0-9+]+://)?[\w.\-\[\]:]+:\d+$", re.IGNORECASE)
 #: bytes of a chunk file and its manifest line beyond the result's own (JSON, keys, job, MAC)
@@ -75,7 +76,6 @@ def checkpoint_dir(args) -> str | None:
 
 def run_config(args, label: str):
     """The engine configuration of ``args`` (validated: UsageError on bad input)."""
-    from peproof.commands.separation import parse_count
     from peproof.numeric.engine import RunConfig
 
     workers = parse_count(args.workers, "--workers", 1) if args.workers else None

@@ -30,7 +30,6 @@ from peproof.commands.separation import (
     envelope,
     estimate,
     output_bytes,
-    parse_count,
     parse_ds,
     render,
     validate,
@@ -39,6 +38,7 @@ from peproof.guard import UsageError
 from peproof.guard.limits import RATES, Estimate, Limits, count
 from peproof.guard.limits import add_arguments as add_limit_arguments
 from peproof.guard.paths import out_file
+from peproof.guard.positions import parse_count
 
 SCHEMA = "peproof.horizon/1"
 

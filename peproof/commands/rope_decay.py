@@ -27,12 +27,13 @@ from peproof.commands._runs import (
     run_config,
     write_output,
 )
-from peproof.commands.separation import WORKER_BASE, envelope, parse_count, render
+from peproof.commands.separation import WORKER_BASE, envelope, render
 from peproof.encoding import ParameterError
 from peproof.guard import UsageError
 from peproof.guard.limits import RATES, Estimate, Limits, count
 from peproof.guard.limits import add_arguments as add_limit_arguments
 from peproof.guard.paths import out_file
+from peproof.guard.positions import parse_count
 from peproof.numeric import N_TURN
 
 SCHEMA = "peproof.rope-decay/1"

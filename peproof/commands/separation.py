@@ -38,6 +38,7 @@ from peproof.guard.limits import RATES, Estimate, Limits, count
 from peproof.guard.limits import add_arguments as add_limit_arguments
 from peproof.guard.paths import emit as say
 from peproof.guard.paths import out_file
+from peproof.guard.positions import parse_count
 from peproof.numeric import D_ALL
 from peproof.numeric import N_TURN as DEFAULT_N  # ceil(2 pi 10000)
 
@@ -46,26 +47,6 @@ __all__ = ["add_engine_flags", "engine_line", "interrupted", "run_config", "DEFA
 SCHEMA = "peproof.separation/1"
 #: memory of one pool worker before its chunk (an interpreter with NumPy and python-flint)
 WORKER_BASE = 150 * 2**20
-
-
-def parse_count(text: str, name: str, low: int) -> int:
-    """An integer written as ``62832``, ``1_000_000``, ``1e6``, ``10^6`` or ``10**6`` (and
-    >= ``low``), read exactly (``1e23`` is ten to the 23, not the float64 nearest to it)."""
-    from peproof.guard.positions import exact_number
-
-    try:
-        value = exact_number(text, name)
-    except UsageError:
-        value = None
-    if value is None or value.denominator != 1:
-        raise UsageError(f"{name} must be an integer >= {low} (e.g. 62832, 1e6, 10^6), "
-                         f"got {text!r}")
-    if value < low:
-        raise UsageError(f"{name} must be an integer >= {low}, got {int(value)}")
-    if value >= 2**63:
-        raise UsageError(f"{name} must be an integer below 2**63 (about 9.2e18), got "
-                         f"{text.strip()[:40]!r}")
-    return int(value)
 
 
 def parse_ds(values: list[str] | None) -> list[int]:

@@ -24,10 +24,18 @@ from . import UsageError
 LOCK_NAME = ".peproof.lock"
 
 
-def _umask() -> int:
-    from .paths import current_umask
-
-    return current_umask()
+def current_umask() -> int:
+    """The process umask, read without changing it where Linux allows (``/proc``)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _holder(fd: int) -> str:
@@ -68,7 +76,8 @@ class FolderLock:
                 self.made_parent |= not self.folder.parent.exists()
                 self.folder.mkdir(parents=True, exist_ok=True)
                 self.created = True
-            return os.open(self.folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o666 & ~_umask())
+            mode = 0o666 & ~current_umask()
+            return os.open(self.folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, mode)
         except OSError as exc:
             raise UsageError(f"cannot use the {self.noun} {self.folder} "
                              f"({exc.strerror or type(exc).__name__})") from None

@@ -35,7 +35,7 @@ import tempfile
 from pathlib import Path
 
 from . import UsageError
-from .locks import LOCK_NAME, folder_lock
+from .locks import LOCK_NAME, current_umask, folder_lock
 
 __all__ = ["LOCK_NAME", "folder_lock", "out_file", "out_folder", "write_atomic",
            "write_group_atomic", "check_space", "resolve_link", "emit"]
@@ -57,20 +57,6 @@ def kind_of(mode: int) -> str | None:
         if test(mode):
             return name
     return "not a regular file"
-
-
-def current_umask() -> int:
-    """The process umask, read without changing it where Linux allows (``/proc``)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def _probe(folder: Path, flag: str, shown: str) -> None:
