@@ -335,6 +335,9 @@ def map_relative_error(scaling, d: int, seq_len, u: float, e: float, pipe_is_hos
         if s_ < 1:
             return math.inf
         r1 = comp(c3, c3)
+        if k == "llama3" and getattr(scaling, "is_step", False):
+            return comp(e, c2)  # no blend: theta or theta / s, linear's chain (the step's edge
+            # is the oracle's to guard: a pair near it may fall on either side)
         if k == "yarn" and scaling.ramp == "index":
             rp = c3 / (1 - c3)
             G_ = rp + u * (1 + rp)

@@ -64,7 +64,7 @@ def _frac(v) -> Fraction | None:
 class Env:
     """A point at the working precision: balls, exact values and pi-multiples per symbol."""
 
-    __slots__ = ("balls", "exact", "pim", "names", "karr", "terms", "max_terms")
+    __slots__ = ("balls", "exact", "pim", "names", "karr", "terms", "max_terms", "memo")
 
     def __init__(self, karr: bool, max_terms: int = MAX_TERMS):
         self.balls: dict = {}
@@ -74,9 +74,12 @@ class Env:
         self.karr = karr
         self.terms = 0
         self.max_terms = max_terms
+        self.memo: dict = {}  # balls of shared subterms, valid until a binding changes
 
     @staticmethod
-    def value_ball(v):
+    def value_ball(v, closed=None):
+        """A point value as a ball at the working precision; ``closed(expr)`` compiles a closed
+        SymPy number (the compiler lives above this module)."""
         q = _frac(v)
         if q is not None:
             return _fq(q)
@@ -84,24 +87,20 @@ class Env:
             return v
         if isinstance(v, PiMul):
             return _fq(Fraction(v.q)) * flint.arb.pi()
-        if isinstance(v, sp.Expr) and not v.free_symbols:
-            from peproof.kernel._funcs import compile_node
-
-            return compile_node(v).ball(Env(karr=True))
+        if isinstance(v, sp.Expr) and not v.free_symbols and closed is not None:
+            return closed(v).ball(Env(karr=True))
         raise Unsupported(f"value {v!r}")
 
     @classmethod
-    def of(cls, env: dict, karr: bool, max_terms: int = MAX_TERMS) -> Env:
+    def of(cls, env: dict, karr: bool, max_terms: int = MAX_TERMS, closed=None) -> Env:
         out = cls(karr, max_terms)
         for k, v in env.items():
             key = k if isinstance(k, sp.Symbol) else None
             q = _frac(v)
-            b = cls.value_ball(v)
+            b = cls.value_ball(v, closed)
             pim = Fraction(v.q) if isinstance(v, PiMul) else (Fraction(0) if q == 0 else None)
             if isinstance(v, sp.Expr) and q is None and not v.free_symbols:
-                from peproof.kernel._funcs import compile_node
-
-                q = compile_node(v).exact(Env(karr=True))
+                q = closed(v).exact(Env(karr=True))
             for table, val in ((out.balls, b), (out.exact, q), (out.pim, pim)):
                 if key is not None:
                     table[key] = val
@@ -117,12 +116,14 @@ class Env:
         return got[i]
 
     def bind(self, s: sp.Symbol, t: int):
+        self.memo.clear()
         old = (self.balls.get(s), self.exact.get(s), self.pim.get(s), s in self.balls)
         self.balls[s], self.exact[s] = flint.arb(t), Fraction(t)
         self.pim[s] = Fraction(0) if t == 0 else None
         return old
 
     def unbind(self, s: sp.Symbol, old) -> None:
+        self.memo.clear()
         if old[3]:
             self.balls[s], self.exact[s], self.pim[s] = old[:3]
         else:

@@ -39,7 +39,7 @@ from fractions import Fraction
 import flint
 import sympy as sp
 
-from peproof.kernel._funcs import compile_node
+from peproof.kernel._compile import compile_node, env_of, value_ball
 from peproof.kernel._nodes import (
     MAX_TERMS,
     Env,
@@ -63,13 +63,6 @@ def compile_expr(expr: sp.Expr):
     return compile_node(sp.sympify(expr))
 
 
-def _hook_eval(expr, env: dict):
-    """The evaluator handed to a function's own ``_arb_eval(env, ev)`` hook: ``env`` maps
-    symbols to values, the result is a real ball at the working precision."""
-    v = compile_expr(sp.sympify(expr)).ball(Env.of(env, karr=False))
-    return _real(v)
-
-
 def _real(v):
     if isinstance(v, flint.acb):
         if v.imag.is_exact() and v.imag == 0:
@@ -80,14 +73,14 @@ def _real(v):
 
 def to_arb_value(v) -> flint.arb:
     """A point value as a real ball at the working precision."""
-    return Env.value_ball(v)
+    return value_ball(v)
 
 
 def arb_eval(expr, env: dict, prec: int = 128, karr: bool = False) -> flint.arb:
     """A real ball containing ``expr`` at ``env`` (one precision; see the module docstring)."""
     with flint.ctx.workprec(prec):
         e = compile_expr(sp.sympify(expr))
-        en = Env.of(env, karr=karr)
+        en = env_of(env, karr=karr)
         q = e.exact(en)
         if q is not None:
             return flint.arb(flint.fmpq(q.numerator, q.denominator))
@@ -103,7 +96,7 @@ def evaluate(expr, env: dict, precs=PRECS, karr: bool = True):
     last: Exception | None = None
     for p in precs:
         with flint.ctx.workprec(p):
-            en = Env.of(env, karr=karr)
+            en = env_of(env, karr=karr)
             try:
                 q = e.exact(en)
                 if q is not None:
@@ -169,7 +162,7 @@ class Point:
         en = self._envs.get(prec)
         if en is None:
             with flint.ctx.workprec(prec):
-                en = self._envs[prec] = Env.of(self.env, self.karr, self.max_terms)
+                en = self._envs[prec] = env_of(self.env, self.karr, self.max_terms)
         en.terms = 0
         return en
 

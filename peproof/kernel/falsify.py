@@ -12,7 +12,8 @@ API (all pure functions of the statement; nothing here imports :mod:`peproof.eng
     hypotheses' constants, pseudo-random values seeded from the statement).  Truth is decided in
     python-flint ball arithmetic (:mod:`peproof.kernel.arb`), the precision raised while a ball
     straddles; exact rational arithmetic where a side is rational.  A point where some term is
-    undefined (log of a number <= 0, a pole, an undecided Piecewise) certifies nothing.
+    undefined (log of a number <= 0, a pole, an undecided Piecewise) certifies nothing.  Sums
+    and products mean what SymPy defines (Karr's convention for a reversed range).
     Returns ``{"kind": "counterexample" | "instance", "point": {name: value text},
     "relation", "index", "lhs", "rhs", "precision", "points_tried", "certified_by"}``.
 ``check_witness(stmt, witness) -> (status, why)``, ``recheck_witness(stmt, witness) -> bool``

@@ -264,6 +264,86 @@ def complex_view(rng) -> Case:
     return Case("complex", lambda: stmt(rel))
 
 
+def realsigns(rng) -> Case:
+    """Sign-sensitive nodes over plain variables (z3's abstraction of Abs, Max, Min, floor,
+    ceiling, Mod), true and false variants side by side."""
+    u, v = _pick(rng, [(x, y), (a, b), (x, a), (q, m), (p, x)])
+    rel = _pick(rng, [
+        Eq(sp.Abs(u - v), sp.Max(u, v) - sp.Min(u, v)), Eq(sp.Abs(u) + sp.Abs(v), sp.Abs(u + v)),
+        Le(sp.Abs(u + v), sp.Abs(u) + sp.Abs(v)), Eq(sp.Max(u, v), u), Le(sp.Min(u, v), u),
+        Lt(sp.Min(u, v), u), Eq(sp.Max(u, v) + sp.Min(u, v), u + v), Le(sp.floor(u), u),
+        Lt(u - 1, sp.floor(u)), Lt(sp.floor(u), u), Le(u, sp.ceiling(u)), Lt(u, sp.ceiling(u)),
+        Lt(sp.Mod(u, 1), 1), Le(0, sp.Mod(u, -1)), Eq(sp.floor(u) + sp.floor(-u), -1),
+        Le(sp.floor(u) + sp.floor(v), sp.floor(u + v)), Eq(sp.sign(u) * sp.Abs(u), u),
+        Eq(sp.sign(u * v), sp.sign(u) * sp.sign(v)), Eq(sp.Abs(u * v), sp.Abs(u) * sp.Abs(v)),
+        Ne(u, v), Le(u ** 2, sp.Abs(u) ** 3), Eq(sp.sqrt(u ** 2), sp.Abs(u)),
+        Eq(sp.Piecewise((u, u > v), (v, True)), sp.Max(u, v)),
+        Eq(sp.Piecewise((u, u >= v), (v, True)), sp.Min(u, v)),
+        Le(sp.Sum(i, (i, 1, n)), n ** 2), Lt(sp.Sum(i, (i, 1, n)), n ** 2),
+        Eq(sp.Sum(1, (i, 0, m - 1)), m), Eq(sp.Sum(1, (i, 1, m)), m + 1)])
+    h = _pick(rng, [(), (), (Lt(u, v),), (Le(0, u),), (Ne(u, 0),)])
+    return Case("realsigns", lambda: stmt(rel, h))
+
+
+def partial(rng) -> Case:
+    """Partial functions: tan, log, sqrt, rational powers, atan/asin, true where defined or not."""
+    rel = _pick(rng, [
+        Eq(sp.tan(x) * C(x), S(x)), Eq(sp.tan(2 * x), 2 * sp.tan(x) / (1 - sp.tan(x) ** 2)),
+        Eq(sp.log(sp.exp(x)), x), Eq(sp.exp(sp.log(p)), p), Lt(sp.log(p), p),
+        Le(sp.log(1 + x ** 2), x ** 2), Lt(sp.log(1 + x ** 2), x ** 2), Eq(sp.sqrt(p * q ** 2),
+                                                                       sp.sqrt(p) * q),
+        Eq(sp.sqrt(p) * sp.sqrt(p + 1), sp.sqrt(p ** 2 + p)), Lt(sp.atan(x), 2),
+        Le(sp.Abs(sp.atan(x)), pi / 2), Eq(sp.tan(x + pi), sp.tan(x)), Lt(S(x), sp.tan(x)),
+        Eq(p ** R(1, 3) * p ** R(2, 3), p), Eq((p ** 2) ** R(1, 2), p), Lt(1, 10 ** (x ** 2))])
+    h = _pick(rng, [(), (), (Lt(0, x), Lt(x, pi / 2)), (Lt(0, x),)])
+    return Case("partial", lambda: stmt(rel, h))
+
+
+def _objects():
+    try:  # the engines branch keeps them below every engine
+        from peproof.engines.objects import Delta, PiIntegral
+    except ImportError:
+        from peproof.engines.periodic import Delta, PiIntegral
+    return PiIntegral, Delta
+
+
+def periodic(rng) -> Case:
+    """Integrals over a period and sums over N samples (the periodic engine's fragment)."""
+    PiIntegral, Delta = _objects()
+    t = sp.Symbol("t", real=True)
+    u, v = _pick(rng, [(m, n), (n, m), (a, b), (n, n + 1), (2 * n, n)])
+    f, g = _pick(rng, [S, C]), _pick(rng, [S, C])
+    rhs = _pick(rng, [0, pi * Delta(u, v), 2 * pi * Delta(u, 0), pi * Delta(u, v) +
+                      pi * Delta(u, -v), pi])
+    rel = Eq(PiIntegral(f(u * t) * g(v * t), t), rhs)
+    if rng.random() < 0.3:
+        N = _pick(rng, [n, n + 1, 2 * n])
+        rel = Eq(sp.Sum(C(2 * pi * a * j / N), (j, 0, N - 1)),
+                 _pick(rng, [N * Delta(sp.Mod(a, N), 0), 0, N, N * Delta(a, 0)]))
+    h = _pick(rng, [(), (Lt(0, a),)])
+    return Case("periodic", lambda: stmt(rel, h))
+
+
+def closed(rng) -> Case:
+    """Closed statements at rational multiples of pi (the cyclotomic engine's fragment), also
+    existential ones with a false hypothesis."""
+    k = sp.Symbol("k", integer=True)
+    rel = _pick(rng, [
+        Eq(sp.Sum(C(2 * pi * k / 5), (k, 0, 4)), 0), Eq(sp.Sum(C(2 * pi * k / 5), (k, 0, 4)), 1),
+        Eq(C(2 * pi / 7) + C(4 * pi / 7) + C(6 * pi / 7), -HALF),
+        Eq(C(2 * pi / 7) + C(4 * pi / 7) + C(6 * pi / 7), HALF), Eq(S(pi / 5) * C(pi / 5),
+                                                                    S(2 * pi / 5) / 2),
+        Ne(S(pi / 12) ** 2, (1 - C(pi / 6)) / 2), Eq(S(pi / 12) ** 2, (1 - C(pi / 6)) / 2),
+        Eq(C(pi / 9) * C(2 * pi / 9) * C(4 * pi / 9), R(1, 8)),
+        Eq(C(pi / 9) * C(2 * pi / 9) * C(4 * pi / 9), R(1, 9))])
+    if rng.random() < 0.4:
+        h = _pick(rng, [(Lt(1, 0),), (Eq(C(pi / 3), 1),), (Lt(pi, 3),)])
+        return Case("closed", lambda: Statement((rel,), (), hyps=h, quant="exists"), False,
+                    "contradictory")
+    quant = _pick(rng, ["forall", "exists"])
+    return Case("closed", lambda: Statement((rel,), (), quant=quant))
+
+
 def _leaf(rng):
     if rng.random() < 0.65:
         return _pick(rng, list(VARS))
@@ -333,9 +413,11 @@ def random_family(rng) -> Case:
 
 FAMILIES = {"signs": signs, "sums": sums, "sum_blocks": sum_blocks, "exists": exists,
             "matrices": matrices, "trig": trig, "powers": powers, "hyps": hyps,
-            "integers": integers, "complex": complex_view, "random": random_family}
+            "integers": integers, "complex": complex_view, "random": random_family,
+            "periodic": periodic, "closed": closed, "realsigns": realsigns, "partial": partial}
 WEIGHTS = {"signs": 4, "sums": 3, "sum_blocks": 2, "exists": 2, "matrices": 1, "trig": 2,
-           "powers": 2, "hyps": 2, "integers": 2, "complex": 1, "random": 4}
+           "powers": 2, "hyps": 2, "integers": 2, "complex": 1, "random": 4, "periodic": 1,
+           "closed": 1, "realsigns": 3, "partial": 2}
 
 
 def _sane(st: Statement) -> bool:

@@ -7,10 +7,12 @@ A verdict is WRONG when
   ``exists``, a certified non-instance), a ``refuted`` whose witness is certified not to be one,
   a ``refuted`` existential with a certified instance;
 * or it contradicts the truth the construction settled (``proved`` of an existential with
-  contradictory hypotheses, of matrices of different shapes).
+  contradictory hypotheses, of matrices of different shapes);
+* or it is a ``refuted`` whose witness the kernel cannot re-check, or a ``proved`` existential
+  without a re-checkable instance, returned as such (an entry whose own gate turned it into
+  ``unknown`` is counted, not failed).
 
-A ``refuted`` whose witness the gate could not re-check, an ``exists`` proved without a
-re-checkable instance, refusals (``IllFormed``), crashes and time-outs are counted, not failed.
+Refusals (``IllFormed``), crashes and time-outs are counted, not failed.
 Usable as a script: ``python tests/fuzz/run.py CASES [SEED] [REPORT.json]`` (long runs).
 """
 
@@ -31,9 +33,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fragment import case  # noqa: E402
 
 from peproof.claims import Statement, Verdict  # noqa: E402
-from peproof.kernel.falsify import gate  # noqa: E402
+from peproof.kernel.falsify import Budget, gate  # noqa: E402
 
 TIME_LIMIT = 30.0  # seconds per engine call (a hang is reported, not waited for)
+#: the judge searches harder than the gate inside the entries: a wrong verdict that slipped past
+#: an entry's own gate is still found
+JUDGE = Budget(points=64, conclusions=32, work=20000)
 
 
 def _from_tuple(res, name: str) -> Verdict:
@@ -51,7 +56,16 @@ def _expoly(stmt: Statement) -> Verdict:
 
 
 def engines() -> dict:
-    """Today's entry points, by name: ``stmt -> Verdict`` (raw results wrapped)."""
+    """Every engine's entry point by name (:mod:`peproof.engines.registry`, where it exists;
+    else the older entry points, raw results wrapped)."""
+    try:
+        from peproof.engines.registry import ENGINES
+    except ImportError:
+        return _old_engines()
+    return {name: e.decide for name, e in ENGINES.items()}
+
+
+def _old_engines() -> dict:
     from peproof.engines import (
         angles,
         cyclotomic,
@@ -95,16 +109,22 @@ def judged_statement(name: str, stmt: Statement) -> Statement:
 
 
 def judge(name: str, stmt: Statement, v: Verdict, truth: bool | None) -> tuple[str, dict | None]:
-    """``(outcome, finding)``; a finding is a wrong verdict."""
-    g = gate(judged_statement(name, stmt), v)
+    """``(outcome, finding)``; a finding is a wrong verdict, whether the gate inside the entry
+    caught it (a conflict returned) or not (the judge's own gate run)."""
+    if v.conflict:
+        return "conflict", {"why": v.reason, "gate": v.conflict.get("gate"),
+                            "caught_by": "the entry's own gate"}
+    g = gate(judged_statement(name, stmt), v, budget=JUDGE)
     if g.conflict:
         return "conflict", {"why": g.reason, "gate": g.conflict.get("gate")}
     if truth is False and v.status == "proved":
         return "wrong", {"why": "proved a statement false by construction"}
     if truth is True and v.status == "refuted":
         return "wrong", {"why": "refuted a statement true by construction"}
-    if g.status != v.status:
-        return f"not kept ({v.status})", None
+    if g.status != v.status:  # a refuted witness / an exists instance the kernel cannot check
+        return f"not re-checked ({v.status})", {"why": g.reason, "gate": None}
+    if v.status == "unknown" and "not kept" in v.reason:
+        return "unknown (not kept by its own gate)", None
     return v.status, None
 
 
@@ -113,7 +133,8 @@ def full_text(stmt: Statement, cap: int = 800) -> str:
     names = ", ".join(f"{v.symbol}:{v.domain}" for v in stmt.vars)
     hyp = ("; " + ", ".join(str(h) for h in stmt.hyps)) if stmt.hyps else ""
     body = " and ".join(str(r) for r in stmt.concl)
-    text = f"{stmt.quant} {names}{hyp}: {body}" if stmt.vars else body
+    text = f"{stmt.quant} {names}{hyp}: {body}" if stmt.vars or stmt.hyps or \
+        stmt.quant == "exists" else body
     return text if len(text) <= cap else text[:cap] + " ..."
 
 
@@ -158,6 +179,8 @@ def run(cases: int, seed: int, only: list[str] | None = None, table: dict | None
                     continue
                 except _Timeout:
                     counts[name]["time-out"] += 1
+                    crashes.append({"case": k, "engine": name, "statement": full_text(stmt),
+                                    "error": f"time-out ({TIME_LIMIT:.0f} s)"})
                     continue
                 except Exception as exc:  # noqa: BLE001 - a crash is reported with its case
                     counts[name]["crash"] += 1
@@ -175,7 +198,7 @@ def run(cases: int, seed: int, only: list[str] | None = None, table: dict | None
                                      "statement": full_text(stmt), "nodes": node_kinds(stmt),
                                      "note": c.note, "srepr": sp.srepr(stmt.concl), **finding})
             if progress:
-                progress(k, findings)
+                progress(k, findings, counts)
     finally:
         signal.signal(signal.SIGALRM, old)
     return {"seed": seed, "cases": cases, "seconds": round(time.perf_counter() - t0, 1),
@@ -202,12 +225,14 @@ if __name__ == "__main__":
     run_seed = int(sys.argv[2]) if len(sys.argv) > 2 else 18
     out = Path(sys.argv[3]) if len(sys.argv) > 3 else None
 
-    def show(k, found):
+    def show(k, found, counts):
         if k % 50 == 49:
             print(f"{k + 1} cases, {len(found)} wrong verdicts", flush=True)
             if out:
                 out.write_text(json.dumps({"partial": k + 1, "findings": found,
-                                           "classes": classes(found)}, indent=1))
+                                           "classes": classes(found),
+                                           "verdicts": {e: dict(c) for e, c in counts.items()}},
+                                          indent=1))
 
     report = run(n_cases, run_seed, progress=show)
     text = json.dumps(report, indent=1)

@@ -18,7 +18,7 @@ from .compare import compare_angles
 from .diagnose import _odd_rotary_dim, _same, _unsure_text, _variant_or_static, _worst_text
 from .horizon import _collisions, _horizon0
 from .ident import identify_frequencies
-from .model import AngleModel, freq_map
+from .model import AngleModel, freq_map, thetas
 from .report import RotaryReport
 
 
@@ -54,7 +54,7 @@ def check_angles(art: Artefact, want, hint, seq_len, st, pipe, notes, pos, exp_l
     verdict = OUTSIDE
     model = None
     if target is not None:
-        model = AngleModel(target.thetas_f64(seq_len), pipe, st, freq_map(target, seq_len))
+        model = AngleModel(thetas(target, seq_len), pipe, st, freq_map(target, seq_len))
         tally = compare_angles(art.copies, pos, model)
         if tally.fits:
             verdict = CONFORMS if tally.conforms else WITHIN
@@ -66,7 +66,7 @@ def check_angles(art: Artefact, want, hint, seq_len, st, pipe, notes, pos, exp_l
         else:
             if want is not None and ident is not None and not _same(ident, want, 1, 1):
                 other = compare_angles(art.copies, pos, AngleModel(
-                    ident.thetas_f64(seq_len), pipe, st, freq_map(ident, seq_len)))
+                    thetas(ident, seq_len), pipe, st, freq_map(ident, seq_len)))
                 if other.fits:
                     verdict, text = _variant_or_static(want, ident, seq_len, 1, 1, d)
                     diagnoses.append(text)

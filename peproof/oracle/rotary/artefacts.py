@@ -18,6 +18,10 @@ import numpy as np
 from peproof.formats import Format, format_of_dtype
 
 from ..common.tables import InputError, to_numpy
+from .layouts import FREQS_CIS, GPTJ, PAIR, TORCHTUNE, periods, split, squeeze
+
+#: archive / dict members holding a whole cache in one array (vLLM, Meta, GPT-J, torchtune)
+ONE_ARRAY = ("cos_sin_cache", "freqs_cis", "embed_positions", "cache")
 
 LAYOUT_TEXT = {"half": "half-split [c|c] (GPT-NeoX, transformers rotate_half)",
                "interleaved": "interleaved (GPT-J, Meta: each angle repeated in place)",
@@ -36,6 +40,8 @@ class Artefact:
     d: int = 0
     stored: Format | None = None
     copies: list = field(default_factory=list)
+    native: str = ""  # the library's layout it was read from (:mod:`.layouts`)
+    applied: str | None = None  # the layout that library applies a (S, d/2) cache with
 
 
 def _squeeze(a: np.ndarray) -> np.ndarray:
@@ -59,35 +65,42 @@ def read_artefact(obj=None, *, cos=None, sin=None, inv_freq=None, kind=None, d=N
     """Normalise what the user gave into an :class:`Artefact` (see the module docstring)."""
     if kind == "angles" or angles is not None:
         return _read_angles(obj if angles is None else angles, d, layout)
+    native = ""
     if obj is not None:
         if isinstance(obj, dict):
             keys = {k.lower(): k for k in obj}
+            one = next((keys[k] for k in ONE_ARRAY if k in keys), None)
             if "inv_freq" in keys and kind != "cache":
                 inv_freq = obj[keys["inv_freq"]]
+            elif one is not None and kind != "inv_freq":
+                obj = obj[one]
             else:
                 ck = next((keys[k] for k in ("cos", "cos_cached", "cos_cache") if k in keys), None)
                 sk = next((keys[k] for k in ("sin", "sin_cached", "sin_cache") if k in keys), None)
                 if ck is None or sk is None:
                     raise InputError(f"a dict with keys {', '.join(map(str, obj))}: expected "
-                                     "inv_freq, or cos and sin")
+                                     "inv_freq, cos and sin, or one of "
+                                     f"{', '.join(ONE_ARRAY)}")
                 cos, sin = obj[ck], obj[sk]
-        elif isinstance(obj, (tuple, list)) and len(obj) == 2:
+                native = f"{ck} / {sk}"
+        if isinstance(obj, (tuple, list)) and len(obj) == 2:
             cos, sin = obj
-        else:
+        elif obj is not None and not isinstance(obj, dict):
             arr = to_numpy(obj)
-            if arr.dtype.kind == "c":
-                arr = _squeeze(arr)
-                cos, sin = np.ascontiguousarray(arr.real), np.ascontiguousarray(arr.imag)
-                layout = layout or "pairs"
-            elif kind == "inv_freq" or (kind is None and arr.ndim == 1):
+            if kind == "inv_freq" or (kind is None and squeeze(arr).ndim == 1
+                                      and arr.dtype.kind != "c"):
                 inv_freq = arr
-            elif arr.ndim >= 3 and arr.shape[0] == 2:
-                cos, sin = arr[0], arr[1]
             else:
-                raise InputError(f"an array of shape {tuple(arr.shape)} is neither an inv_freq "
-                                 "vector (1-D) nor a cos/sin pair (give cos and sin, a (2, S, d) "
-                                 "stack or a complex freqs_cis); a 2-D sinusoidal table is checked"
-                                 " with --kind table")
+                got = split(arr)
+                if got is None:
+                    raise InputError(f"an array of shape {tuple(arr.shape)} is neither an "
+                                     "inv_freq vector (1-D) nor a cos/sin cache in a layout "
+                                     "peproof reads (give cos and sin, a (2, S, d) stack, "
+                                     "a (S, d/2, 2) [cos, sin] cache, a complex freqs_cis or "
+                                     "an (S, d) [cos | sin] / [sin | cos] array)")
+                cos, sin, native = got
+                if native in (FREQS_CIS, TORCHTUNE):
+                    layout = layout or "pairs"
     if inv_freq is not None:
         v = to_numpy(inv_freq)
         v = v.reshape(-1) if v.ndim > 1 and sum(s != 1 for s in v.shape) <= 1 else v
@@ -97,10 +110,15 @@ def read_artefact(obj=None, *, cos=None, sin=None, inv_freq=None, kind=None, d=N
         v64 = np.asarray(v, dtype=np.float64)
         if not np.isfinite(v64).all():
             raise InputError("inv_freq holds NaN or infinity")
-        return Artefact("inv_freq", inv_freq=v64, d=2 * v.size if d is None else d, stored=st)
+        got = periods(v64)
+        if got is not None:
+            v64, native = got
+        return Artefact("inv_freq", inv_freq=v64, d=2 * v.size if d is None else d, stored=st,
+                        native=native)
     if cos is None or sin is None:
         raise InputError("give an inv_freq vector or both cos and sin")
     c, s = _squeeze(to_numpy(cos)), _squeeze(to_numpy(sin))
+    native = native or PAIR
     if c.ndim == 1:
         c, s = c.reshape(1, -1), s.reshape(1, -1)
     if c.shape != s.shape or c.ndim != 2:
@@ -110,7 +128,8 @@ def read_artefact(obj=None, *, cos=None, sin=None, inv_freq=None, kind=None, d=N
         raise InputError(f"cos is {c.dtype} and sin is {s.dtype}: one cache has one dtype")
     st = _fmt_of(c, "the cache")
     n, W = c.shape
-    art = Artefact("cache", cos=c, sin=s, stored=st)
+    art = Artefact("cache", cos=c, sin=s, stored=st, native=native,
+                   applied="interleaved" if native in (FREQS_CIS, TORCHTUNE, GPTJ) else None)
     if layout == "pairs" or (d is not None and W * 2 == d):
         art.layout, art.d = "pairs", 2 * W
         art.copies = [(c, s)]
@@ -200,55 +219,3 @@ def _read_angles(arr, d, layout) -> Artefact:
     else:
         art.copies = [a[:, 0::2]] + ([] if dup else [a[:, 1::2]])
     return art
-
-
-def _rows_at(pos: np.ndarray, want: float):
-    k = int(np.searchsorted(pos, want))
-    return k if k < len(pos) and pos[k] == want else None
-
-
-def estimate_cache(art: Artefact, pos: np.ndarray, pipe: Format):
-    """``(w, rel, a, a_rel)``: frequencies, their relative uncertainty, the amplitude (attention
-    factor) and its relative uncertainty, read from the cache's first copy."""
-    C, S = art.copies[0]
-    st = art.stored
-    if not np.all(np.diff(pos) > 0):
-        raise InputError("positions must increase to read the frequencies from a cache")
-    r0 = _rows_at(pos, 0.0)
-    if r0 is not None:
-        amp = np.asarray(C[r0], dtype=np.float64)
-        a = float(np.median(amp))
-    else:
-        x = np.asarray(C[:8], dtype=np.float64), np.asarray(S[:8], dtype=np.float64)
-        a = float(np.median(np.hypot(*x)))
-    a_rel = 2 * st.u + 8 * pipe.u
-    pp = pos[pos > 0]
-    if not pp.size:
-        raise InputError("the cache needs a row at a positive position to read its angles")
-    p1 = float(pp[0])
-    r1 = _rows_at(pos, p1)
-    w = np.arctan2(np.asarray(S[r1], np.float64), np.asarray(C[r1], np.float64)) / p1
-    L = float(np.abs(np.log(np.abs(w[w != 0]))).max()) if np.any(w != 0) else 0.0
-    K = (4 + 3 * L + 48) * pipe.u
-    noise = 4 * (st.u + pipe.u) / max(a, 1e-30)
-
-    def err(p):
-        return (p * np.abs(w) * K + noise) / p
-
-    e = err(p1)
-    p = p1 * 2
-    while p <= pos[-1]:
-        r = _rows_at(pos, p)
-        if r is None:
-            break
-        act = p * e < 0.5
-        if not act.any():
-            break
-        phi = np.arctan2(np.asarray(S[r], np.float64), np.asarray(C[r], np.float64))
-        pred = p * w
-        dl = np.mod(phi - pred + np.pi, 2 * np.pi) - np.pi
-        w = np.where(act, (pred + dl) / p, w)
-        e = np.where(act, err(p), e)
-        p *= 2
-    rel = e / np.maximum(np.abs(w), 1e-300) + (4 + 3 * L + 48) * pipe.u
-    return w, rel, a, a_rel

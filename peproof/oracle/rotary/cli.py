@@ -3,9 +3,12 @@
 
 The rotary path is taken when ``--kind inv-freq|cache|angles`` is given, when ``--sin`` or
 ``--rope`` is given, or (``--kind auto``, the default) when the file is plainly rotary: a 1-D
-vector without ``--d`` (an ``inv_freq``), a complex array (Meta's ``freqs_cis``), a ``(2, S, d)``
-stack, or an archive holding ``inv_freq`` or ``cos`` and ``sin``.  A 2-D array stays a sinusoidal
-table unless ``--kind angles`` says it holds rotary angles.
+vector without ``--d`` (an ``inv_freq``, or mlx's periods), a complex array (Meta's
+``freqs_cis``), a ``(2, S, d)`` stack, a ``(S, d/2, 2)`` [cos, sin] cache (torchtune, Meta's real
+view), or an archive holding ``inv_freq``, ``cos`` and ``sin``, ``cos_sin_cache`` or
+``freqs_cis``.  A 2-D array stays a sinusoidal table unless ``--kind cache`` / ``--rope`` says it
+is a rotary cache (vLLM's [cos | sin], GPT-J's [sin | cos]: read by :mod:`.layouts`) or
+``--kind angles`` that it holds rotary angles.
 """
 
 from __future__ import annotations
@@ -53,12 +56,11 @@ def _rope_spec(spec: str):
             cfg = json.loads(p.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise UsageError(f"--rope {s}: unreadable ({exc})") from None
-        rp = cfg.get("rope_parameters") or cfg.get("rope_scaling") or {"rope_type": "default"}
-        rp = dict(rp)
-        rp.setdefault("rope_theta", cfg.get("rope_theta", 10000))
-        if "max_position_embeddings" in cfg:
-            rp.setdefault("max_position_embeddings", cfg["max_position_embeddings"])
-        return rp
+        if not isinstance(cfg, dict):
+            raise UsageError(f"--rope {s}: not a JSON object")
+        from .config import rope_parameters_of
+
+        return rope_parameters_of(cfg)
     return {"rope_type": s}
 
 
@@ -78,6 +80,13 @@ def _peek(source: str, args):
                 continue
             if info.get("key") == k:
                 return {"inv_freq": v}
+        for k in ("cos_sin_cache", "freqs_cis"):  # one array: vLLM's, Meta's
+            try:
+                v, info = load(source, key=k)
+            except InputError:
+                continue
+            if info.get("key") == k:
+                return {"obj": v}
         for ck, sk in PAIRS:
             try:
                 c, ci = load(source, key=ck)
@@ -90,7 +99,7 @@ def _peek(source: str, args):
         arr, _ = load(source, key=args.key)
         shape = tuple(getattr(arr, "shape", ()))
         kind = getattr(getattr(arr, "dtype", None), "kind", "")
-        if kind == "c" or (len(shape) >= 3 and shape[0] == 2):
+        if kind == "c" or (len(shape) >= 3 and (shape[0] == 2 or shape[-1] == 2)):
             return {"obj": arr}
         if len([x for x in shape if x != 1]) == 1 and args.d is None:
             return {"inv_freq": arr}

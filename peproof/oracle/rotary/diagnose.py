@@ -16,8 +16,9 @@ from peproof.rope_scaling import Default, DynamicNTK, Llama3, LongRope, NTKAware
 
 from ..common.verdicts import VARIANT, WRONG
 from .compare import Tally, compare_cache
-from .ident import implied_factors
-from .model import cache_model
+from .config import head_dim_of
+from .ident_maps import implied_factors
+from .model import cache_model, thetas
 
 
 def _per_frequency(w, rel, d, hint, want, seq_len):
@@ -72,7 +73,7 @@ def _odd_rotary_dim(want, ident, expect, notes):
     dimension is ``d`` or ``d - 1`` (odd: Phi's 64 * 0.4 = 25.6 -> 25 in 26 columns) and the
     dict alone cannot say which; the one the artefact was identified with is accepted."""
     if (want is None or ident is None or not isinstance(expect, dict)
-            or expect.get("partial_rotary_factor", 1) == 1 or expect.get("head_dim")
+            or expect.get("partial_rotary_factor", 1) in (1, None) or head_dim_of(expect)
             or ident.exponent_dim != want.d - 1 or want.exponent_dim != want.d):
         return want
     alt = replace(want, exponent_dim=ident.exponent_dim)
@@ -151,7 +152,7 @@ def _worst_text(t: Tally, expected: bool) -> str:
 def _hypotheses(copies, pos, sub, target: Rope, seq_len, a, pipe, st) -> list[str]:
     """Named bugs that explain the cache: each is the target computed with one known mistake."""
     found = []
-    th = target.thetas_f64(seq_len)
+    th = thetas(target, seq_len)
 
     def fits(model, cps=copies, apos=None):
         t = compare_cache(cps, pos, model, angle_pos=apos, rows=sub)
@@ -218,7 +219,7 @@ def _reversed_blend(target: Rope, seq_len):
     sc = target.scaling
     if not isinstance(sc, Yarn | Llama3):
         return None
-    th = target.thetas_f64(seq_len)
+    th = thetas(target, seq_len)
     th0 = replace(target, scaling=Default()).thetas_f64()
     inv = 1 / float(sc.factor)
     with np.errstate(all="ignore"):

@@ -25,6 +25,7 @@ from peproof.formats import Format, get_format
 from peproof.rope import Rope
 
 from ..common.rowscan import RowScan
+from .model import thetas
 
 EPS = 2.0**-50
 
@@ -104,10 +105,10 @@ def angle_horizons(rope, fmt, seq_len=None) -> dict:
     import flint
 
     fmt = get_format(fmt)
-    thetas = rope.thetas_f64(seq_len)
+    ths = thetas(rope, seq_len)
     per = []
     for j in range(rope.pairs):
-        if thetas[j] == 0.0:
+        if ths[j] == 0.0:
             per.append(None)
             continue
 
@@ -115,7 +116,7 @@ def angle_horizons(rope, fmt, seq_len=None) -> dict:
             with flint.ctx.workprec(prec):
                 return rope.theta_arb(j, prec + 32, seq_len)
 
-        per.append(first_collision(float(thetas[j]), ball, fmt))
+        per.append(first_collision(float(ths[j]), ball, fmt))
     real = [p for p in per if p is not None]
     one = first_collision(1.0, lambda prec: flint.arb(1), fmt)
     return {
@@ -163,7 +164,7 @@ def _horizon0_(rope, fmt, seq_len) -> dict:
     out = {"positions_collide_from": first_collision(1.0, lambda p: flint.arb(1), f),
            "positions_exact_up_to": position_horizon(f)}
     if rope is not None:
-        th0 = float(rope.thetas_f64(seq_len)[0])
+        th0 = float(thetas(rope, seq_len)[0])
 
         def ball(prec):
             with flint.ctx.workprec(prec):

@@ -33,9 +33,11 @@ from fractions import Fraction
 import numpy as np
 
 from peproof.rope import Rope
-from peproof.rope_scaling import Default, Linear, Llama3, NTKAware, Yarn
+from peproof.rope_scaling import Default, Linear, NTKAware
 
-from .numbers import simplest
+from .ident_maps import _factor_choices, _llama3, _tail_factor, _yarn
+from .model import thetas
+from .numbers import choices, simplest
 
 
 @dataclass
@@ -43,6 +45,9 @@ class Candidate:
     rope: Rope
     notes: list = field(default_factory=list)
     residual: float = 0.0  # max |w_pred/w - 1| / rel
+    #: the positions' scale (mlx's ``scale``): the frequencies read are ``pos_scale`` times the
+    #: map's; 1 for a default or linear map (a scale there IS a linear factor ``1/pos_scale``)
+    pos_scale: Fraction = Fraction(1)
 
 
 def _base_interval(w: np.ndarray, rel: np.ndarray, d: int, m0: float, k: int):
@@ -70,8 +75,45 @@ def _frac(x) -> Fraction:
     return Fraction(x)
 
 
+def _m0_choices(lo: float, hi: float) -> list:
+    """The leading multiplier's simple values in ``[lo, hi]``, simplest first: 1 (no scaling),
+    then ``1/s`` for the simplest factors ``s`` (powers of two first), then simple decimals."""
+    out = [Fraction(1)] if lo <= 1 <= hi else []
+    if lo > 0:
+        out += [1 / s for s in choices(1 / hi, 1 / lo, pow2=True, most=3) if s > 0]
+        out += choices(lo, hi, most=3)
+    seen: list = []
+    for x in out:
+        if x > 0 and x not in seen:
+            seen.append(x)
+    return seen[:5]
+
+
+def _base_choices(lo: float, hi: float) -> list:
+    """Simple bases in ``[lo, hi]``: the paper's 10000 first, then powers of ten, then the
+    numbers with the fewest significant digits (nearest the interval's centre first)."""
+    return [b for b in choices(lo, hi, prefer=(10000,), most=4, max_digits=3, max_den=0) if b > 1]
+
+
+def _base_fit(w, rel, d, m0, k_last, lo, hi) -> float:
+    """The base that best explains pairs 1..k_last (``log(w_j / m0) = -(2j/d) log b``, weighted
+    least squares with weights ``1/rel_j**2``), kept inside the certified ``[lo, hi]``: a point of
+    the interval that the whole-artefact check can hold to the model (the interval's middle is
+    off by up to half its width, which a 16-bit cache's late rows tell apart), 0 if none."""
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo > 1):
+        return 0.0
+    j = np.arange(1, k_last + 1)
+    x = 2.0 * j / d
+    y = np.log(w[j] / m0)
+    wt = 1.0 / np.maximum(rel[j], 1e-300) ** 2
+    lb = -float(np.sum(wt * x * y) / np.sum(wt * x * x))
+    return min(max(math.exp(lb), lo), hi)
+
+
 def identify_frequencies(w, rel, d: int | None = None, base_hint=None) -> tuple[list, list]:
-    """``(candidates, notes)``: confirmed :class:`Candidate` s (best first) and what was seen."""
+    """``(candidates, notes)``: every confirmed :class:`Candidate` (unordered: the caller ranks
+    them by simplicity, :mod:`.simplest`, and checks each against the whole artefact) and what
+    was seen."""
     w = np.asarray(w, dtype=np.float64)
     rel = np.broadcast_to(np.asarray(rel, dtype=np.float64), w.shape).copy()
     h = w.shape[0]
@@ -93,26 +135,31 @@ def identify_frequencies(w, rel, d: int | None = None, base_hint=None) -> tuple[
     if np.any(np.diff(w[:k]) > w[1:k] * 3 * rel[1:k]):
         notes.append("frequencies are not decreasing")
     out: list[Candidate] = []
-    D = d  # the exponent's dimension: base**(-2j/D)
+    m0_lo, m0_hi = w[0] * (1 - rel[0]), w[0] * (1 + rel[0])
+    m0s = _m0_choices(m0_lo, m0_hi) or [None]
+    for m0_exact in m0s:
+        _for_m0(out, notes, w, rel, d, h, k, m0_exact, base_hint)
+    return out, notes
 
-    def mk(base, scaling=None):
+
+def _for_m0(out, notes, w, rel, d, h, k, m0_exact, base_hint):
+    """The candidates with leading multiplier ``m0_exact`` (None: no simple value)."""
+    D = d  # the exponent's dimension: base**(-2j/D)
+    m0 = float(m0_exact) if m0_exact is not None else w[0]
+
+    def mk(base, scaling=None, D=D):
         return Rope(d, base, scaling=scaling or Default(), exponent_dim=D,
                     rotated_pairs=None if k == h else k)
 
-    def add(rope, note=None, seq_len=None):
-        r = _confirm(rope, w, rel, seq_len)
+    def add(rope, note=None, seq_len=None, pos_scale=Fraction(1)):
+        pred_w = w / float(pos_scale)
+        r = _confirm(rope, pred_w, rel, seq_len)
         if r is not None and r <= 3.0:
-            out.append(Candidate(rope, [note] if note else [], r))
+            out.append(Candidate(rope, [note] if note else [], r, Fraction(pos_scale)))
             return True
         return False
 
-    # 1-2: leading multiplier and the unscaled prefix
-    m0_lo, m0_hi = w[0] * (1 - rel[0]), w[0] * (1 + rel[0])
-    m0_exact = simplest(m0_lo, m0_hi) if m0_lo > 0 else None
-    if m0_exact is None:
-        m0_exact = Fraction(1) / simplest(1 / m0_hi, 1 / m0_lo) if simplest(
-            1 / m0_hi, 1 / m0_lo) else None
-    m0 = float(m0_exact) if m0_exact is not None else w[0]
+    # the unscaled prefix: b_i = (w_i / m0)**(-d/(2i)) agree while the pairs are unscaled
     lo, hi = _base_interval(w, rel, d, m0, 1)
     k_last = 1
     for i in range(2, k):
@@ -121,12 +168,14 @@ def identify_frequencies(w, rel, d: int | None = None, base_hint=None) -> tuple[
             break
         lo, hi, k_last = max(lo, a), min(hi, b), i
     geometric = k_last == k - 1
-    base = simplest(lo, hi, max_digits=3, max_den=0)
+    b_fit = _base_fit(w, rel, d, m0, k_last, lo, hi)
+    bases = _base_choices(lo, hi)
     base_text = f"base interval [{lo:.8g}, {hi:.8g}] from pairs 1..{k_last}"
     hint = Fraction(base_hint) if base_hint is not None else None
-    if geometric and base is None and hi / lo - 1 < 1e-4:
-        # (only a sharp reading: in a wide interval, as a 16-bit artefact gives, some exponent
-        # would give a round base by chance)
+    if geometric and not bases and math.isfinite(hi) and hi / lo - 1 < 1e-2:
+        # (in a wide interval, as a 16-bit artefact gives, some exponent would give a round
+        # base by chance: beyond a sharp reading only a one-digit base is taken, and the
+        # whole-artefact check and the simplicity order decide)
         # the exponent's dimension D need not be d: an odd rotary dimension (Phi's
         # int(head_dim * partial_rotary_factor) = 25 for 26 channels) gives base**(-2j/(d-1));
         # the base read with D is the base read with d to the power D/d.  Only d - 1 is tried
@@ -140,22 +189,23 @@ def identify_frequencies(w, rel, d: int | None = None, base_hint=None) -> tuple[
                 tries.insert(0, Dh)
         for Dc in tries:
             lo_c, hi_c = lo ** (Dc / d), hi ** (Dc / d)
-            b = simplest(lo_c, hi_c, max_digits=3, max_den=0)
+            b = simplest(lo_c, hi_c, max_digits=3 if hi / lo - 1 < 1e-4 else 1, max_den=0)
             if b is not None and b > 1 and (hint is None or b == hint):
-                D, base, lo, hi = Dc, b, lo_c, hi_c
+                D, bases, lo, hi = Dc, [b], lo_c, hi_c
                 base_text = (f"base interval [{lo:.8g}, {hi:.8g}] from pairs 1..{k_last} with "
                              f"exponent -2j/{D} (not -2j/{d})")
                 break
-    notes.append(base_text)
+    if base_text not in notes:
+        notes.append(base_text)
     if geometric and m0_exact is not None:
-        if base is not None:
+        for base in bases:
             if m0_exact == 1:
-                add(mk(base), f"base {base}: the simplest number in {base_text}")
+                add(mk(base, D=D), f"base {base}: a simple number in {base_text}")
             else:
                 s = 1 / m0_exact
-                add(mk(base, Linear(s)), f"linear factor {s} (first frequency "
+                add(mk(base, Linear(s), D=D), f"base {base}, linear factor {s} (first frequency "
                     f"{w[0]:.9g})")
-        if base is None or (hint is not None and hint != base and m0_exact == 1):
+        if not bases or (hint is not None and hint not in bases and m0_exact == 1):
             # a non-round base: NTK-aware (or dynamic NTK at one length) from an expected base
             b0 = hint
             if b0 is not None and d >= 4:
@@ -163,7 +213,8 @@ def identify_frequencies(w, rel, d: int | None = None, base_hint=None) -> tuple[
                 s_lo, s_hi = (lo / float(b0)) ** e, (hi / float(b0)) ** e
                 s = simplest(s_lo, s_hi, max_digits=4, max_den=16)
                 if s is None or s <= 0:
-                    s = Fraction((s_lo * s_hi) ** 0.5).limit_denominator(10**9)
+                    s_fit = (b_fit / float(b0)) ** e if b_fit else (s_lo * s_hi) ** 0.5
+                    s = Fraction(min(max(s_fit, s_lo), s_hi)).limit_denominator(10**9)
                     note = (f"NTK-aware base change of base {b0} with effective factor "
                             f"{float(s):.9g} (a dynamic NTK scaling at one sequence length "
                             "gives such a factor)")
@@ -171,30 +222,44 @@ def identify_frequencies(w, rel, d: int | None = None, base_hint=None) -> tuple[
                     note = f"NTK-aware base change of base {b0} with factor {s}"
                 if s > 0:
                     add(mk(b0, NTKAware(s)), note)
-            if base is None:
-                b = Fraction((lo * hi) ** 0.5).limit_denominator(1000)
-                add(mk(b), f"a base that is not a round number ({float(b):.10g}): NTK-aware "
+            b = Fraction(b_fit).limit_denominator(10**6) if b_fit else 0
+            if not bases and b > 1:
+                add(mk(b, None if m0_exact == 1 else Linear(1 / m0_exact)),
+                    f"a base that is not a round number ({float(b):.10g}): NTK-aware "
                     "or dynamic NTK scaling of a round base? (give --base to name it)")
-        return out, notes
-    if m0_exact is None or m0_exact != 1 or base is None or base <= 1 or D != d or k != h:
-        notes.append("no unscaled leading pairs with a round base: not a method peproof "
-                     "identifies (per-pair factors such as LongRoPE's: --base reads the "
-                     "factors they imply, --rope checks them)")
-        return out, notes
-    # 3: piecewise maps from the multipliers
+        return
+    if geometric or m0_exact is None or not bases or D != d or k != h:
+        if not geometric and "no unscaled leading pairs" not in " ".join(notes):
+            notes.append("no unscaled leading pairs with a round base: not a method peproof "
+                         "identifies (per-pair factors such as LongRoPE's: --base reads the "
+                         "factors they imply, --rope checks them)")
+        return
+    # piecewise maps from the multipliers, under the positions' scale m0 (1 for most models)
+    for base in bases[:2]:
+        _piecewise(add, notes, w / m0, rel, d, h, base, m0_exact)
+
+
+def _piecewise(add, notes, w, rel, d, h, base, pos_scale):
     rope0 = Rope(d, base)
-    th = rope0.thetas_f64()
+    th = thetas(rope0)
     m = w / th
-    s_lo, s_hi = _tail_factor(m, rel)
-    factors = _factor_choices(s_lo, s_hi)
+    stages = _tail_factor(m, rel)
+    s_lo, s_hi = stages[-1]
+    factors: list = []
+    for lo_, hi_ in reversed(stages):  # the narrowest interval's simple factors first
+        factors += [f for f in _factor_choices(lo_, hi_) if f not in factors]
+    factors = factors[:8]
     if not factors:
         notes.append(f"last multiplier {m[-1]:.6g}: no simple factor")
-        return out, notes
+        return
     if len(factors) > 1:
         notes.append(f"the scaled tail allows the factors {', '.join(map(str, factors[:6]))} "
                      f"(interval [{s_lo:.6g}, {s_hi:.6g}]): each tried")
+
+    def add_scaled(rope, note=None, seq_len=None):
+        return add(rope, note, seq_len, pos_scale)
+
     for s in factors:
-        start = len(out)
         inv = 1 / float(s)
         g = (m - inv) / (1 - inv)
         tol = 3 * rel / (1 - inv) + 1e-9
@@ -207,170 +272,5 @@ def identify_frequencies(w, rel, d: int | None = None, base_hint=None) -> tuple[
         first0 = int(scaled.min()) if scaled.size else h
         if s == factors[0]:
             notes.append(f"multipliers: 1 up to pair {last1}, 1/{s} from pair {first0}")
-        _yarn(add, d, base, s, g, tol, last1, first0, h, notes)
-        _llama3(add, d, base, s, g, th, tol, last1, first0, notes)
-        out[start:] = sorted(out[start:], key=lambda c: c.residual)
-    # best first by simplicity of the factor (the order tried), then by residual: a cache's
-    # reading cannot rank factors its uncertainty does not separate; the caller checks each
-    return out, notes
-
-
-def _factor_choices(lo: float, hi: float, most: int = 8) -> list:
-    """The simple factors ``> 1`` in ``[lo, hi]``, simplest first: the simplest number, the
-    powers of two, then the integers (a 16-bit cache may read 32 as [29.6, 34.1])."""
-    out = []
-    for f in (simplest(lo, hi, max_digits=4, max_den=16), simplest(lo, hi, pow2=True)):
-        if f is not None and f > 1 and f not in out:
-            out.append(f)
-    if hi - lo < 64:
-        k = max(2, math.ceil(lo))
-        ints = list(range(k, math.floor(hi) + 1))
-        ints.sort(key=lambda x: (x & (x - 1) != 0, abs(x - math.sqrt(lo * hi))))
-        out += [Fraction(x) for x in ints if Fraction(x) not in out]
-    return out[:most]
-
-
-def _tail_factor(m: np.ndarray, rel: np.ndarray) -> tuple[float, float]:
-    """Certified interval of the factor ``s`` of the fully scaled tail (``m_j = 1/s``): the
-    intersection of every trailing pair's interval, from the last pair back while they meet.
-    The last pair alone is the least precise reading of a cache (its angles are the smallest),
-    so one pair's interval can be too wide to name ``s`` where the tail's intersection is not."""
-    lo, hi = 0.0, math.inf
-    for j in range(len(m) - 1, -1, -1):
-        r = min(float(rel[j]), 0.999)
-        a, b = 1 / (m[j] * (1 + r)), 1 / (m[j] * (1 - r))
-        if max(lo, a) > min(hi, b):
-            break
-        lo, hi = max(lo, a), min(hi, b)
-    return lo, hi
-
-
-def _yarn(add, d, base, s, g, tol, last1, first0, h, notes):
-    b = float(base)
-
-    def L_range(beta, cd_lo, cd_hi):
-        # cd(beta, L) = d ln(L / (2 pi beta)) / (2 ln b)  in [cd_lo, cd_hi]
-        k = 2 * math.pi * beta
-        return (k * b ** (2 * cd_lo / d), k * b ** (2 * cd_hi / d))
-
-    # truncated ramp: low = last1 (clipped at 0 when pair 0 is already on the ramp), high =
-    # first0.  A 16-bit cache's imprecise pairs can make the edge pair next to the ramp look
-    # kept or scaled: the edges one or two pairs inward are tried with the default betas
-    tries = [(32, 1)] + [(bf, bs) for bf in range(1, 129) for bs in range(1, bf)
-                         if (bf, bs) != (32, 1)]
-    edges = [(0, 0)] + [(-dl, dh) for dl in range(3) for dh in range(3) if dl or dh]
-    for n_edge, (dl, dh) in enumerate(edges):
-        last = last1 + dl if last1 >= 0 else last1
-        low, high = max(last, 0), first0 + dh
-        if last1 >= 0 and last < 0 or high > h:
-            continue
-        for bf, bs in tries if n_edge == 0 else tries[:1]:
-            lo1, hi1 = L_range(bf, low, low + 1) if last >= 0 else (0.0, L_range(bf, 0, 1)[1])
-            # ceil(cd(bs)) = high, unless clipped at d - 1
-            lo2, hi2 = L_range(bs, high - 1, high) if high < d - 1 else (
-                L_range(bs, d - 2, 0)[0], float("inf"))
-            lo, hi = max(lo1, lo2), min(hi1, hi2)
-            if lo <= hi and hi > 1:
-                hi_f = hi if math.isfinite(hi) else lo * 4
-                L = simplest(max(lo, 1), hi_f, pow2=True, max_digits=3, max_den=1)
-                if L is None:
-                    continue
-                sc = Yarn(s, L, bf, bs)
-                if add(Rope(d, base, scaling=sc), f"YaRN: ramp over pairs {low}..{high}; "
-                       f"original_max_position_embeddings {L} is the simplest in [{lo:.6g}, "
-                       f"{hi_f:.6g}] for beta_fast {bf}, beta_slow {bs}"):
-                    return
-                break  # the truncated ramp does not fit: try without truncation below
-    # untruncated: the ramp's interior is affine in j
-    inner = np.nonzero((g > tol) & (g < 1 - tol))[0]
-    if inner.size >= 2:
-        slope, icpt = np.polyfit(inner.astype(float), g[inner], 1)
-        if slope < 0:
-            width = -1 / slope
-            low_r = (icpt - 1) * width
-            for bf, bs in tries[:1] + tries[1:200]:
-                # cd(bf) = low_r, cd(bs) = low_r + width: two estimates of L
-                L1 = 2 * math.pi * bf * b ** (2 * low_r / d)
-                L2 = 2 * math.pi * bs * b ** (2 * (low_r + width) / d)
-                if abs(L1 / L2 - 1) < 1e-3:
-                    L = simplest(min(L1, L2) * (1 - 1e-3), max(L1, L2) * (1 + 1e-3), pow2=True,
-                                 max_digits=3, max_den=1)
-                    if L is not None and add(Rope(d, base, scaling=Yarn(s, L, bf, bs,
-                                                                          truncate=False)),
-                                             f"YaRN without truncation: ramp width {width:.4g}"):
-                        return
-
-
-def _llama3(add, d, base, s, g, th, tol, last1, first0, notes):
-    inner = np.nonzero((g > tol) & (g < 1 - tol))[0]
-    x = th / (2 * math.pi)  # 1 / wavelength
-    if inner.size >= 2:
-        # the band factors every published config uses first, L from the blend's slope (the
-        # general search below needs the slope to 1e-4, which a 16-bit cache does not give)
-        A = np.polyfit(x[inner], g[inner], 1)[0]
-        for lo, hi in ((1, 4), (1, 2), (1, 8), (2, 8)):
-            Lf = A * (hi - lo)
-            if Lf > 0:
-                L = simplest(Lf * 0.95, Lf * 1.05, pow2=True, max_digits=3, max_den=1)
-                if L is not None and add(Rope(d, base, scaling=Llama3(s, lo, hi, L)),
-                                         f"Llama 3.1 bands: low/high_freq_factor {lo}/{hi}, "
-                                         f"blend over pairs {inner.min()}..{inner.max()}"):
-                    return
-        A, B = np.polyfit(x[inner], g[inner], 1)
-        if A <= 0 or B >= 0:
-            return
-        # g = (L x - lo)/(hi - lo): A = L/k, B = -lo/k with k = hi - lo
-        best = None
-        for num in range(1, 257):
-            for den in (1, 2, 4):
-                k = num / den
-                lo_f, L_f = -B * k, A * k
-                lo = simplest(lo_f * (1 - 1e-4), lo_f * (1 + 1e-4), max_digits=3, max_den=4)
-                L = simplest(L_f * (1 - 1e-4), L_f * (1 + 1e-4), pow2=True, max_digits=4,
-                             max_den=1)
-                if lo is None or L is None:
-                    continue
-                hi = lo + Fraction(num, den)
-                score = (L.denominator > 1, lo.denominator + hi.denominator, len(str(L)))
-                if best is None or score < best[0]:
-                    best = (score, lo, hi, L)
-        if best is not None:
-            _, lo, hi, L = best
-            add(Rope(d, base, scaling=Llama3(s, lo, hi, L)),
-                f"Llama 3.1 bands: blend affine in theta over pairs {inner.min()}..{inner.max()}")
-        return
-    # edges only: defaults low_freq_factor 1, high_freq_factor 4 and the simplest L allowed
-    lam = 2 * math.pi / th
-    lo_edge = lam[last1] if last1 >= 0 else 0.0  # kept: lam < L/hi
-    hi_edge = lam[first0] if first0 < len(th) else float("inf")  # scaled: lam > L/lo
-    for lo_f, hi_f in ((1, 4),):
-        Lmin, Lmax = lo_edge * hi_f, hi_edge * lo_f
-        if Lmin < Lmax:
-            L = simplest(Lmin * (1 + 1e-9), min(Lmax, Lmin * 16), pow2=True, max_digits=3,
-                         max_den=1)
-            if L is not None:
-                add(Rope(d, base, scaling=Llama3(s, lo_f, hi_f, L)),
-                    "Llama 3.1 bands with no pair inside the blend: low/high_freq_factor 1/4 "
-                    "assumed, original length the simplest the band edges allow")
-
-
-def implied_factors(w, rel, d: int, base, exponent_dim: int | None = None) -> dict:
-    """What a frequency vector alone says of per-frequency factors (LongRoPE's ``lambda_j``):
-    ``lambda_j = base**(-2j/D) / w_j`` for a given base, each with its certified relative
-    uncertainty (``rel_j``, the reading's), and whether they have LongRoPE's shape (every factor
-    >= 1: LongRoPE only stretches wavelengths).  The factors themselves are the model's
-    (searched per model): without its ``short_factor`` / ``long_factor`` they cannot be checked,
-    only read."""
-    w = np.asarray(w, dtype=np.float64)
-    rel = np.broadcast_to(np.asarray(rel, dtype=np.float64), w.shape)
-    D = d if exponent_dim is None else exponent_dim
-    th = Rope(d, base, exponent_dim=D).thetas_f64()
-    with np.errstate(all="ignore"):
-        lam = th / w
-    lo, hi = lam / (1 + rel), lam / np.maximum(1 - rel, 1e-300)
-    below = np.nonzero(hi < 1)[0]
-    alike = bool(np.all(lo <= hi.min()) and np.all(hi >= lo.max()))  # one common factor
-    return {"base": str(Rope(d, base)._base), "factors": [float(x) for x in lam],
-            "relative_uncertainty": [float(x) for x in rel],
-            "all_at_least_1": not below.size, "pairs_below_1": [int(j) for j in below],
-            "one_common_factor": alike}
+        _yarn(add_scaled, d, base, s, g, tol, last1, first0, h, notes)
+        _llama3(add_scaled, d, base, s, g, th, tol, last1, first0, notes)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 import sympy as sp
@@ -39,6 +40,17 @@ from peproof.formats import Format
 from ..common.budget import SLACK, _coefficients, tiny
 
 U52 = 2.0**-52
+
+
+@lru_cache(maxsize=128)
+def _thetas(rope, seq_len) -> np.ndarray:
+    return rope.thetas_f64(seq_len)
+
+
+def thetas(rope, seq_len=None) -> np.ndarray:
+    """``rope.thetas_f64(seq_len)`` (128-bit balls rounded to float64, ~2 ms a pair), computed
+    once per RoPE and length: a check forms the same RoPE's frequencies several times."""
+    return _thetas(rope, seq_len).copy()
 
 
 #: a relative error no statement bounds: the frequency may be anything (vacuous, never a failure)
@@ -53,17 +65,22 @@ class FreqMap:
     scaling: object
     d: int
     seq_len: object = None
+    #: roundings after the map (a position scale multiplied into the frequency: one)
+    extra_roundings: int = 0
 
     def relative(self, pipe: Format, e: float) -> float:
         """The scaled frequencies' relative error bound in pipeline ``pipe``, given the base
-        frequencies' ``e`` (:func:`~peproof.families.error_model_maps.map_relative_error`)."""
+        frequencies' ``e`` (:func:`~peproof.families.error_model_maps.map_relative_error`),
+        composed with ``extra_roundings`` roundings of unit ``u`` (``(1 + r)(1 + u) - 1``)."""
         host = pipe.kind == "binary" and pipe.p >= 53  # float64: the host's own format
-        return min(map_relative_error(self.scaling, self.d, self.seq_len, pipe.u, e, host),
-                   NO_BOUND)
+        r = map_relative_error(self.scaling, self.d, self.seq_len, pipe.u, e, host)
+        for _ in range(self.extra_roundings):
+            r = (1 + r) * (1 + pipe.u) - 1
+        return min(r, NO_BOUND)
 
 
-def freq_map(rope, seq_len=None) -> FreqMap:
-    return FreqMap(rope.scaling, int(rope.d), seq_len)
+def freq_map(rope, seq_len=None, extra_roundings: int = 0) -> FreqMap:
+    return FreqMap(rope.scaling, int(rope.d), seq_len, extra_roundings)
 
 
 def freq_rel_error(thetas: np.ndarray, pipe: Format, fmap: FreqMap | None) -> np.ndarray:
@@ -77,7 +94,19 @@ def freq_rel_error(thetas: np.ndarray, pipe: Format, fmap: FreqMap | None) -> np
     e = (c.c_omega0 + c.c_omega1 * L) * u
     if fmap is not None:
         e = fmap.relative(pipe, e)
-    return e * np.maximum(1.0, n / safe) * SLACK
+    out = e * np.maximum(1.0, n / safe) * SLACK
+    sc = getattr(fmap, "scaling", None)
+    if getattr(sc, "is_step", False):
+        # Llama 3 with low_freq_factor >= high_freq_factor: a step at the wavelength L / low; a
+        # pair whose wavelength (kept or divided) lies within the model's error of the edge may
+        # be computed on either side of it: no bound for that pair (vacuous, never a failure)
+        edge = float(sc.original_max_position_embeddings) / float(sc.low_freq_factor)
+        s = float(sc.factor)
+        near = np.zeros(thetas.shape, dtype=bool)
+        for th0 in (safe, safe * s):
+            near |= np.abs(2 * np.pi / th0 / edge - 1) <= 64 * (e + u)
+        out = np.where(near & (thetas > 0), NO_BOUND, out)
+    return out
 
 
 @dataclass
@@ -119,12 +148,14 @@ class CacheModel:
                 "frequency_relative_error": self.ew_max,
                 "alpha": self.alpha, "beta": self.beta, "gamma": self.gamma}
 
-def cache_model(rope, seq_len, a: float, pipe: Format, stored: Format, thetas=None) -> CacheModel:
+def cache_model(rope, seq_len, a: float, pipe: Format, stored: Format, thetas=None,
+                extra_roundings: int = 0) -> CacheModel:
     """The :class:`CacheModel` of ``rope`` at ``seq_len`` with attention factor ``a`` (``thetas``:
-    other frequencies than the rope's own, for a hypothesis)."""
-    th = rope.thetas_f64(seq_len) if thetas is None else thetas
+    other frequencies than the rope's own, for a hypothesis; ``extra_roundings``: roundings
+    after the map, a position scale's product)."""
+    th = _thetas(rope, seq_len).copy() if thetas is None else thetas
     return CacheModel(th, a, Fraction(a) * (1 + Fraction(1, 2**50)), pipe, stored,
-                      freq_map(rope, seq_len))
+                      freq_map(rope, seq_len, extra_roundings))
 
 
 @dataclass

@@ -66,6 +66,8 @@ def simplest(lo, hi, pow2: bool = False, max_digits: int = 4,
              max_den: int = 64) -> Fraction | None:
     """The simplest number in ``[lo, hi]`` in the order of the module docstring; ``None`` when
     nothing with at most ``max_digits`` digits or a denominator up to ``max_den`` lies there."""
+    if not (math.isfinite(float(lo)) and math.isfinite(float(hi))):
+        return None
     lo, hi = _frac(lo), _frac(hi)
     if pow2:
         v = simplest_pow2(lo, hi)
@@ -85,3 +87,63 @@ def interval(x: float, rel: float) -> tuple[Fraction, Fraction]:
     """``[x (1 - rel), x (1 + rel)]`` as exact rationals (``x > 0``)."""
     fx, fr = Fraction(x), Fraction(rel)
     return fx * (1 - fr), fx * (1 + fr)
+
+
+def _cost(x: Fraction) -> tuple:
+    """How simple a number is: powers of ten first, then fewer significant digits, then a
+    smaller denominator (a non-decimal rational is past every decimal)."""
+    q = x.denominator
+    q2 = q
+    for p in (2, 5):
+        while q2 % p == 0:
+            q2 //= p
+    if q2 != 1:  # not a terminating decimal
+        return (1, 99, q)
+    m = x
+    while m.denominator != 1:
+        m *= 10
+    m = abs(m.numerator)
+    while m and m % 10 == 0:
+        m //= 10
+    return (0, len(str(m)), int(m != 1))
+
+
+def choices(lo, hi, prefer=(), most: int = 4, pow2: bool = False, max_digits: int = 4,
+            max_den: int = 16) -> list:
+    """Up to ``most`` simple numbers in ``[lo, hi]``, simplest first: the ``prefer`` values
+    inside, the power of two (``pow2``), then every number with the fewest significant digits
+    (powers of ten first, then nearest the interval's geometric centre), then the rational with
+    the smallest denominator (up to ``max_den``).  Each lies in the closed interval (exact)."""
+    if not (math.isfinite(float(lo)) and math.isfinite(float(hi))):
+        return []
+    lo, hi = _frac(lo), _frac(hi)
+    if lo <= 0 or hi < lo:
+        return []
+    out = [Fraction(p) for p in prefer if lo <= Fraction(p) <= hi]
+    if pow2:
+        v = simplest_pow2(lo, hi)
+        if v is not None:
+            out.append(v)
+    centre = math.sqrt(float(lo) * float(hi))
+    top = math.floor(math.log10(float(hi)))
+    for k in range(1, max_digits + 1):
+        found = []
+        for e in range(top - k + 1, top - k - 2, -1):
+            q = Fraction(10) ** e
+            m = max(math.ceil(lo / q), 10 ** (k - 1))
+            while m * q <= hi and m < 10**k and len(found) < 64:
+                found.append(m * q)
+                m += 1
+        found = sorted(set(found), key=lambda x: (_cost(x), abs(math.log(float(x) / centre))))
+        out += found
+        if found:
+            break
+    if max_den and hi > lo:
+        r = simplest_rational(lo, hi)
+        if r.denominator <= max_den:
+            out.append(r)
+    seen: list = []
+    for x in out:
+        if x not in seen:
+            seen.append(x)
+    return seen[:most]

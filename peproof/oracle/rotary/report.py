@@ -37,6 +37,7 @@ class RotaryReport:
     allow_collisions: bool = False
     seconds: float = 0.0
     implied: dict = field(default_factory=dict)  # per-frequency factors read (LongRoPE-like)
+    native: str = ""  # the library layout the artefact was read from (layouts.py)
 
     @property
     def ok(self) -> bool:
@@ -73,7 +74,8 @@ class RotaryReport:
             "counts": self.tally.to_json() if self.tally else None,
             "counts_identified": self.other.to_json() if self.other else None,
             "collisions": self.collisions, "horizon": self.horizon, "error_model": self.model,
-            "implied_factors": self.implied or None, "seconds": self.seconds})
+            "implied_factors": self.implied or None, "native_layout": self.native or None,
+            "seconds": self.seconds})
 
     def render(self, worst: int = 5) -> str:
         L = [f"peproof check (rotary {self.kind}): shape {self.shape}, {self.stored.name}"
@@ -85,6 +87,8 @@ class RotaryReport:
         if self.expected is not None:
             L.append(f"expected   : {self.describe(self.expected)}")
         L.append(f"identified : {self.describe(self.identified)}")
+        if self.native:
+            L.append(f"stored as  : {self.native}")
         if self.layout:
             L.append(f"layout     : {LAYOUT_TEXT.get(self.layout, self.layout)}")
         L.append(f"attention  : {self.attention:.9g} ({self.attention_form})")
