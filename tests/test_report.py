@@ -155,6 +155,8 @@ _ALLOWED_NUMBERS = [
     r"\{HTML\}\{[0-9A-F]{6}\}",  # colours
     r"\\setcounter\{tocdepth\}\{\d\}",
     r"\\begin\{multicols\}\{\d\}",  # layout parameters: columns, heading levels
+    r"\\multicolumn\{\d+\}", r"\\cmidrule(?:\(\w+\))?\{\d+-\d+\}",  # a table's own columns
+    r"\\renewcommand\{\\arraystretch\}\{[\d.]+\}", r"(?:row|col)span=\"\d+\"",
     r"\\@startsection\{\w+\}\{\d\}",
     r"\\renewcommand\{\\(?:top|bottom|text|floatpage)fraction\}\{[\d.]+\}",
     r"\\char`",
