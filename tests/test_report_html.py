@@ -220,6 +220,8 @@ def test_each_coq_checked_claim_links_its_v_file_and_the_link_resolves(page_coq)
     for lk in links:
         assert not lk["href"].startswith(("/", "file:")), lk  # relative, into the folder
         assert _resolves(lk), lk
+        target = Path(lk["url"][len("file://"):]).resolve()
+        assert target.is_relative_to(html_path.parent.resolve()), lk
         cid = lk["claim"][len("claim-"):]
         assert Path(lk["url"][len("file://"):]).read_bytes() == \
             Path(checked[cid]["vfile"]).read_bytes()
