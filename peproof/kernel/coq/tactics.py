@@ -227,15 +227,15 @@ def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
     helpers, uses, patterns = _shapes(st, goal, 1 if many else 3)
     pre = "".join(f"{h}; " for h in helpers)
     if many:
-        # one tactic tried on every conjunct in turn (few goals alive at a time): the shape
-        # helpers (each conclusion is an instance of one), then the side conditions
+        # one tactic tried on every conjunct: the shape helpers by syntactic matching (each
+        # conclusion is an instance of one), then the side conditions
         alts = ["match goal with " + " ".join(sorted(set(patterns.values()))) + " end"]
         alts += ["solve [apply Rgt_not_eq; assumption]", "solve [apply Rlt_not_eq; assumption]",
                  "assumption", "solve [pe_side]"]
         if len(uses) < len(st.concl):
             raise NoScript(f"{len(st.concl)} conclusions, not all instances of a few shapes")
         tac = "first [ " + " | ".join(alts) + " ]"
-        return Script(f"{pre}intros; pe_zfacts; pe_conj ltac:({tac})", klass, frozenset(needs))
+        return Script(f"{pre}intros; pe_zfacts; pe_split; {tac}", klass, frozenset(needs))
     per = ["solve [pe_side]"] * len(goal.obligations)
     for j, r in enumerate(st.concl):
         tac, _, _ = _closer(r, goal.printer)

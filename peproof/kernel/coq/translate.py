@@ -61,6 +61,7 @@ RESERVED = frozenset("""
 """.split())
 IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
+BALANCE = 8  # conjunctions longer than this are printed as balanced trees
 ROPS = {"==": "=", "<=": "<=", "<": "<", "!=": "<>"}
 #: function heads printed as ``f (x)``, each with its definedness condition (None: total and
 #: equal to SymPy's on the reals)
@@ -104,8 +105,9 @@ class Goal:
             parts = list(self.domain_hyps) + list(self.def_hyps) + list(self.hyps) + body
             return f"exists {bs},\n  {_conj(parts)}"
         pre = list(self.domain_hyps) + list(self.def_hyps) + list(self.hyps)
-        arrows = "".join(f"  {h} ->\n" for h in pre)
-        return f"forall {bs},\n{arrows}  {_conj(body)}"
+        # named premises: Coq elaborates a body under hundreds of anonymous premises slowly
+        hs = "".join(f"\n  (pe_h{n} : {h})" for n, h in enumerate(pre))
+        return f"forall {bs}{hs},\n  {_conj(body)}"
 
     @property
     def n_intro(self) -> int:
@@ -114,9 +116,20 @@ class Goal:
 
 
 def _conj(props: list[str]) -> str:
+    """``A /\\ B /\\ C``; a long conjunction as a balanced tree of parenthesized halves (the
+    same proposition: splitting a right-nested one of n conjuncts costs time quadratic in n)."""
     if not props:
         return "True"
-    return " /\\\n  ".join(props)
+    if len(props) <= BALANCE:
+        return " /\\\n  ".join(props)
+
+    def tree(ps):
+        if len(ps) == 1:
+            return ps[0]
+        m = len(ps) // 2
+        return f"({tree(ps[:m])} /\\\n  {tree(ps[m:])})"
+
+    return tree(props)
 
 
 def coq_name(name: str, taken: set[str]) -> str:
