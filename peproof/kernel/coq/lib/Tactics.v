@@ -18,11 +18,14 @@
       [d mod 2 = 0]) into [d = 2 * n] and substitutes.
     - [pe_conj]: a conjunction, conjunct by conjunct; each conjunct proved is first generalised
       over its variables and kept as a lemma, so the next conjunct of the same shape (the same
-      identity at another frequency: block [j] of a concrete width) is closed by [apply] alone.
-    - [pe_auto]: [intros; pe_prep; pe_conj] with [pe_sum] or [pe_trig] on each conjunct.
+      identity at another frequency: block [j] of a concrete width) is closed by [apply] alone;
+      the conjuncts' proofs are assembled in linear time ([conjs_intro]), not by [split].
+    - [pe_arith]: the arithmetic side goals (definedness obligations of the translation).
+    - [pe_auto]: [intros; pe_prep; pe_conj] with [pe_arith], [pe_sum] or [pe_trig] on each
+      conjunct.
 *)
 
-From Coq Require Import ZArith Reals Lia Lra Nsatz.
+From Coq Require Import ZArith Reals Lia Lra Nsatz List.
 From PEProof Require Import Defs PE.
 Open Scope R_scope.
 
@@ -109,8 +112,21 @@ Ltac pe_unify_step :=
           end; pe_clear_angles
         | pe_clear_angles; fail 1 ].
 
+(** An angle that is the sum or the difference of two others (by [ring]) is rewritten so; the
+    step fails when there is none.  Cubic in the number of angles: the last resort of
+    [pe_trig]. *)
+Ltac pe_sum_step :=
+  pe_mark_angles;
+  first [ match goal with
+          | _ : pe_angle ?t, _ : pe_angle ?t1, _ : pe_angle ?t2 |- _ =>
+              assert_fails (constr_eq t t1); assert_fails (constr_eq t t2);
+              first [ replace t with (t1 + t2) by ring | replace t with (t1 - t2) by ring ]
+          end; pe_clear_angles
+        | pe_clear_angles; fail 1 ].
+
+(** [Rdiv] is unfolded first: [ring] does not read [x / c] ([x * / c] it does). *)
 Ltac pe_normalize :=
-  pe_izr; repeat pe_expand_step; repeat (pe_unify_step; repeat pe_expand_step); pe_pow.
+  unfold Rdiv; pe_izr; repeat pe_expand_step; repeat (pe_unify_step; repeat pe_expand_step); pe_pow.
 
 Ltac pe_pyth :=
   repeat match goal with
@@ -140,7 +156,10 @@ Ltac pe_close :=
         | solve [pe_pyth; clear_nonR; field_simplify_eq; nsatz] ].
 
 (** An identity on one term. *)
-Ltac pe_trig := first [ pe_refl | solve [pe_normalize; pe_close] ].
+Ltac pe_trig :=
+  first [ pe_refl
+        | solve [pe_normalize; pe_close]
+        | solve [pe_normalize; repeat (pe_sum_step; pe_normalize); pe_close] ].
 
 (** ** Sums *)
 
@@ -195,21 +214,81 @@ Ltac pe_generalize A :=
 
 Ltac pe_reuse := match goal with L : pe_lemma _ |- _ => solve [apply L] end.
 
-Ltac pe_one := first [ pe_refl | pe_reuse | solve [pe_sum] | pe_trig ].
-
-(** The first conjunct is proved in general form (kept as a [pe_lemma]) when possible. *)
-Ltac pe_conj_step :=
+(** Arithmetic side goals (no [sin], [cos] or [zsum]): the translator's definedness
+    obligations ([IZR d <> 0], [IZR (d / 2 - 1) = IZR d / 2 - 1] for an even [d]) and the
+    like. *)
+Ltac pe_arith :=
   lazymatch goal with
-  | |- ?A /\ _ =>
-      split; [ first [ pe_refl | pe_reuse | fail 1 ] | ]
-      || (let G := pe_generalize A in
-          let G := eval cbv beta in G in
-          let L := fresh "L" in
-          assert (L : pe_lemma G) by (unfold pe_lemma; intros; pe_one);
-          split; [ solve [apply L] | ])
-      || (split; [ pe_one | ])
+  | |- context [sin _] => fail
+  | |- context [cos _] => fail
+  | |- context [zsum _ _ _] => fail
+  | _ =>
+      first [ solve [lia] | solve [lra]
+            | solve [apply not_0_IZR; lia] | solve [apply IZR_lt; lia] | solve [apply IZR_le; lia]
+            | solve [rewrite ?half_even, ?half_odd; pe_izr; field]
+            | solve [rewrite ?half_even, ?half_odd; pe_izr; lra]
+            | solve [nra] ]
   end.
 
-Ltac pe_conj := repeat pe_conj_step; pe_one.
+Ltac pe_one := first [ pe_refl | pe_reuse | solve [pe_arith] | solve [pe_sum] | pe_trig ].
+
+(** *** Long conjunctions in linear time
+
+    Splitting an [n]-fold conjunction with [split] costs [O(n^2)] (each [conj] node carries the
+    rest of the conjunction, which the kernel type-checks again): 400 conjuncts took 8 s at
+    [Qed].  Instead each conjunct [A] is proved as a pair [existT A p] in a list [l], and the
+    goal is [conjs (map projT1 l)] by conversion: the kernel checks each conjunct once. *)
+Fixpoint conjs (l : list Prop) : Prop :=
+  match l with
+  | nil => True
+  | P :: nil => P
+  | P :: r => P /\ conjs r
+  end.
+
+Definition proved : Type := {P : Prop & P}.
+
+Lemma conjs_intro : forall l : list proved, conjs (List.map (@projT1 Prop (fun P => P)) l).
+Proof.
+  induction l as [|[P p] l IH]; [exact I|].
+  destruct l; simpl; [exact p | split; [exact p | exact IH]].
+Qed.
+
+(** A conjunct no kept lemma closes: generalised over its variables, proved and kept (when that
+    fails, the conjunct is proved as it is, by [pe_one]). *)
+Ltac pe_learn_one A :=
+  first [ let G := pe_generalize A in
+          let G := eval cbv beta in G in
+          let L := fresh "L" in
+          assert (L : pe_lemma G) by (unfold pe_lemma; intros; pe_one)
+        | idtac ].
+
+Ltac pe_cons A := simple refine (@cons proved (@existT Prop (fun P : Prop => P) A _) _).
+
+(** The list of the conjuncts of [G] with their proofs, built by [refine] on a goal
+    [list proved] whose type never mentions the conjunction: a kept lemma closes a conjunct by
+    [apply]; otherwise a lemma is learnt first (in the list's context, so that the rest of the
+    list sees it). *)
+Ltac pe_build G :=
+  lazymatch G with
+  | ?A /\ ?B =>
+      first [ pe_cons A; [ first [ pe_refl | pe_reuse ] | ]
+            | pe_learn_one A; pe_cons A; [ pe_one | ] ];
+      pe_build B
+  | ?A =>
+      first [ pe_cons A; [ first [ pe_refl | pe_reuse ] | exact nil ]
+            | pe_learn_one A; pe_cons A; [ pe_one | exact nil ] ]
+  end.
+
+Ltac pe_conj :=
+  lazymatch goal with
+  | |- ?G =>
+      lazymatch G with
+      | _ /\ _ =>
+          let l := fresh "l" in
+          simple refine (let l : list proved := _ in _);
+          [ pe_build G | exact_no_check (conjs_intro l) ]
+      | _ => pe_one
+      end
+  end.
 
 Ltac pe_auto := intros; pe_prep; pe_conj.
