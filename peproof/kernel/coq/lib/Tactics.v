@@ -1,0 +1,294 @@
+(** * Tactics: general proof search for the translator's goals
+
+    These tactics are SEARCH: whatever they do, the goal is closed only by a proof term that
+    Coq's kernel re-checks.  A tactic that fails leaves the claim "not checked in Coq"; it can
+    never make a false goal true.
+
+    - [pe_trig]: identities between polynomials in [sin]/[cos] of linear forms, on one term:
+      the IZR casts are pushed to the atoms, every [sin]/[cos] argument is expanded with the
+      addition formulas down to products of atoms, arguments equal (or opposite) by [ring] are
+      made syntactically equal, powers become products, and the goal is closed by [ring],
+      [field], or [nsatz] with [sin t ^ 2 + cos t ^ 2 = 1] for every argument [t].
+    - [pe_sum]: one equation between sums with the same limits (and scalar multiples,
+      differences, quotients by constants of them), or a sum against a constant: the sums are
+      merged into one ([zsum_plus] / [zsum_minus] / [zsum_scal] read backwards) and lifted
+      termwise with [zsum_ext_gen] (no condition on the limits), or the summand is shown
+      termwise equal to [1] or [0] and [zsum_const] finishes with integer arithmetic.
+    - [pe_prep]: turns the evenness hypotheses of [d] ([Z.Even d], [Z.even d = true],
+      [d mod 2 = 0]) into [d = 2 * n] and substitutes.
+    - [pe_conj]: a conjunction, conjunct by conjunct; each conjunct proved is first generalised
+      over its variables and kept as a lemma, so the next conjunct of the same shape (the same
+      identity at another frequency: block [j] of a concrete width) is closed by [apply] alone;
+      the conjuncts' proofs are assembled in linear time ([conjs_intro]), not by [split].
+    - [pe_arith]: the arithmetic side goals (definedness obligations of the translation).
+    - [pe_auto]: [intros; pe_prep; pe_conj] with [pe_arith], [pe_sum] or [pe_trig] on each
+      conjunct.
+*)
+
+From Coq Require Import ZArith Reals Lia Lra Nsatz List.
+From PEProof Require Import Defs PE.
+Open Scope R_scope.
+
+Lemma pow_S_unfold : forall x n, x ^ S n = x * x ^ n.
+Proof. reflexivity. Qed.
+Lemma pow_O_unfold : forall x, x ^ O = 1.
+Proof. reflexivity. Qed.
+
+Lemma zsum_div : forall a b c f, zsum a b f / c = zsum a b (fun i => f i / c).
+Proof.
+  intros; unfold Rdiv; rewrite Rmult_comm, <- zsum_scal; apply zsum_ext_all; intro; ring.
+Qed.
+Lemma zsum_scal_r : forall a b c f, zsum a b f * c = zsum a b (fun i => f i * c).
+Proof. intros; rewrite Rmult_comm, <- zsum_scal; apply zsum_ext_all; intro; ring. Qed.
+
+(** A marker for the lemmas [pe_conj] keeps (so that only they are tried by [apply]). *)
+Definition pe_lemma (P : Prop) : Prop := P.
+
+(** ** One term *)
+
+(** [reflexivity] only when both sides are the same term: a conversion check could unfold
+    [sin] (a power series) and run for minutes. *)
+Ltac pe_refl := match goal with |- ?a = ?b => constr_eq a b; reflexivity end.
+
+Ltac pe_izr := rewrite ?plus_IZR, ?minus_IZR, ?mult_IZR, ?opp_IZR.
+
+Ltac pe_pow := repeat match goal with
+  | |- context [?x ^ S ?n] => rewrite (pow_S_unfold x n)
+  | |- context [?x ^ O] => rewrite (pow_O_unfold x)
+  end.
+
+(** One distribution step inside the angle [t] (fails when [t] is a product of atoms). *)
+Ltac pe_distr t :=
+  match t with
+  | context [?c * (?a + ?b)] => rewrite (Rmult_plus_distr_l c a b)
+  | context [(?a + ?b) * ?c] => rewrite (Rmult_plus_distr_r a b c)
+  | context [?c * (?a - ?b)] => rewrite (Rmult_minus_distr_l c a b)
+  | context [(?a - ?b) * ?c] => rewrite (Rmult_minus_distr_r c a b)
+  | context [?c * - ?a] => rewrite <- (Ropp_mult_distr_r c a)
+  | context [- ?a * ?c] => rewrite (Ropp_mult_distr_l_reverse a c)
+  | context [(?a + ?b) / ?c] => rewrite (Rdiv_plus_distr a b c)
+  | context [(?a - ?b) / ?c] => rewrite (Rdiv_minus_distr a b c)
+  | context [- ?a / ?c] => rewrite (Ropp_div a c)
+  | context [- - ?a] => rewrite (Ropp_involutive a)
+  end.
+
+Ltac pe_expand_step :=
+  match goal with
+  | |- context [sin (?a + ?b)] => rewrite (sin_plus a b)
+  | |- context [cos (?a + ?b)] => rewrite (cos_plus a b)
+  | |- context [sin (?a - ?b)] => rewrite (sin_minus a b)
+  | |- context [cos (?a - ?b)] => rewrite (cos_minus a b)
+  | |- context [sin (- ?a)] => rewrite (sin_neg a)
+  | |- context [cos (- ?a)] => rewrite (cos_neg a)
+  | |- context [sin ?t] => pe_distr t
+  | |- context [cos ?t] => pe_distr t
+  end.
+
+Ltac is_trig f := lazymatch f with sin => idtac | cos => idtac end.
+
+(** A marker hypothesis [pe_angle t]: [t] is an angle (argument of [sin] or [cos]) of the goal. *)
+Definition pe_angle (t : R) : Prop := True.
+
+Ltac pe_mark_angles :=
+  repeat match goal with
+  | |- context [?f ?t] =>
+      is_trig f;
+      lazymatch goal with
+      | _ : pe_angle t |- _ => fail
+      | _ => assert (pe_angle t) by exact I
+      end
+  end.
+
+Ltac pe_clear_angles := repeat match goal with H : pe_angle _ |- _ => clear H end.
+
+(** Two syntactically different angles equal, or opposite, by [ring]: one is rewritten.  Each
+    pair of distinct angles is tried once; the step fails when no pair is related. *)
+Ltac pe_unify_step :=
+  pe_mark_angles;
+  first [ match goal with
+          | _ : pe_angle ?t1, _ : pe_angle ?t2 |- _ =>
+              assert_fails (constr_eq t1 t2);
+              first [ replace t2 with t1 by ring | replace t2 with (- t1) by ring ]
+          end; pe_clear_angles
+        | pe_clear_angles; fail 1 ].
+
+(** An angle that is the sum or the difference of two others (by [ring]) is rewritten so; the
+    step fails when there is none.  Cubic in the number of angles: the last resort of
+    [pe_trig]. *)
+Ltac pe_sum_step :=
+  pe_mark_angles;
+  first [ match goal with
+          | _ : pe_angle ?t, _ : pe_angle ?t1, _ : pe_angle ?t2 |- _ =>
+              assert_fails (constr_eq t t1); assert_fails (constr_eq t t2);
+              first [ replace t with (t1 + t2) by ring | replace t with (t1 - t2) by ring ]
+          end; pe_clear_angles
+        | pe_clear_angles; fail 1 ].
+
+(** [Rdiv] is unfolded first: [ring] does not read [x / c] ([x * / c] it does). *)
+Ltac pe_normalize :=
+  unfold Rdiv; pe_izr; repeat pe_expand_step; repeat (pe_unify_step; repeat pe_expand_step); pe_pow.
+
+Ltac pe_pyth :=
+  repeat match goal with
+  | |- context [sin ?t] =>
+      lazymatch goal with
+      | _ : sin t * sin t + cos t * cos t = 1 |- _ => fail
+      | _ => pose proof (pair_norm t)
+      end
+  | |- context [cos ?t] =>
+      lazymatch goal with
+      | _ : sin t * sin t + cos t * cos t = 1 |- _ => fail
+      | _ => pose proof (pair_norm t)
+      end
+  end.
+
+(** [nsatz] reverts every equation in the context: keep only the real ones. *)
+Ltac clear_nonR :=
+  repeat match goal with
+  | H : @eq ?T _ _ |- _ => lazymatch T with R => fail | _ => clear H end
+  | H : pe_lemma _ |- _ => clear H
+  end.
+
+Ltac pe_close :=
+  first [ solve [ring]
+        | solve [field]
+        | solve [pe_pyth; clear_nonR; nsatz]
+        | solve [pe_pyth; clear_nonR; field_simplify_eq; nsatz] ].
+
+(** An identity on one term. *)
+Ltac pe_trig :=
+  first [ pe_refl
+        | solve [pe_normalize; pe_close]
+        | solve [pe_normalize; repeat (pe_sum_step; pe_normalize); pe_close] ].
+
+(** ** Sums *)
+
+(** Integer arithmetic left by [zsum_const]: [IZR (b - a + 1) * c = rhs]. *)
+Ltac pe_count :=
+  rewrite ?half_even, ?half_odd, ?Z.sub_0_r; pe_izr;
+  first [ solve [field] | solve [lra] | solve [nra] ].
+
+(** Merge the sums of the goal into one per side (same limits). *)
+Ltac pe_merge :=
+  repeat first
+    [ rewrite zsum_div | rewrite zsum_scal_r | rewrite <- zsum_scal
+    | rewrite <- zsum_plus | rewrite <- zsum_minus | rewrite <- zsum_opp ];
+  cbv beta.
+
+Ltac pe_lift_with tac :=
+  match goal with
+  | |- zsum ?a ?b _ = zsum ?a ?b _ => apply zsum_ext_gen; intros ? ?; cbv beta; tac
+  | |- zsum ?a ?b ?f = ?r =>
+      first [ rewrite (zsum_ext_gen a b f (fun _ => 1)) by (intros ? ?; cbv beta; tac)
+            | rewrite (zsum_ext_gen a b f (fun _ => 0)) by (intros ? ?; cbv beta; tac) ];
+      rewrite zsum_const; pe_count
+  | |- ?r = zsum ?a ?b ?f => symmetry; pe_lift_with tac
+  end.
+
+Ltac pe_sum := pe_merge; pe_lift_with pe_trig.
+
+(** ** Hypotheses on [d], conjunctions, the entry point *)
+
+Ltac pe_prep :=
+  repeat match goal with
+  | H : Z.even ?d = true |- _ => apply Z.even_spec in H
+  | H : (?d mod 2 = 0)%Z |- _ =>
+      let E := fresh "E" in assert (E : Z.Even d) by (exists (d / 2)%Z; zlia); clear H
+  | H : Z.Even ?d |- _ =>
+      let n := fresh "n" in let En := fresh "En" in
+      destruct H as [n En]; first [ subst d | rewrite En in * ]
+  end.
+
+(** The goal [A] generalised over every variable it contains. *)
+Ltac pe_generalize A :=
+  match A with
+  | context [?x] =>
+      let x := constr:(ltac:(is_var x; exact x)) in
+      let T := type of x in
+      let P := eval pattern x in A in
+      lazymatch P with
+      | ?F x => pe_generalize constr:(forall y : T, F y)
+      end
+  | _ => constr:(A)
+  end.
+
+Ltac pe_reuse := match goal with L : pe_lemma _ |- _ => solve [apply L] end.
+
+(** Arithmetic side goals (no [sin], [cos] or [zsum]): the translator's definedness
+    obligations ([IZR d <> 0], [IZR (d / 2 - 1) = IZR d / 2 - 1] for an even [d]) and the
+    like. *)
+Ltac pe_arith :=
+  lazymatch goal with
+  | |- context [sin _] => fail
+  | |- context [cos _] => fail
+  | |- context [zsum _ _ _] => fail
+  | _ =>
+      first [ solve [lia] | solve [lra]
+            | solve [apply not_0_IZR; lia] | solve [apply IZR_lt; lia] | solve [apply IZR_le; lia]
+            | solve [rewrite ?half_even, ?half_odd; pe_izr; field]
+            | solve [rewrite ?half_even, ?half_odd; pe_izr; lra]
+            | solve [nra] ]
+  end.
+
+Ltac pe_one := first [ pe_refl | pe_reuse | solve [pe_arith] | solve [pe_sum] | pe_trig ].
+
+(** *** Long conjunctions in linear time
+
+    Splitting an [n]-fold conjunction with [split] costs [O(n^2)] (each [conj] node carries the
+    rest of the conjunction, which the kernel type-checks again): 400 conjuncts took 8 s at
+    [Qed].  Instead each conjunct [A] is proved as a pair [existT A p] in a list [l], and the
+    goal is [conjs (map projT1 l)] by conversion: the kernel checks each conjunct once. *)
+Fixpoint conjs (l : list Prop) : Prop :=
+  match l with
+  | nil => True
+  | P :: nil => P
+  | P :: r => P /\ conjs r
+  end.
+
+Definition proved : Type := {P : Prop & P}.
+
+Lemma conjs_intro : forall l : list proved, conjs (List.map (@projT1 Prop (fun P => P)) l).
+Proof.
+  induction l as [|[P p] l IH]; [exact I|].
+  destruct l; simpl; [exact p | split; [exact p | exact IH]].
+Qed.
+
+(** A conjunct no kept lemma closes: generalised over its variables, proved and kept (when that
+    fails, the conjunct is proved as it is, by [pe_one]). *)
+Ltac pe_learn_one A :=
+  first [ let G := pe_generalize A in
+          let G := eval cbv beta in G in
+          let L := fresh "L" in
+          assert (L : pe_lemma G) by (unfold pe_lemma; intros; pe_one)
+        | idtac ].
+
+Ltac pe_cons A := simple refine (@cons proved (@existT Prop (fun P : Prop => P) A _) _).
+
+(** The list of the conjuncts of [G] with their proofs, built by [refine] on a goal
+    [list proved] whose type never mentions the conjunction: a kept lemma closes a conjunct by
+    [apply]; otherwise a lemma is learnt first (in the list's context, so that the rest of the
+    list sees it). *)
+Ltac pe_build G :=
+  lazymatch G with
+  | ?A /\ ?B =>
+      first [ pe_cons A; [ first [ pe_refl | pe_reuse ] | ]
+            | pe_learn_one A; pe_cons A; [ pe_one | ] ];
+      pe_build B
+  | ?A =>
+      first [ pe_cons A; [ first [ pe_refl | pe_reuse ] | exact nil ]
+            | pe_learn_one A; pe_cons A; [ pe_one | exact nil ] ]
+  end.
+
+Ltac pe_conj :=
+  lazymatch goal with
+  | |- ?G =>
+      lazymatch G with
+      | _ /\ _ =>
+          let l := fresh "l" in
+          simple refine (let l : list proved := _ in _);
+          [ pe_build G | exact_no_check (conjs_intro l) ]
+      | _ => pe_one
+      end
+  end.
+
+Ltac pe_auto := intros; pe_prep; pe_conj.
