@@ -37,11 +37,6 @@ Proof. intro t; pose proof (sin2_cos2 t) as H; unfold Rsqr in H; lra. Qed.
 
 Ltac pe_split := repeat match goal with |- _ /\ _ => split end.
 
-(** [tac] on each conjunct in turn, leaving at most two goals alive (a long conjunction split
-    at once makes every later step slower). *)
-Ltac pe_conj tac :=
-  repeat match goal with |- _ /\ _ => split; [ tac | idtac ] end; tac.
-
 (** The real facts of the integer hypotheses in context (each once). *)
 Ltac pe_zfacts :=
   repeat match goal with

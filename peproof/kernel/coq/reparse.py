@@ -81,23 +81,27 @@ class _P:
     def goal(self) -> Parsed:
         if self.peek() in ("forall", "exists"):
             q = self.take()
-            binders = []
+            binders, premises = [], []
             while self.peek() == "(":
                 self.take("(")
                 n = self.take()
                 self.take(":")
-                ty = self.take()
-                self.take(")")
-                binders.append((n, ty))
-                self.sym[n] = sp.Symbol(n, integer=True) if ty == "Z" else sp.Symbol(n,
-                                                                                        real=True)
+                if self.peek() in ("R", "Z") and self.peek(1) == ")":
+                    ty = self.take()
+                    self.take(")")
+                    binders.append((n, ty))
+                    self.sym[n] = sp.Symbol(n, integer=True) if ty == "Z" else \
+                        sp.Symbol(n, real=True)
+                else:  # a named premise (pe_hN : prop)
+                    premises.append(self.prop())
+                    self.take(")")
             self.take(",")
             out = Parsed(q, binders, symbols=dict(self.sym))
             parts = self.implication()
             if q == "forall":
-                out.hyps, out.body = parts[:-1], self.conj_of(parts[-1])
+                out.hyps, out.body = premises + parts[:-1], parts[-1]
             else:
-                out.body = self.conj_of(parts[-1])
+                out.body = parts[-1]
             return out
         parts = self.implication()
         return Parsed(None, [], body=self.conj_of(parts[-1]), symbols=dict(self.sym))

@@ -40,6 +40,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 RUNNER_VERSION = "1"
 BATCH_TIMEOUT = 900  # seconds of one coqc run
+JOB_TIMEOUT = 40  # seconds of one proof script (Coq's [timeout]: wall clock; then the fallback)
 
 #: axioms a checked lemma may rest on (names as Print Assumptions prints them)
 REALS = frozenset({
@@ -226,9 +227,7 @@ def _first_error(text: str) -> str:
 
 
 def header(needs: frozenset) -> str:
-    mods = ["Defs", "Check"]
-    if "library" in needs:
-        mods += ["PE", "Tactics"]
+    mods = ["Defs", "Check", "PE", "Tactics"]
     lines = ["From Coq Require Import ZArith Reals Lia Lra Nsatz."]
     if "interval" in needs:
         lines.append("From Interval Require Import Tactic.")
@@ -239,9 +238,12 @@ def header(needs: frozenset) -> str:
 
 
 def lemma_text(job: Job, n: int | None = None) -> str:
+    """The lemma and its proof: the script under a time limit, else the marked fallback (in a
+    batch, ``n`` numbers the fallback's message and the tactic is timed)."""
     mark = f'idtac "{MARK}-FALLBACK {n}"; ' if n is not None else ""
+    timed = "Time " if n is not None else ""
     return (f"Theorem {job.lemma} :\n{_indent(job.statement)}.\nProof.\n"
-            f"  first [ solve [ {job.script} ]\n"
+            f"  {timed}first [ solve [ timeout {JOB_TIMEOUT} ({job.script}) ]\n"
             f"        | {mark}exact (peproof_not_proved _) ].\nQed.\n")
 
 
@@ -387,12 +389,17 @@ def _run_batch(exe: str, lib: Library, batch: _Batch, workdir: Path, name: str,
             return out | {j.key: Outcome("failed", f"coqc timed out after {BATCH_TIMEOUT} s",
                                          coq_version=version) for j in todo}
         if r.returncode == 0:
+            times = [float(t) for t in re.findall(r"Finished (?:failing )?transaction in "
+                                                  r"[\d.]+ secs \(([\d.]+)u", r.stdout)]
             fell = {int(m) for m in re.findall(rf"{MARK}-FALLBACK (\d+)", r.stdout)}
             for n in sorted(fell):
                 out[todo[n].key] = Outcome("failed", "the proof script did not close the goal",
                                            coq_version=version, cacheable=True)
             ok = [n for n in range(len(todo)) if n not in fell]
             out.update(_audit(exe, lib, b, workdir, name, version, ok))
+            for n, j in enumerate(todo):
+                if n < len(times) and j.key in out:
+                    out[j.key].seconds = times[n]
             break
         culprit, msg = _culprit(r.stdout + r.stderr, b)
         if culprit is None:
@@ -401,9 +408,7 @@ def _run_batch(exe: str, lib: Library, batch: _Batch, workdir: Path, name: str,
         job = next(j for j in todo if j.lemma == culprit)
         out[job.key] = Outcome("failed", msg, coq_version=version, cacheable=True)
         todo = [j for j in todo if j.lemma != culprit]
-    secs = (time.perf_counter() - t0) / max(1, len(batch.jobs))
-    for j in batch.jobs:
-        out[j.key].seconds = secs
+    del t0
     return out
 
 
@@ -530,12 +535,8 @@ def check_jobs(jobs: list[Job], build_dir: Path | None = None, cache_dir: Path |
 
 
 def _needed_modules(needs: frozenset) -> set[str]:
-    mods = {"Defs", "Check"}
-    if "interval" in needs:
-        mods.add("CheckInterval")
-    if "library" in needs:
-        mods |= {"PE", "Tactics"}
-    return mods
+    return {"Defs", "Check", "PE", "Tactics"} | ({"CheckInterval"} if "interval" in needs
+                                                 else set())
 
 
 def _make_batches(jobs: list[Job], workers: int, size: int) -> list[_Batch]:

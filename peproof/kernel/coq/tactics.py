@@ -209,10 +209,6 @@ def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
         text = (f"exists {', '.join(vals)}; pe_split; "
                 "first [ solve [pe_point] | solve [pe_side] | solve [pe_interval] ]")
         return Script(text, "witness", frozenset({"interval"}))
-    if _has(exprs, sp.Sum):
-        closer = "solve [pe_auto]"
-        return Script(f"intros; pe_zfacts; pe_split; first [ solve [pe_side] | {closer} ]",
-                      "library", frozenset({"library"}))
     if not goal.binders:
         per = ["solve [pe_side]"] * len(goal.obligations) + [_closed(r) for r in st.concl]
         return Script(_dispatch("", per), "closed", frozenset({"interval"}))
@@ -221,29 +217,27 @@ def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
         _, klass, need = _closer(r, goal.printer, quick=True)
         classes.add(klass)
         needs |= need
-    klass = "inequality" if "inequality" in classes else "trig" if "trig" in classes else \
-        "algebra"
-    many = len(goal.obligations) + len(st.concl) > MANY
-    helpers, uses, patterns = _shapes(st, goal, 1 if many else 3)
-    pre = "".join(f"{h}; " for h in helpers)
-    if many:
-        # one tactic tried on every conjunct: the shape helpers by syntactic matching (each
-        # conclusion is an instance of one), then the side conditions
-        alts = ["match goal with " + " ".join(sorted(set(patterns.values()))) + " end"]
-        alts += ["solve [apply Rgt_not_eq; assumption]", "solve [apply Rlt_not_eq; assumption]",
-                 "assumption", "solve [pe_side]"]
-        if len(uses) < len(st.concl):
-            raise NoScript(f"{len(st.concl)} conclusions, not all instances of a few shapes")
-        tac = "first [ " + " | ".join(alts) + " ]"
-        return Script(f"{pre}intros; pe_zfacts; pe_split; {tac}", klass, frozenset(needs))
+    if _has(exprs, sp.Sum):
+        klass = "sum"
+    else:
+        klass = "inequality" if "inequality" in classes else "trig" if "trig" in classes \
+            else "algebra"
+    n = len(goal.obligations) + len(st.concl)
+    library = "solve [pe_auto]"  # coqlib's: linear in the number of conjuncts
+    if n > MANY or klass == "sum":
+        return Script(library, klass, frozenset(needs))
+    helpers, uses = _shapes(st, goal, 3)
     per = ["solve [pe_side]"] * len(goal.obligations)
     for j, r in enumerate(st.concl):
         tac, _, _ = _closer(r, goal.printer)
         per.append(uses.get(j, tac))
-    return Script(_dispatch(pre + "intros; pe_zfacts; ", per), klass, frozenset(needs))
+    pre = "".join(f"{h}; " for h in helpers)
+    ours = f"solve [{_dispatch(pre + 'intros; pe_zfacts; ', per)}]"
+    alts = [library, ours] if classes <= {"trig", "algebra"} else [ours, library]
+    return Script("first [ " + "\n  | ".join(alts) + " ]", klass, frozenset(needs))
 
 
-def _shapes(st: Statement, goal: Goal, least: int) -> tuple[list[str], dict, dict]:
+def _shapes(st: Statement, goal: Goal, least: int) -> tuple[list[str], dict]:
     """Conclusions that are one relation at different variables (block ``j`` of a concrete
     width: the same identity at frequency ``w_j``): the relation is proved once, for all
     values, as a helper (``assert``), and each conclusion applies it."""
@@ -263,8 +257,8 @@ def _shapes(st: Statement, goal: Goal, least: int) -> tuple[list[str], dict, dic
                       if m.group(0) in byname else m.group(0), text),
                tuple(st.domain(v) for v in order))
         groups.setdefault(key, []).append((j, order))
-    helpers, uses, patterns = [], {}, {}
-    for (norm, _), members in groups.items():
+    helpers, uses = [], {}
+    for members in groups.values():
         if len(members) < least:
             continue
         j0, order0 = members[0]
@@ -286,12 +280,7 @@ def _shapes(st: Statement, goal: Goal, least: int) -> tuple[list[str], dict, dic
         for j, order in members:
             args = " ".join(goal.names[v] for v in order)
             uses[j] = f"solve [apply ({h} {args}); first [assumption | pe_side]]"
-        # the same, by syntactic matching (a failing [apply] would try conversion: slow)
-        pat = re.sub(r"\bx(\d+)\b", r"?x\1", norm)
-        xs = " ".join(f"x{k}" for k in range(len(order0)))
-        patterns[h] = (f"| |- {pat} => solve [apply ({h} {xs}); "
-                       "first [assumption | pe_side]]")
-    return helpers, uses, patterns
+    return helpers, uses
 
 
 def _dispatch(pre: str, per: list[str]) -> str:

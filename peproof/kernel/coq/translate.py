@@ -61,7 +61,6 @@ RESERVED = frozenset("""
 """.split())
 IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
-BALANCE = 8  # conjunctions longer than this are printed as balanced trees
 ROPS = {"==": "=", "<=": "<=", "<": "<", "!=": "<>"}
 #: function heads printed as ``f (x)``, each with its definedness condition (None: total and
 #: equal to SymPy's on the reals)
@@ -116,20 +115,11 @@ class Goal:
 
 
 def _conj(props: list[str]) -> str:
-    """``A /\\ B /\\ C``; a long conjunction as a balanced tree of parenthesized halves (the
-    same proposition: splitting a right-nested one of n conjuncts costs time quadratic in n)."""
+    """``A /\\ B /\\ C`` (right-nested, as Coq reads it; the library's [pe_conj] proves a long
+    one in linear time)."""
     if not props:
         return "True"
-    if len(props) <= BALANCE:
-        return " /\\\n  ".join(props)
-
-    def tree(ps):
-        if len(ps) == 1:
-            return ps[0]
-        m = len(ps) // 2
-        return f"({tree(ps[:m])} /\\\n  {tree(ps[m:])})"
-
-    return tree(props)
+    return " /\\\n  ".join(props)
 
 
 def coq_name(name: str, taken: set[str]) -> str:
@@ -138,8 +128,10 @@ def coq_name(name: str, taken: set[str]) -> str:
     base = name if IDENT.match(name) and name not in RESERVED else "v_" + re.sub(r"\W", "_", name)
     if not IDENT.match(base):
         base = "v_" + str(len(taken))
+    if base.startswith(("pe_", "peproof")):  # the prefixes of the proofs' own names
+        base = "v_" + base
     out, n = base, 0
-    while out in taken or out in RESERVED or out.startswith(("pe_", "peproof")):
+    while out in taken or out in RESERVED:
         n += 1
         out = f"{base}_{n}"
     taken.add(out)
@@ -161,6 +153,11 @@ def translate(st: Statement) -> Goal:
         names[v.symbol] = n
         if ctype == "Z":
             zvars.add(v.symbol)
+    for r in st.concl + st.hyps:
+        for side in (r.lhs, r.rhs):
+            for n in sp.preorder_traversal(side):
+                if isinstance(n, sp.Float):
+                    raise Untranslatable(f"Float {n}: only exact numbers are translated")
     pr = Printer(names, zvars, taken)
     dom = []
     for b in binders:
