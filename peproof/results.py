@@ -107,12 +107,15 @@ def add_coq(rows: list[dict], claims: list[Claim], coq_dir: Path | None = None) 
     from peproof.kernel.coq.check import check_claims
 
     t0 = time.perf_counter()
-    verdicts = {r["id"]: {"status": r["verdict"]["status"], "witness": r["verdict"]["witness"]}
-                for r in rows}
+    verdicts = {r["id"]: {"status": r["verdict"]["status"], "witness": r["verdict"]["witness"],
+                          "engines": r.get("engines") or {}} for r in rows}
     res = check_claims(claims, verdicts, build_dir=coq_dir)
     for r in rows:
         if r["id"] in res:
-            r["coq"] = res[r["id"]].as_dict()
+            d = res[r["id"]].as_dict()
+            if d["vfile"] and coq_dir is not None:  # relative to the build folder: coq/x.v
+                d["vfile"] = str(Path(d["vfile"]).relative_to(Path(coq_dir).parent))
+            r["coq"] = d
     return {"seconds": time.perf_counter() - t0}
 
 

@@ -32,17 +32,49 @@ Qed.
 Lemma even_mod2 : forall d : Z, Z.Even d -> (d mod 2 = 0)%Z.
 Proof. intros d [m ->]; rewrite Z.mul_comm, Z_mod_mult; reflexivity. Qed.
 
+Lemma sin_arg : forall a b : R, a = b -> sin a = sin b.
+Proof. intros a b ->; reflexivity. Qed.
+Lemma cos_arg : forall a b : R, a = b -> cos a = cos b.
+Proof. intros a b ->; reflexivity. Qed.
+
+(** Integer multiples of [pi]: [sin (PI * n) = 0], [sin (2 PI n) = 0], [cos (2 PI n) = 1]. *)
+Lemma sin_piZ : forall n : Z, sin (PI * IZR n) = 0.
+Proof.
+  intro n; apply sin_eq_0_1; exists n; ring.
+Qed.
+Lemma cos_2piZ : forall n : Z, cos (2 * PI * IZR n) = 1.
+Proof.
+  intro n; replace (2 * PI * IZR n) with (2 * (PI * IZR n)) by ring.
+  rewrite cos_2a_sin, sin_piZ; ring.
+Qed.
+Lemma sin_2piZ : forall n : Z, sin (2 * PI * IZR n) = 0.
+Proof.
+  intro n; replace (2 * PI * IZR n) with (PI * IZR (2 * n)) by (rewrite mult_IZR; ring).
+  apply sin_piZ.
+Qed.
+
 Lemma pyth_sq : forall t : R, sin t * sin t = 1 - cos t * cos t.
 Proof. intro t; pose proof (sin2_cos2 t) as H; unfold Rsqr in H; lra. Qed.
 
 Ltac pe_split := repeat match goal with |- _ /\ _ => split end.
 
-(** The real facts of the integer hypotheses in context (each once). *)
+(** The real facts of the integer hypotheses in context (each once); a strict inequality
+    between integers is also read as [a + 1 <= x] (with [a + 1] computed when it is a
+    literal), the bound [interval] needs to prove [0 < x]. *)
 Ltac pe_zfacts :=
   repeat match goal with
   | H : (?a < ?x)%Z |- _ =>
       lazymatch goal with _ : IZR a < IZR x |- _ => fail | _ =>
-        assert (IZR a < IZR x) by (apply IZR_lt; exact H) end
+        assert (IZR a < IZR x) by (apply IZR_lt; exact H);
+        let a1 := eval compute in (a + 1)%Z in
+        lazymatch goal with _ : IZR a1 <= IZR x |- _ => idtac | _ =>
+          assert (IZR a1 <= IZR x) by (apply IZR_le; lia) end end
+  | H : (?x < ?a)%Z |- _ =>
+      lazymatch goal with _ : IZR x < IZR a |- _ => fail | _ =>
+        assert (IZR x < IZR a) by (apply IZR_lt; exact H);
+        let a1 := eval compute in (a - 1)%Z in
+        lazymatch goal with _ : IZR x <= IZR a1 |- _ => idtac | _ =>
+          assert (IZR x <= IZR a1) by (apply IZR_le; lia) end end
   | H : (?a <= ?x)%Z |- _ =>
       lazymatch goal with _ : IZR a <= IZR x |- _ => fail | _ =>
         assert (IZR a <= IZR x) by (apply IZR_le; exact H) end

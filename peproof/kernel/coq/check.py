@@ -11,12 +11,12 @@
 
 A Coq proof of a statement another engine refutes, or of the negation of a statement an engine
 proved, is an engine conflict (``conflict``: the caller fails the run).  ``verdicts`` is data
-(``{id: {"status", "witness"}}`` from the engines): this module imports no engine.
+(``{id: {"status", "witness", "engines"}}`` from the engines: the deciding engine's status,
+its certified witness, the other engines' statuses): this module imports no engine.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,6 +42,7 @@ class CoqResult:
     vfile: str | None = None
     conflict: str = ""
     obligations: tuple[str, ...] = field(default_factory=tuple)
+    scope: str = ""  # what print_assumptions covers: "lemma", or "batch of n" (their union)
 
     @property
     def checked(self) -> bool:
@@ -52,7 +53,8 @@ class CoqResult:
                 "lemma": self.lemma, "assumptions": list(self.assumptions),
                 "print_assumptions": self.print_assumptions, "coq_version": self.coq_version,
                 "seconds": round(self.seconds, 3), "cached": self.cached, "vfile": self.vfile,
-                "conflict": self.conflict, "obligations": list(self.obligations)}
+                "conflict": self.conflict, "obligations": list(self.obligations),
+                "assumptions_scope": self.scope}
 
 
 def not_checked(reason: str, **kw) -> CoqResult:
@@ -95,7 +97,6 @@ def check_claims(claims: list[Claim], verdicts: dict | None = None,
                  workers: int = 2) -> dict[str, CoqResult]:
     """One :class:`CoqResult` per claim (see the module's docstring)."""
     verdicts = verdicts or {}
-    t0 = time.perf_counter()
     out: dict[str, CoqResult] = {}
     jobs, infos = [], {}
     for c in claims:
@@ -110,6 +111,7 @@ def check_claims(claims: list[Claim], verdicts: dict | None = None,
         o, info = done[job.key], infos[job.key]
         info.coq_version, info.seconds, info.cached = o.coq_version, o.seconds, o.cached
         info.vfile, info.assumptions, info.print_assumptions = o.vfile, o.assumptions, o.output
+        info.scope = o.scope
         if o.status == "absent":
             info.status = ABSENT
         elif o.status == "checked":
@@ -118,14 +120,18 @@ def check_claims(claims: list[Claim], verdicts: dict | None = None,
         else:
             info.status = f"not checked in Coq: {o.reason}"
         out[job.key] = info
-    del t0
     return out
 
 
 def _conflict(job: run.Job, verdict: dict | None) -> str:
-    status = (verdict or {}).get("status")
-    if not job.negation and status == "refuted":
-        return "Coq proved the statement an engine refuted"
-    if job.negation and status == "proved":
-        return "Coq proved the negation of a statement an engine proved"
-    return ""
+    """An engine's verdict that a Coq theorem contradicts (``verdict``: the decided status and
+    the other engines' ``{"name": status}``)."""
+    verdict = verdict or {}
+    said = {"the deciding engine": verdict.get("status")}
+    said.update({str(k): v for k, v in (verdict.get("engines") or {}).items()})
+    against = "refuted" if not job.negation else "proved"
+    who = sorted(k for k, v in said.items() if v == against)
+    if not who:
+        return ""
+    what = "the statement" if not job.negation else "the negation of the statement"
+    return f"Coq proved {what} that {', '.join(who)} {against[:-1]}d"

@@ -151,11 +151,14 @@ def trig_closer(exprs, pr: Printer) -> str:
         return "first [ solve [ring] | solve [field; pe_side] ]"
     plan, bases = angle_plan(args)
     steps = []
-    for a in sorted(args, key=lambda x: -len(sp.srepr(x))):
+    for a in args:
         parts = plan[a]
         if len(parts) == 1 and parts[0][0] == 1 and pr.term(parts[0][1]) == pr.term(a):
             continue
-        steps.append(f"replace ({pr.term(a)}) with ({_sum_text(parts, pr)}) by pe_eq")
+        b = _sum_text(parts, pr)
+        steps += [f"try rewrite (sin_arg ({pr.term(a)}) ({b})) by pe_eq",
+                  f"try rewrite (cos_arg ({pr.term(a)}) ({b})) by pe_eq"]
+    steps += _pi_facts(bases, pr)
     pre = "; ".join(steps + ["rewrite ?sin_plus, ?cos_plus, ?sin_neg, ?cos_neg",
                              "rewrite ?sin_PI2, ?cos_PI2, ?sin_PI, ?cos_PI, ?sin_0, ?cos_0"])
     pyth = "; ".join(f"pose proof (pyth_sq ({pr.term(t)})) as P{j}" for j, t in enumerate(bases))
@@ -164,6 +167,26 @@ def trig_closer(exprs, pr: Printer) -> str:
     field = f"field [{ps}]" if ps else "field"
     return (f"{pre}; {pyth}; first [ solve [{ring}] | solve [{field}; pe_side] "
             "| solve [pe_bounds; nra] ]")
+
+
+def _pi_facts(bases, pr: Printer) -> list[str]:
+    """Base angles that are integer multiples of pi: sin = 0 (and cos = 1 for even ones)."""
+    out = []
+    for t in bases:
+        q = sp.expand(t / sp.pi)
+        if q.has(sp.pi) or not q.free_symbols or not q.free_symbols <= pr.zvars:
+            continue
+        z = pr.zexact(q)
+        if z is None:
+            continue
+        ts = pr.term(t)
+        out.append(f"try rewrite (sin_arg ({ts}) (PI * IZR {z})) by (pe_izr_push; ring)")
+        out.append("try rewrite sin_piZ")
+        z2 = pr.zexact(sp.expand(q / 2))
+        if z2 is not None:
+            out.append(f"try rewrite (cos_arg ({ts}) (2 * PI * IZR {z2})) by (pe_izr_push; ring)")
+            out.append("try rewrite cos_2piZ")
+    return out
 
 
 def _int_text(v) -> str:
