@@ -13,7 +13,7 @@ from __future__ import annotations
 
 def main() -> None:
     from peproof.families.error_model import CONSTANTS
-    from peproof.oracle import evidence as E
+    from peproof.oracle.common import evidence as E
 
     print("constants (units of u, or ulps for c_sin):", CONSTANTS.as_dict())
     print(f"\n{'library':8s} {'fn':4s} {'dtype':9s} {'max ulp |x|<=7':>15s} {'max ulp':>10s} "

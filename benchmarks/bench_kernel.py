@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 def flint_recheck() -> None:
     from peproof import registry
     from peproof.engines import expoly
-    from peproof.engines.decide import verdict_of
     from peproof.kernel import flint_check as kernel_flint
+    from peproof.verdicts import verdict_of
 
     t0 = time.perf_counter()
     with expoly.recording() as log:  # every zero test SymPy passed while deciding the registry

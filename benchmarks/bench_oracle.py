@@ -39,8 +39,8 @@ def main() -> None:
 
     from peproof.encoding import Encoding
     from peproof.oracle import check, identify, reference
-    from peproof.oracle.exact import Plan
-    from peproof.oracle.variant import PAPER
+    from peproof.oracle.common.exact import Plan
+    from peproof.oracle.sinusoidal.variant import PAPER
 
     n, d = a.rows, a.d
     from peproof.numeric import recipes as R

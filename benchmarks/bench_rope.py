@@ -73,7 +73,7 @@ def main() -> None:
         print(f"landmarks d={d}: {secs:.3f}s; first rise {lm.first_rise}, never regains up to "
               f"{lm.record_prefix}, min at {lm.minimum['k']}, undecided {len(lm.undecided)}")
     from peproof import registry
-    from peproof.engines.decide import verdict_of
+    from peproof.verdicts import verdict_of
 
     claims = registry.family("rope")
     t0 = time.process_time()

@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 
-from peproof.oracle.rotary import check_rotary
+from peproof.oracle.rotary.check import check_rotary
 
 N, D = 131072, 128
 

@@ -12,8 +12,9 @@ A claim *settled when built* (every conclusion has identical sides once SymPy bu
 engine ``construction``) has nothing for another engine to confirm: its z3 cell is
 ``construction``, never ``proved``, and it is never counted as independent agreement.
 
-A claim proved by one engine and refuted by another is a *conflict*; ``pytest proofs`` fails on
-it loudly.  ``unknown`` is shown as such.
+A claim proved by one engine and refuted by another is a *conflict*, and so is a verdict the
+falsification gate (:mod:`peproof.kernel.falsify`) met with a certified point against it
+(``Verdict.conflict``); ``pytest proofs`` fails on it loudly.  ``unknown`` is shown as such.
 """
 
 from __future__ import annotations
@@ -158,8 +159,9 @@ def numeric_cell(claim: Claim, primary: Verdict) -> str:
 
 @cache
 def z3_verdict(claim_id: str) -> Verdict:
-    from peproof.engines.decide import CONSTRUCTION, SETTLED, verdict_of
+    from peproof.engines.decide import CONSTRUCTION, SETTLED
     from peproof.engines.z3trig import decide_z3
+    from peproof.verdicts import verdict_of
 
     st = registry.get(claim_id).statement
     if st is None:
@@ -186,7 +188,7 @@ def independently_confirmed(cells: dict) -> bool:
 
 @cache
 def row(claim_id: str) -> dict:
-    from peproof.engines.decide import verdict_of as verdict
+    from peproof.verdicts import verdict_of as verdict
 
     claim = registry.get(claim_id)
     primary = verdict(claim_id)
@@ -195,6 +197,8 @@ def row(claim_id: str) -> dict:
     statuses = {cells["primary"], cells["z3"]}
     conflict = "proved" in statuses and "refuted" in statuses
     if cells["numeric"] == "inconsistent" and primary.status in ("proved", "refuted"):
+        conflict = True
+    if primary.conflict or zv.conflict:  # the falsification gate met an engine's verdict
         conflict = True
     return {"id": claim_id, "cells": cells, "conflict": conflict, "z3": zv,
             "primary_engine": primary.engine, "confirmed": independently_confirmed(cells)}

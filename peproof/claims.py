@@ -56,6 +56,9 @@ class Rel:
             raise ValueError(f"op must be one of {OPS}, got {self.op!r}")
         object.__setattr__(self, "lhs", sp.sympify(self.lhs))
         object.__setattr__(self, "rhs", sp.sympify(self.rhs))
+        if isinstance(self.lhs, sp.MatrixBase) or isinstance(self.rhs, sp.MatrixBase):
+            raise ValueError("a relation compares scalar terms; compare matrices entry by entry "
+                             "with peproof.claims.mat_eq (shapes first)")
 
     def map(self, f) -> Rel:
         return Rel(self.op, f(self.lhs), f(self.rhs))
@@ -92,11 +95,15 @@ def Ne(lhs, rhs) -> Rel:  # noqa: N802
 
 
 def mat_eq(a, b) -> tuple[Rel, ...]:
-    """Entrywise equalities of two equally shaped matrices or sequences."""
-    a, b = list(sp.Matrix(a)), list(sp.Matrix(b))
-    if len(a) != len(b):
-        raise ValueError(f"shapes differ: {len(a)} vs {len(b)} entries")
-    return tuple(Eq(x, y) for x, y in zip(a, b, strict=True))
+    """Entrywise equalities of two matrices or sequences of the same shape (a flat sequence is
+    a column).  Shapes are compared first: a 4x1 and a 2x2 matrix, or a column and a row, are
+    never equal, whatever their entries (ValueError)."""
+    ma, mb = sp.Matrix(a), sp.Matrix(b)
+    if ma.shape != mb.shape:
+        raise ValueError(f"shapes differ: {ma.shape[0]}x{ma.shape[1]} vs "
+                         f"{mb.shape[0]}x{mb.shape[1]}; matrices of different shapes are "
+                         "never equal")
+    return tuple(Eq(x, y) for x, y in zip(list(ma), list(mb), strict=True))
 
 
 @dataclass(frozen=True)
@@ -231,6 +238,9 @@ class Verdict:
     # the certificates the second kernel re-checked (peproof.kernel.flint_check)
     kernels: tuple[str, ...] = ()
     certificates: list[dict] = field(default_factory=list)
+    # set by the falsification gate (peproof.kernel.falsify) when an engine's verdict met a
+    # certified point against it: both verdicts and the point; the status is then ``unknown``
+    conflict: dict | None = None
 
     def __post_init__(self):
         if self.status not in STATUSES:
@@ -251,6 +261,7 @@ class Verdict:
             "reason": self.reason,
             "kernels": list(self.kernels),
             "certificates": list(self.certificates),
+            **({"conflict": self.conflict} if self.conflict else {}),
         }
 
 

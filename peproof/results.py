@@ -30,7 +30,7 @@ def git_commit(root: Path | None = None) -> str:
 def run_claim(claim: Claim, falsifiers: bool = True) -> dict:
     from peproof.agreement import row
     from peproof.engines.decide import CONSTRUCTION, refute
-    from peproof.engines.decide import verdict_of as verdict
+    from peproof.verdicts import verdict_of as verdict
 
     v = verdict(claim.id)
     agree = row(claim.id)
@@ -136,6 +136,22 @@ def coq_summary(rows: list[dict]) -> dict:
     }
 
 
+def gate_conflicts(rows: list[dict]) -> list[dict]:
+    """``{"id", "engine", "said", "gate", "point"}`` for every verdict of ``rows`` carrying an
+    engine conflict (``Verdict.conflict``)."""
+    out = []
+    for r in rows:
+        found = [(r["id"], r["verdict"]), (f"{r['id']} (z3)", r.get("z3") or {})]
+        found += [(f"{r['id']} / falsifier {f['name']}", f["verdict"]) for f in r["falsifiers"]]
+        for name, v in found:
+            c = v.get("conflict")
+            if c:
+                out.append({"id": name, "engine": c["engine"].get("engine"),
+                            "said": c["engine"].get("status"), "gate": c.get("what", ""),
+                            "point": c.get("point")})
+    return out
+
+
 def summarize(rows: list[dict], seconds: float) -> dict:
     """The summary of an envelope's claim rows (counts, falsifiers, disagreements, agreement)."""
     fals = [f for r in rows for f in r["falsifiers"]]
@@ -160,6 +176,9 @@ def summarize(rows: list[dict], seconds: float) -> dict:
         "falsifiers_refuted": sum(f["verdict"]["status"] == "refuted" for f in fals),
         "disagreements": [r["id"] for r in rows if not r["agrees_with_expectation"]],
         "conflicts": [r["id"] for r in rows if r["conflict"]],
+        # verdicts the falsification gate met with a certified point against them (the claim's,
+        # its z3 cell's, a falsifier's): each an engine conflict, never a proof
+        "gate_conflicts": gate_conflicts(rows),
         "engine_agreement": _agreement_counts(rows),
         "seconds": round(seconds, 3),
         **coq_summary(rows),

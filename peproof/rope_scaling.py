@@ -20,7 +20,9 @@ Methods (``s`` = ``factor``, ``L`` = the original context length; names of trans
                             the reference code and transformers compute it (``ramp="index"``:
                             linear in ``j`` between the floor/ceil of the correction dimensions)
 ``Llama3``      [llama3]    wavelength bands: ``lambda < L/high_freq_factor`` kept, ``lambda >
-                            L/low_freq_factor`` divided by ``s``, a smooth blend between (Meta 2024)
+                            L/low_freq_factor`` divided by ``s``, a smooth blend between (Meta
+                            2024); with ``low_freq_factor >= high_freq_factor`` a step at
+                            ``L/low``
 ``LongRope``    [longrope]  per-pair factors ``theta_j / lambda_j`` (short or long set by the
                             sequence length) and ``sqrt(1 + ln s / ln L)`` (Ding et al. 2024)
 
@@ -191,9 +193,12 @@ class Yarn(Scaling):
             v = getattr(self, name)
             if v is not None:
                 object.__setattr__(self, name, _rat(v, name, positive=False))
-        if (self.beta_slow - self.beta_fast).is_nonnegative:
-            raise ParameterError(f"beta_slow must be below beta_fast, got {self.beta_slow}, "
-                                 f"{self.beta_fast}")
+        # transformers accepts any betas (it warns when beta_fast < beta_slow): the index ramp
+        # is then computed between the two correction dimensions in the other order, and equal
+        # ones are moved apart by 1/1000; only the published ratio ramp divides by their gap
+        if self.ramp == "ratio" and (self.beta_slow - self.beta_fast).is_nonnegative:
+            raise ParameterError(f"the published ratio ramp needs beta_slow below beta_fast, got "
+                                 f"{self.beta_slow}, {self.beta_fast}")
 
     def ratio_ramp(self, X, theta):
         """The published ``gamma(r)``, ``r = L theta / (2 pi)``: 0 below ``beta_slow``, 1 above
@@ -243,11 +248,13 @@ class Llama3(Scaling):
     exact: ClassVar[tuple[str, ...]] = ("factor", "low_freq_factor", "high_freq_factor",
                                         "original_max_position_embeddings")
 
-    def __post_init__(self):
-        super().__post_init__()
-        if (self.low_freq_factor - self.high_freq_factor).is_nonnegative:
-            raise ParameterError("low_freq_factor must be below high_freq_factor, got "
-                                 f"{self.low_freq_factor}, {self.high_freq_factor}")
+    @property
+    def is_step(self) -> bool:
+        """``low_freq_factor >= high_freq_factor`` (Llama 4 Scout: 1 and 1): transformers accepts
+        it (with a warning) and its band collapses: a wavelength above ``L / low_freq_factor``
+        is divided by ``s``, every other kept (its blend would divide by zero and is never
+        reached for a rational base: a wavelength ``2 pi / theta`` is never rational)."""
+        return bool((self.low_freq_factor - self.high_freq_factor).is_nonnegative)
 
     def edges(self, X):
         """Wavelengths ``(L / high_freq_factor, L / low_freq_factor)`` bounding the blend band."""
@@ -265,6 +272,8 @@ class Llama3(Scaling):
     def frequency(self, X, j, d, base, theta, seq_len=None):
         short, long_ = self.edges(X)
         lam = 2 * X.pi / theta
+        if self.is_step:  # transformers' order: the divided band first, no blend
+            return X.select([(X.lt(long_, lam), theta / X.num(self.factor))], theta)
         return X.select([(X.lt(lam, short), theta), (X.lt(long_, lam), theta / X.num(self.factor))],
                         self.blend(X, theta))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from peproof import registry
 from peproof.claims import Claim, Verdict
-from peproof.engines.decide import verdict_of as verdict  # noqa: F401 - re-exported
+from peproof.verdicts import verdict_of as verdict  # noqa: F401 - re-exported
 
 
 def failure_message(claim: Claim, v: Verdict, expected: str) -> str:

@@ -136,3 +136,24 @@ def hostile(tmp_path_factory):
     runner = HostileRunner(tmp_path_factory.mktemp("hostile"))
     yield runner
     runner.pool.shutdown(wait=True, cancel_futures=True)
+
+
+# ----------------------------------------------------------------------------- engine conflicts
+@pytest.fixture
+def engine_conflicts_fail(monkeypatch):
+    """Any engine conflict (an engine's verdict met by the falsification gate with a certified
+    point against it) fails the test at once.  The engines' own tests use it: the gate turns a
+    lying engine's ``proved`` into ``unknown``, which a test asserting "not proved" would
+    accept -- here the lie itself is the failure (and a mutant that makes an engine lie is
+    killed, not masked by the gate)."""
+    from peproof.kernel import falsify
+
+    real = falsify.gate
+
+    def strict(stmt, verdict, **kwargs):
+        out = real(stmt, verdict, **kwargs)
+        if out.conflict:
+            raise AssertionError(f"engine conflict (an engine lied): {out.reason}")
+        return out
+
+    monkeypatch.setattr(falsify, "gate", strict)

@@ -14,18 +14,21 @@ from peproof.encoding import Encoding, omega_expr, row_positions
 from peproof.engines import (
     angles,
     cyclotomic,
+    facts,
     periodic,
     powers,
     rational,
     realz3,
-    wellformed,
     witness,
     z3poly,
 )
-from peproof.engines.decide import decide_statement
+from peproof.engines.decide import decide_statement, with_default
 from peproof.engines.wellformed import IllFormed
 from peproof.engines.z3trig import decide_z3
 from peproof.kernel.arb import Unsupported, arb_eval
+
+# an engine conflict (a lie the falsification gate caught) fails the test: see tests/conftest.py
+pytestmark = pytest.mark.usefixtures("engine_conflicts_fail")
 
 x, VX = var("x", "real")
 y, VY = var("y", "real")
@@ -99,8 +102,12 @@ def test_cyclotomic_negative_powers_are_outside_the_fragment():
 
 
 def test_cyclotomic_field_decides_equalities_only():
-    """Kills cyclotomic-inequalities-accepted: sin(pi/5) > 0, so sin(pi/5) < 0 is refuted."""
-    assert cyc(Lt(sin_pi(sp.Rational(1, 5)), 0)) == "refuted"
+    """Kills cyclotomic-inequalities-accepted: sin(pi/5) > 0, so sin(pi/5) < 0 is refuted (by
+    the default engines: an order relation is outside the cyclotomic fragment)."""
+    lt = Statement(Lt(sin_pi(sp.Rational(1, 5)), 0))
+    v = cyclotomic.proof(lt, None)
+    assert v.status == "unknown" and v.method == "not applicable" and "relation <" in v.reason
+    assert with_default(cyclotomic.proof)(lt).status == "refuted"
     assert cyc(Ne(sin_pi(sp.Rational(1, 5)), 0)) == "proved"
 
 
@@ -186,7 +193,7 @@ def test_rational_engine_keeps_exp_atoms_apart():
 def test_real_z3_needs_every_conclusion():
     """Kills realz3-any-conclusion: for 0 < x < 1, x < 2 holds but x < 0 does not."""
     stmt = Statement((Lt(x, 2), Lt(x, 0)), (VX,), hyps=(Lt(0, x), Lt(x, 1)))
-    assert realz3.prove(stmt).status == "refuted"
+    assert with_default(realz3.prove)(stmt).status == "refuted"
     assert realz3.prove(Statement((Lt(x, 2), Lt(0, x)), (VX,),
                                   hyps=(Lt(0, x), Lt(x, 1)))).status == "proved"
 
@@ -196,11 +203,12 @@ def test_real_z3_reciprocal_powers():
     fails for 0 < x < 1."""
     inside = (Lt(0, x), Lt(x, 1))
     assert realz3.prove(Statement(Lt(1, 1 / x), (VX,), hyps=inside)).status == "proved"
-    assert realz3.prove(Statement(Le(1 / x, 1), (VX,), hyps=inside)).status == "refuted"
+    assert with_default(realz3.prove)(Statement(Le(1 / x, 1), (VX,), hyps=inside)).status \
+        == "refuted"
     assert realz3.prove(Statement(Le(1 / x**2, 1 / x), (VX,), hyps=(Le(1, x),))).status \
         == "proved"
-    assert realz3.prove(Statement(Le(1 / x**2, 1 / x), (VX,),
-                                  hyps=(Lt(0, x), Lt(x, 1)))).status == "refuted"
+    assert with_default(realz3.prove)(Statement(Le(1 / x**2, 1 / x), (VX,),
+                                                hyps=(Lt(0, x), Lt(x, 1)))).status == "refuted"
 
 
 # --------------------------------------------------------------------------- signs
@@ -210,7 +218,7 @@ def test_sign_rules_on_bases_of_real_powers():
     (-exp(x) < 0: (-exp(x))^y is not a real power)."""
     for base in (x**2 + y**2, -sp.exp(x)):
         stmt = Statement(Lt(0, base**z), (VX, VY, VZ))
-        assert not wellformed.check(stmt).ok, base
+        assert not facts.check(stmt).ok, base
         assert decide_statement(stmt).status != "proved", base
     assert decide_statement(Statement(Lt(0, (x**2 + y**2 + 1) ** z), (VX, VY, VZ))).status \
         == "proved"
@@ -220,7 +228,7 @@ def test_reciprocals_are_not_integer_valued():
     """Kills signs-negative-power-integer: a sum up to 1/n is not a sum over an integer range
     (at n = 2 the 'sum_{j=0}^{1/2} 1 = 3/2' reading is false)."""
     stmt = Statement(Eq(sp.Sum(1, (j, 0, 1 / n)), 1 / n + 1), (VN,))
-    assert not wellformed.check(stmt).ok
+    assert not facts.check(stmt).ok
     assert decide_statement(stmt).status != "proved"
 
 
@@ -255,10 +263,10 @@ def test_a_real_power_needs_a_positive_base_to_be_nonzero():
     """Kills wellformed-root-nonzero: (x^2)^(y) with x = 0 is 0 or undefined, so 1/that is not
     known to be defined; with a base proved positive it is."""
     bad = Statement(Lt(0, 1 / (x**2 + y**2) ** z), (VX, VY, VZ))
-    assert not wellformed.check(bad).ok
+    assert not facts.check(bad).ok
     assert "side condition not proved" in decide_statement(bad).reason
     good = Statement(Lt(0, 1 / (x**2 + y**2 + 1) ** z), (VX, VY, VZ))
-    assert wellformed.check(good).ok
+    assert facts.check(good).ok
 
 
 # --------------------------------------------------------------------------- witness
@@ -289,7 +297,8 @@ def test_an_instance_satisfies_every_conclusion():
 
 # --------------------------------------------------------------------------- powers
 def pw(rel, hyps=(), vars_=(VX,)) -> str:
-    return powers.proof(Statement(rel, vars_, hyps), None).status
+    """The powers engine, then the default engines (which refute with a certified point)."""
+    return with_default(powers.prove_statement)(Statement(rel, vars_, hyps)).status
 
 
 def test_powers_of_different_bases_are_different():
@@ -399,3 +408,84 @@ def test_exponential_procedure_reduces_only_integer_multiples_of_pi():
     assert decide_statement(Statement(Eq(S(sp.pi * k / 2), 0), (VK,))).status == "refuted"
     assert decide_statement(Statement(Eq(S(sp.pi * k / 2 + 2 * sp.pi * k), S(sp.pi * k / 2)),
                                       (VK,))).status == "proved"
+
+
+# --------------------------------------------------------------------------- layers (issue 18)
+def test_the_fragment_gate_reads_quantifier_hypotheses_nesting_and_the_complex_view():
+    """Kills fragment-quantifier-ignored, fragment-hypotheses-not-read, fragment-nested-sums,
+    fragment-I-everywhere, fragment-rules-not-checked."""
+    from peproof.engines import decide, z3trig
+    from peproof.engines.fragment import refusal
+
+    v = realz3.prove(Statement(Lt(x, 1), (VX,), hyps=(Lt(x, 0), Lt(0, x)), quant="exists"))
+    assert v.method == "not applicable" and "exists" in v.reason
+    assert "hypothesis 1" in refusal(z3trig.FRAGMENT, Statement(
+        Lt(0, 1), (VX,), hyps=(Lt(sp.Max(x, 0), 1),)))
+    nested = sp.Sum(sp.Sum(S(x), (i, 0, 2)) * S(x), (i, 0, 3))
+    assert "summand of a side" in refusal(z3trig.FRAGMENT, Statement(Eq(nested, 0), (VX,)))
+    assert "the constant I" in refusal(decide.FRAGMENT, Statement(Lt(x, x + sp.I), (VX,)))
+    assert refusal(decide.FRAGMENT, Statement(Eq(x, x + sp.I), (VX,))) is None
+    assert "breaks its rule" in refusal(z3trig.FRAGMENT, Statement(Le(S(S(x)), 1), (VX,)))
+
+
+def test_a_sign_free_fragment_refuses_a_sign_sensitive_node():
+    """Kills fragment-no-sign-free-check."""
+    from peproof.engines.fragment import Fragment
+
+    with pytest.raises(ValueError, match="sign-sensitive"):
+        Fragment("e", nodes={sp.Max: ("any",)}, sign_free=True)
+
+
+def test_side_conditions_need_every_factor_a_certified_sign_and_are_never_dropped():
+    """Kills facts-product-any-factor, facts-closed-sign-any, facts-unproved-dropped."""
+    assert not facts.check(Statement(Le(sp.log(x * y), x * y), (VX, VY), (Lt(0, x),))).ok
+    assert facts.check(Statement(Le(sp.log(x * y), x * y), (VX, VY), (Lt(0, x), Lt(0, y)))).ok
+    assert not facts.check(Statement(Le(sp.sqrt(sp.pi - 4), x), (VX,))).ok  # certified < 0
+    assert facts.check(Statement(Le(sp.sqrt(4 - sp.pi), x), (VX,))).ok
+    assert not facts.check(Statement(Lt(5, 1 / (S(x) ** 2 + C(x) ** 2 - 1)), (VX,))).ok
+
+
+def test_every_entry_gates_fragment_side_conditions_kernels_and_falsification():
+    """Kills gate-no-falsification, gate-no-fragment, gate-side-conditions-ignored,
+    gate-no-flint-recheck, registry-expoly-ungated, registry-fragment-swapped."""
+    from peproof.claims import Verdict
+    from peproof.engines import expoly, gate, z3poly, z3trig
+    from peproof.engines.registry import ENGINES
+
+    liar = gate.entry(z3poly.FRAGMENT, "liar", "m")(
+        lambda st, checked: Verdict("proved", "liar", "-", "m"))
+    with pytest.raises(AssertionError, match="engine conflict"):  # the strict fixture
+        liar(Statement(Eq(S(x), C(x)), (VX,)))
+    v = ENGINES["expoly"].decide(Statement(Eq(sp.Max(S(x) ** 2, 1), 1), (VX,)))
+    assert v.method == gate.NOT_APPLICABLE and "Max" in v.reason
+    assert ENGINES["expoly"].decide.fragment is expoly.FRAGMENT
+    assert ENGINES["z3trig"].fragment is z3trig.FRAGMENT
+    # a reversed range read as an empty one: sum_{i=0}^{-n} i = 0 fails at n = 2 (Karr: 1)
+    assert status(decide_z3, Statement(Eq(sp.Sum(i, (i, 0, -n)), 0), (VN,))) != "proved"
+    v = powers.prove_statement(Statement(Eq(S(2 * x), 2 * S(x) * C(x)), (VX,)))
+    assert v.status == "proved" and v.kernels == (expoly.SYMPY_KERNEL, "FLINT re-check "
+                                                  "(python-flint fmpq_mpoly)")
+
+
+def test_the_lifting_spreads_the_remainder():
+    """Kills lifting-remainder-dropped: sum_{i=0}^{2} (sin^2 + cos^2 - 1) = 1 is false (0)."""
+    total = sp.Sum(S(x) ** 2 + C(x) ** 2 - 1, (i, 0, 2))
+    assert status(decide_statement, Statement(Eq(total, 1), (VX,))) != "proved"
+    assert decide_statement(Statement(Eq(total + 1, 1), (VX,))).status == "proved"
+
+
+def test_brackets_integrals_and_versions_mean_what_they_say():
+    """Kills objects-delta-inverted, objects-integral-half-period, versions-z3-as-sympy,
+    versions-flint-as-sympy."""
+    import z3
+
+    from peproof.engines.objects import Delta, PiIntegral
+    from peproof.engines.versions import versions
+
+    assert Delta(3, 3) == 1 and Delta(3, 4) == 0
+    t = sp.Symbol("t", real=True)
+    ball = arb_eval(PiIntegral(C(t) ** 2 + 1, t), {}, 64)
+    assert abs(ball - 3 * flint.arb.pi()) < flint.arb(2) ** -40
+    assert versions()["z3"] == z3.get_version_string()
+    assert versions()["python-flint"] == flint.__version__
+

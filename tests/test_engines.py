@@ -10,6 +10,9 @@ from peproof.engines import expoly, z3poly
 from peproof.engines.decide import decide, decide_statement, lift
 from peproof.kernel.arb import Unsupported, arb_eval, certified_sign
 
+# an engine conflict (a lie the falsification gate caught) fails the test: see tests/conftest.py
+pytestmark = pytest.mark.usefixtures("engine_conflicts_fail")
+
 x, VX = var("x", "real")
 y, VY = var("y", "real")
 n, VN = var("n", "integer")

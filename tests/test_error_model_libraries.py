@@ -3,7 +3,7 @@
 Measured, not assumed: every installed library's ``sin``/``cos`` (float32, float16, bfloat16) on
 a grid of arguments up to ``2**24``, and its frequency recipes (exp of a product, power,
 tensor2tensor's h-1 form, mlx's interpolated logarithm) for several ``d`` and bases, each as
-the worst ratio to the model's allowance (:mod:`peproof.oracle.evidence`).  A ratio above 1
+the worst ratio to the model's allowance (:mod:`peproof.oracle.common.evidence`).  A ratio above 1
 means a library does something the model does not cover, and the oracle could call a correct
 table wrong: the constants (``peproof.families.error_model.CONSTANTS``) must then change.
 
@@ -19,7 +19,7 @@ import sys
 
 import pytest
 
-from peproof.oracle import evidence as E
+from peproof.oracle.common import evidence as E
 
 pytestmark = pytest.mark.peers
 
@@ -39,7 +39,7 @@ def measure(lib: str, what: str, *args):
     """``evidence.<what>(lib, *args)``; JAX in a child process."""
     if lib != "jax":
         return getattr(E, what)(lib, *args)
-    code = (f"import json; from peproof.oracle import evidence as E; "
+    code = (f"import json; from peproof.oracle.common import evidence as E; "
             f"print(json.dumps(E.{what}('jax', *{list(args)!r})))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return json.loads(r.stdout.strip().splitlines()[-1])
@@ -63,7 +63,8 @@ def test_frequency_recipes_are_within_the_model(lib, dtype):
     ds = (64, 512) + ((4096,) if dtype != "bfloat16" else ())
     bases = (10000, 500000) if dtype != "float16" else (10000,)  # 1/500000 is subnormal
     if lib == "jax":  # one child process for all of them
-        code = ("import json; from peproof.oracle import evidence as E; print(json.dumps(max("
+        code = ("import json; from peproof.oracle.common import evidence as E; "
+                "print(json.dumps(max("
                 f"(E.frequencies('jax', h, {dtype!r}, d, b) for h in ('exp', 'pow', 'h1', "
                 f"'interp') for d in {ds!r} for b in {bases!r}), key=lambda r: "
                 "r['max_ratio_to_model'])))")

@@ -225,8 +225,8 @@ def test_every_exp_proved_registry_claim_carries_rechecked_certificates():
     """Every registry claim whose proof rests on the exponential procedure names both kernels
     and carries certificates, each of which FLINT re-expands to zero."""
     from peproof import registry
-    from peproof.engines.decide import verdict_of
     from peproof.results import run_claim
+    from peproof.verdicts import verdict_of
 
     n_claims = n_certs = 0
     for c in registry.select(None):

@@ -23,7 +23,7 @@ from peproof.oracle import (
     identify,
     reference,
 )
-from peproof.oracle.exact import Plan, certify, exact_pos, round_ball
+from peproof.oracle.common.exact import Plan, certify, exact_pos, round_ball
 
 
 def exact_round(x: Fraction, fmt) -> float:

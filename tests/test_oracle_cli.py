@@ -10,7 +10,7 @@ import pytest
 
 from peproof.cli import main
 from peproof.oracle import reference
-from peproof.oracle.vectors import verify
+from peproof.oracle.sinusoidal.vectors import verify
 
 
 def out_of(capsys, *args):

@@ -20,8 +20,8 @@ import pytest
 
 from peproof.cli import main
 from peproof.oracle import check, reference
-from peproof.oracle.exact import Plan
-from peproof.oracle.variant import PAPER
+from peproof.oracle.common.exact import Plan
+from peproof.oracle.sinusoidal.variant import PAPER
 
 OK = reference(64, 16)
 
@@ -199,7 +199,7 @@ def test_npz_members(tmp_path, capsys):
 
 
 def test_npz_stored_members_are_memory_mapped(tmp_path):
-    from peproof.oracle.loaders import load
+    from peproof.oracle.common.loaders import load
 
     np.savez(tmp_path / "t.npz", pe=OK)
     arr, info = load(str(tmp_path / "t.npz"))

@@ -39,8 +39,8 @@ from peproof.oracle import (
     WRONG,
     Variant,
     check,
-    peers,
 )
+from peproof.oracle.sinusoidal import peers
 
 pytestmark = pytest.mark.peers
 

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from peproof.oracle import CONFORMS, ROUNDING, Variant, check, identify, reference
-from peproof.oracle.exact import Plan
+from peproof.oracle.common.exact import Plan
 
 ROUND_BASES = [10, 100, 1000, 10000, 100000, 500000]
 SCALES = [1, "sqrt(d)", "1/sqrt(d)", 2, "1/2", 3]

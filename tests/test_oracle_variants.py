@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 from peproof.cli import main
 from peproof.families.error_model import CONSTANTS, Constants, entry_bound
 from peproof.oracle import CONFORMS, DEGENERATE, VARIANT, WITHIN, Variant, check, reference
-from peproof.oracle.budget import Budget
-from peproof.oracle.exact import Plan
-from peproof.oracle.variant import same_frequencies
+from peproof.oracle.common.budget import Budget
+from peproof.oracle.common.exact import Plan
+from peproof.oracle.sinusoidal.variant import same_frequencies
 
 DT = {"float32": np.float32, "float16": np.float16, "bfloat16": ml_dtypes.bfloat16}
 

@@ -1,11 +1,10 @@
-"""The oracle against real implementations installed from PyPI, run as their users run them.
-
-Needs the extra ``peproof[peers]`` (torch, transformers, diffusers, positional-encodings,
-safetensors, mlx, keras and keras-hub with the torch backend, labml-nn, x-transformers,
-torch-geometric, performer-pytorch, reformer-pytorch); each test skips cleanly when its package
-is absent.  No model weights are downloaded: every table is computed by the package's own code
-(the builders are :mod:`peproof.oracle.peers`).  Tables are checked through the Python API and,
-for some, through the command line on a file the package's own writer produced (``torch.save``,
+"""The oracle against real implementations installed from PyPI, run as their users run them.  Needs
+the extra ``peproof[peers]`` (torch, transformers, diffusers, positional-encodings, safetensors,
+mlx, keras and keras-hub with the torch backend, labml-nn, x-transformers, torch-geometric,
+performer-pytorch, reformer-pytorch); each test skips cleanly when its package is absent.  No model
+weights are downloaded: every table is computed by the package's own code (the builders are
+:mod:`peproof.oracle.sinusoidal.peers`).  Tables are checked through the Python API and, for some,
+through the command line on a file the package's own writer produced (``torch.save``,
 ``safetensors``) or on ``module:function``.
 
 Each test states the variant the package implements (read from its source) and asserts the
@@ -20,7 +19,8 @@ import numpy as np
 import pytest
 
 from peproof.cli import main
-from peproof.oracle import CONFORMS, ROUNDING, VARIANT, Variant, check, peers
+from peproof.oracle import CONFORMS, ROUNDING, VARIANT, Variant, check
+from peproof.oracle.sinusoidal import peers
 
 pytestmark = pytest.mark.peers
 

@@ -163,7 +163,7 @@ def test_pi_printed_from_its_enclosure_contains_pi():
 def test_the_chain_axioms_print_enclosures_that_contain_pi_and_omega_min():
     """The trusted base of the certified-chain claims states intervals for pi and omega_min:
     each must contain the exact value (read independently with mpmath)."""
-    from peproof.engines.decide import verdict_of
+    from peproof.verdicts import verdict_of
 
     for d in (4, 512):
         v = verdict_of(f"uniqueness.lowest_angle_inside_turn_d{d}")

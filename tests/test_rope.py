@@ -112,8 +112,7 @@ def test_partial_rotation_and_proportional():
     (lambda: Rope(8, scaling=LongRope((1,) * 3, (1,) * 4)), "d/2 = 4 entries"),
     (lambda: Linear(0), "positive"),
     (lambda: Yarn(2, ramp="cubic"), "ramp must be"),
-    (lambda: Yarn(2, beta_fast=1, beta_slow=32), "beta_slow must be below"),
-    (lambda: Llama3(8, 4, 1), "low_freq_factor must be below"),
+    (lambda: Yarn(2, beta_fast=1, beta_slow=32, ramp="ratio"), "ratio ramp needs beta_slow"),
 ])
 def test_bad_parameters_are_refused(make, fragment):
     with pytest.raises(ParameterError, match=fragment):
@@ -246,3 +245,20 @@ def test_sabotaged_rotation_turns_claims_red(mode, red):
                          text=True, timeout=300, check=True)
     got = json.loads(out.stdout)
     assert {c for c, v in got.items() if v != "proved"} == set(red), got
+
+
+def test_llama3_step_and_reversed_betas_as_transformers_computes_them():
+    """low_freq_factor >= high_freq_factor (Llama 4 Scout: 1, 1) and beta_fast < beta_slow are
+    accepted by transformers (a warning): a step at L / low_freq_factor, and YaRN's index ramp
+    between the correction dimensions in the other order."""
+    r = Rope(128, 500000, scaling=Llama3(16, 1, 1, 8192))
+    th0, th = Rope(128, 500000).thetas_f64(), r.thetas_f64()
+    lam = 2 * np.pi / th0
+    assert np.allclose(th[lam > 8192], th0[lam > 8192] / 16, rtol=1e-15)
+    assert np.array_equal(th[lam < 8192], th0[lam < 8192])
+    r2 = Rope(128, 500000, scaling=Llama3(8, 4, 1, 8192))  # step at L / 4: 1 is never reached
+    lam4 = lam > 8192 / 4
+    assert np.allclose(r2.thetas_f64()[lam4], th0[lam4] / 8, rtol=1e-15)
+    assert np.array_equal(r2.thetas_f64()[~lam4], th0[~lam4])
+    y = Rope(64, 10000, scaling=Yarn(4, 4096, beta_fast=1, beta_slow=32)).thetas_f64()
+    assert np.all(np.isfinite(y)) and np.all(y > 0)

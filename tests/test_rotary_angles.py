@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from peproof.oracle import CONFORMS, DEGENERATE, VARIANT, WITHIN, WRONG
-from peproof.oracle.rotary import check_rotary
+from peproof.oracle.rotary.check import check_rotary
 
 D, N = 64, 8192
 OK = (CONFORMS, WITHIN)

@@ -102,7 +102,7 @@ def _first_collision_exact(theta: Fraction, fmt) -> int:
 
 @pytest.mark.parametrize("fmt,want", [("float16", 2048), ("bfloat16", 256)])
 def test_horizon_of_positions(fmt, want):
-    from peproof.oracle.rotary import rotary_horizons
+    from peproof.oracle.rotary.horizon import rotary_horizons
 
     hz = rotary_horizons(8, 10000, (fmt,))[fmt]
     assert hz["positions_collide_from"] == want == _first_collision_exact(Fraction(1), fmt)
@@ -114,7 +114,7 @@ def test_horizon_of_a_dyadic_frequency_matches_exact(fmt):
     """Linear scaling by 4: theta_0 = 1/4, an exact dyadic: the scan agrees with exact rounding."""
     import flint
 
-    from peproof.oracle.rotary_horizon import first_collision
+    from peproof.oracle.rotary.horizon import first_collision
 
     got = first_collision(0.25, lambda prec: flint.arb(0.25), get_format(fmt))
     assert got == _first_collision_exact(Fraction(1, 4), fmt)
@@ -125,7 +125,7 @@ def test_horizon_of_a_dyadic_frequency_matches_exact(fmt):
 def test_horizon_pairs_checked_by_brute_force_float64():
     """Every pair's float16 horizon for d = 16: recomputed independently by rounding float64
     products with NumPy's own float16 cast (a correct rounding), away from ties."""
-    from peproof.oracle.rotary import rotary_horizons
+    from peproof.oracle.rotary.horizon import rotary_horizons
 
     hz = rotary_horizons(16, 10000, ("float16",))["float16"]
     th = 10000.0 ** (-np.arange(8) * 2 / 16)

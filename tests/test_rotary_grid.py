@@ -13,7 +13,7 @@ import itertools
 import pytest
 
 from peproof.oracle import CONFORMS, WITHIN, WRONG
-from peproof.oracle.rotary import check_rotary
+from peproof.oracle.rotary.check import check_rotary
 
 pytestmark = [pytest.mark.peers, pytest.mark.slow]
 OK = (CONFORMS, WITHIN)

@@ -153,7 +153,7 @@ def test_oracle_reads_the_registry_bound():
     constant moves it)."""
     from peproof.families import error_model_maps as M
     from peproof.formats import get_format
-    from peproof.oracle.rotary_model import FreqMap, freq_rel_error
+    from peproof.oracle.rotary.model import FreqMap, freq_rel_error
 
     th = np.array([1.0, 0.01, 1e-4])
     f32 = get_format("float32")
@@ -193,7 +193,7 @@ def test_angle_addition_reference_within_its_bound(a):
     """reference_pair's addition-formula values (and the directly recomputed small ones) against
     200-bit cos/sin of the exact p theta^: within C_X a |x| + C_V |v| at every sampled entry,
     including late positions and entries near zero."""
-    from peproof.oracle.rotary_model import BLOCK, C_V, C_X, reference_pair
+    from peproof.oracle.rotary.compare import BLOCK, C_V, C_X, reference_pair
 
     mpmath.mp.prec = 200
     th = 1.0 / 10000.0 ** (np.arange(0, 64, 2) / 64.0)

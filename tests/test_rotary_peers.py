@@ -10,7 +10,7 @@ import math
 import pytest
 
 from peproof.oracle import CONFORMS, WITHIN
-from peproof.oracle.rotary import check_rotary
+from peproof.oracle.rotary.check import check_rotary
 
 pytestmark = pytest.mark.peers
 HEAD = 64

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from peproof.oracle import CONFORMS, DEGENERATE, VARIANT, WITHIN, WRONG
-from peproof.oracle.rotary import check_rotary
+from peproof.oracle.rotary.check import check_rotary
 
 D, N = 64, 4096
 
@@ -90,7 +90,7 @@ YARN = {"rope_type": "yarn", "factor": 16, "original_max_position_embeddings": 5
 
 
 def _yarn_freqs():
-    from peproof.oracle.rotary import rope_from_config
+    from peproof.oracle.rotary.config import rope_from_config
 
     r = rope_from_config(YARN, D)
     return r.thetas_numpy().astype(np.float32), 0.1 * math.log(16) + 1
@@ -276,7 +276,7 @@ def test_horizon_of_an_exact_tie():
     """theta_0 = 7/10 (linear factor 10/7): 1465 * 0.7 = 1025.5 is a float16 tie no ball
     decides; rounded exactly (to 1026, as is 1466 * 0.7 = 1026.2) the angle of pair 0 first
     collides at 1465 (below 1463 the step 0.7 exceeds float16's spacing of 0.5)."""
-    from peproof.oracle.rotary import _horizon0
+    from peproof.oracle.rotary.horizon import _horizon0
     from peproof.rope import Rope
     from peproof.rope_scaling import Linear
 

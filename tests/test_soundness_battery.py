@@ -19,6 +19,9 @@ from peproof.engines.decide import decide_statement
 from peproof.engines.wellformed import IllFormed
 from peproof.engines.z3trig import decide_z3
 
+# an engine conflict (a lie the falsification gate caught) fails the test: see tests/conftest.py
+pytestmark = pytest.mark.usefixtures("engine_conflicts_fail")
+
 x, VX = var("x", "real")
 y, VY = var("y", "real")
 n, VN = var("n", "pos_integer")

@@ -61,7 +61,7 @@ def add_parser(sub) -> None:
                    help="module:function: address space the call may use (default: half the "
                    "physical memory, 2G to 16G)")
     add_limit_arguments(p)
-    from peproof.oracle.rotary_cli import add_arguments as add_rotary_arguments
+    from peproof.oracle.rotary.cli import add_arguments as add_rotary_arguments
 
     add_rotary_arguments(p)  # --kind, --sin, --rope, ...: inv_freq vectors and cos/sin caches
     p.set_defaults(func=run)
@@ -73,8 +73,8 @@ def run(args) -> int:
     from peproof.guard.limits import Limits, count, parse_size, work
     from peproof.guard.paths import emit, out_file, write_atomic
     from peproof.oracle import check as oracle_check
-    from peproof.oracle.loaders import load
-    from peproof.oracle.tables import InputError
+    from peproof.oracle.common.loaders import load
+    from peproof.oracle.common.tables import InputError
 
     if args.d is not None and args.d < 1:
         raise UsageError(f"--d must be a positive even integer, got {args.d}")
@@ -85,7 +85,7 @@ def run(args) -> int:
     if args.time_limit is not None and not 0 < args.time_limit < 1e7:
         raise UsageError(f"--time-limit must be a positive number of seconds, got "
                          f"{args.time_limit}")
-    from peproof.oracle.rotary_cli import maybe_run
+    from peproof.oracle.rotary.cli import maybe_run
 
     code = maybe_run(args)  # a rotary artefact (inv_freq, cos/sin cache): its own oracle
     if code is not None:

@@ -25,9 +25,22 @@ import z3
 
 from peproof.claims import Claim, Statement, Verdict
 from peproof.engines import expoly
+from peproof.engines.fragment import Fragment
+from peproof.engines.gate import entry
+from peproof.engines.versions import versions
 from peproof.engines.z3poly import _Abstraction
 
 AXIOM = "cos x <= 1 for real x, and cos x = 1 only if x is an integer multiple of 2 pi"
+
+#: forall p, q real, linear hypotheses: 0 < a sum of squares of polynomials in sin, cos of
+#: real linear forms
+FRAGMENT = Fragment(
+    "pair separation",
+    nodes={sp.Add: ("any",), sp.Mul: ("any",), sp.Pow: ("integer exponent",),
+           sp.sin: ("trig-free",), sp.cos: ("trig-free",)},
+    relations=("<", "!="), domains=("real",),
+    summary="0 < sum of squares of polynomials in sin, cos, for two real variables",
+)
 
 
 def _trig_of(base: sp.Expr, var: sp.Symbol) -> list[tuple[type, sp.Expr]]:
@@ -40,22 +53,15 @@ def _trig_of(base: sp.Expr, var: sp.Symbol) -> list[tuple[type, sp.Expr]]:
 
 
 def _unknown(reason: str, trace: list[str], t0: float) -> Verdict:
-    from peproof.engines.decide import versions
-
     return Verdict("unknown", "sympy-exp+z3", f"sympy {versions()['sympy']}", "pair separation",
                    seconds=time.perf_counter() - t0, trace=trace, reason=reason)
 
 
-def prove_separation(stmt: Statement, claim: Claim | None = None) -> Verdict:
+@entry(FRAGMENT, "sympy-exp+z3", "pair separation")
+def prove_separation(stmt: Statement, checked=None, claim: Claim | None = None) -> Verdict:
     """Proof function for the separation statements described in the module docstring."""
-    from peproof.engines import wellformed
-    from peproof.engines.decide import versions
-
     t0 = time.perf_counter()
     trace: list[str] = []
-    _, why = wellformed.guard(stmt)
-    if why:
-        return _unknown(why, trace, t0)
     if len(stmt.vars) != 2 or len(stmt.concl) != 1 or stmt.quant != "forall":
         return _unknown("expects forall p, q: one conclusion", trace, t0)
     p, q = (v.symbol for v in stmt.vars)

@@ -1,136 +1,63 @@
 """Turn a claim into a verdict: proved (decision procedure), refuted (certified witness), unknown.
 
-Every statement first passes :mod:`peproof.engines.wellformed` (refused, or its side conditions
-proved; unproved side conditions mean no proof).  A statement whose conclusions have identical
-sides as built is *settled when built*: engine ``construction``, its own verdict, never counted
-as agreement between engines.  Otherwise, per conclusion of a universal statement:
+The top of the engines: the only module that dispatches between procedures and combines them.
+Every statement first passes the well-formedness gate and its side conditions are proved
+(:mod:`peproof.engines.facts`; unproved side conditions mean no proof).  A statement whose
+conclusions have identical sides as built is *settled when built*: engine ``construction``, its
+own verdict, never counted as agreement between engines.  Otherwise, per conclusion of a
+universal statement:
 
-* equalities go to the exponential decision procedure (:mod:`peproof.engines.expoly`); sums over
-  the pairs are first *lifted*: ``sum_i f_i = sum_i g_i`` follows from the one-frequency lemma
-  ``f_i = g_i``, proved with the frequency generalised to a fresh positive ``omega`` (every
-  precondition proved, see :func:`lift`); an equality read in the complex view (it contains
-  ``I``) is decided by this procedure alone;
+* equalities go to the exponential decision procedure (:mod:`peproof.engines.expoly`, which
+  refuses anything outside its declared fragment); sums over the pairs are first *lifted*
+  (:mod:`peproof.engines.lifting`); an equality read in the complex view (it contains ``I``) is
+  decided by this procedure alone;
 * inequalities without free variables are decided in arb (certified signs);
 * other inequalities and integer facts go to z3 (:mod:`peproof.engines.z3poly`).
 
 If some conclusion is not proved, a certified counterexample is searched for
 (:mod:`peproof.engines.witness`); failing that the verdict is ``unknown``.  Existential
 statements are proved by a certified instance.
+
+Every verdict returned here -- :func:`decide_statement`, :func:`decide` (claims with their proof
+functions, lemma instances), :func:`refute`, the proof functions built by :func:`with_default`
+and :func:`refute_at` -- passes the FLINT re-check of its exponential certificates and the
+falsification gate on the ORIGINAL statement (:func:`peproof.engines.gate.finish`).
 """
 
 from __future__ import annotations
 
 import time
-from functools import cache, wraps
+from collections.abc import Callable
 
-import flint
 import sympy as sp
 
 from peproof.claims import Claim, Rel, Statement, Verdict
-from peproof.engines import expoly, wellformed, witness, z3poly
-from peproof.engines.hygiene import fresh
+from peproof.engines import expoly, facts, witness, z3poly
+from peproof.engines.fragment import CONDITIONS, Fragment
+from peproof.engines.gate import finish
+from peproof.engines.lifting import LIFT_AXIOM, lift
+from peproof.engines.objects import Delta, PiIntegral
+from peproof.engines.versions import all_versions, versions
 from peproof.kernel.arb import Unsupported, ball_str, certified_sign
 
-LIFT_AXIOM = "termwise lifting: (for all i, f_i = g_i) implies sum_i f_i = sum_i g_i"
+__all__ = ["CONSTRUCTION", "FRAGMENT", "LIFT_AXIOM", "SETTLED", "construction_verdict",
+           "decide", "decide_statement", "lift", "refute", "refute_at",
+           "settled_by_construction", "versions", "with_default"]
 
-
-@cache
-def versions() -> dict[str, str]:
-    return {
-        "sympy": sp.__version__,
-        "python-flint": flint.__version__,
-        "z3": z3poly.version(),
-    }
-
-
-def _sums(e: sp.Expr) -> list[sp.Sum]:
-    return [a for a in sp.preorder_traversal(e) if isinstance(a, sp.Sum)]
-
-
-def lift(diff: sp.Expr, stmt: Statement | None = None) -> tuple[sp.Expr, list[str]] | None:
-    """Reduce ``diff == 0`` with sums over one index range to a termwise lemma ``f_i == 0``.
-
-    ``diff`` must be a linear combination of ``Sum(f_j, (i, lo, hi))`` with the same limits and
-    coefficients free of ``i``, plus a remainder ``R`` free of ``i``.  Each step's precondition
-    is proved on the domain of ``stmt`` under its hypotheses (without ``stmt``: by the structural
-    sign rules only), else there is no lift (``None``):
-
-    * every sum has one index and the same limits ``(lo, hi)`` (a sum whose limits differ is a
-      different sum);
-    * ``R`` is spread as ``R / (hi - lo + 1)`` per term only when ``hi - lo + 1 >= 1`` is proved
-      (an empty range would divide by zero); with ``R = 0`` nothing is divided, and an empty sum
-      is 0 on both sides;
-    * a power ``b**e_i`` is generalised to a fresh positive symbol ``omega`` only when ``b > 0``
-      is proved for ``lo <= i <= hi`` (then ``b**e_i > 0`` and ``b**(r e_i) = omega**r``).
-
-    The range itself (integer limits, ``hi >= lo - 1``) is a side condition of the statement
-    (:mod:`peproof.engines.wellformed`).  Every symbol introduced here is a ``Dummy``.
-    """
-    from peproof.engines.wellformed import prove_fact
-
-    sums = _sums(diff)
-    if not sums:
-        return None
-    limits = {(s.limits[0][1], s.limits[0][2]) for s in sums}
-    if len(limits) != 1 or any(len(s.limits) != 1 for s in sums):
-        return None
-    lo, hi = next(iter(limits))
-    i = fresh("i", integer=True)
-    terms = sp.Add.make_args(sp.expand(diff, deep=False, power_exp=False, log=False))
-    summand, rest = sp.Integer(0), sp.Integer(0)
-    for t in terms:
-        coeff, found = sp.Integer(1), None
-        for f in sp.Mul.make_args(t):
-            if isinstance(f, sp.Sum) and found is None:
-                found = f
-            else:
-                coeff *= f
-        if found is None:
-            if t.has(sp.Sum):
-                return None
-            rest += t
-            continue
-        var = found.limits[0][0]
-        summand += coeff * found.function.xreplace({var: i})
-    count = sp.expand(hi - lo + 1)
-    trace = []
-    if rest != 0:
-        how = prove_fact("pos", count, stmt)
-        if how is None:
-            return None
-        trace.append(f"lift over i = {lo} .. {hi}: {sp.sstr(count)} >= 1 term(s) ({how}); the "
-                     "remainder is spread over the terms")
-    else:
-        trace.append(f"lift over i = {lo} .. {hi} (no remainder: nothing divided)")
-    lemma = summand + rest / count if rest != 0 else summand
-    # generalise the frequency: every power whose exponent mentions i and whose base is proved
-    # positive becomes a fresh positive omega; powers of one base whose exponents are rational
-    # multiples of each other become powers of one omega (so omega_i**2 stays the square)
-    in_range = (Rel("<=", lo, i), Rel("<=", i, hi))
-    omegas: dict = {}
-    units: dict = {}  # base -> (exponent unit, symbol)
-    for p in sp.preorder_traversal(lemma):
-        if not (isinstance(p, sp.Pow) and p.exp.has(i)) or p in omegas:
-            continue
-        if p.base in units:
-            unit, sym = units[p.base]
-            ratio = sp.cancel(p.exp / unit)
-            if ratio.is_Rational:
-                omegas[p] = sym**ratio
-                continue
-        elif prove_fact("pos", p.base, stmt, bound=((i, "integer"),), hyps=in_range) is None:
-            continue  # base not proved positive: not generalised, the lemma keeps the power
-        sym = fresh(f"omega{len(omegas) if omegas else ''}", len(omegas), positive=True)
-        units.setdefault(p.base, (p.exp, sym))
-        omegas[p] = sym
-    lemma = lemma.xreplace(omegas)
-    trace += [
-        "generalise "
-        + (", ".join(f"{sp.sstr(k)} -> {v}" for k, v in omegas.items()) or "nothing")
-        + " (positive bases: a lemma for every positive omega covers each omega_i)",
-        f"one-frequency lemma (lhs - rhs, termwise): {sp.sstr(lemma)}",
-    ]
-    return lemma, trace
+#: everything the well-formedness gate accepts (the default engines dispatch per conclusion;
+#: the exponential procedure refuses what is outside its own fragment)
+FRAGMENT = Fragment(
+    "default engines",
+    nodes={
+        sp.Add: ("any",), sp.Mul: ("any",), sp.Pow: ("any",), sp.sin: ("any",),
+        sp.cos: ("any",), sp.tan: ("any",), sp.exp: ("any",), sp.log: ("any",),
+        sp.Abs: ("any",), sp.floor: ("any",), sp.ceiling: ("any",), sp.Mod: ("any",),
+        sp.Max: ("any",), sp.Min: ("any",), sp.Piecewise: ("any",), sp.Sum: ("any",),
+        PiIntegral: ("any",), Delta: ("any",), sp.Function: ("any",), **CONDITIONS,
+    },
+    quantifiers=("forall", "exists"), leaves=("symbol", "rational", "pi", "E", "I"),
+    summary="every well-formed statement",
+)
 
 
 def _prove_eq(rel: Rel, stmt: Statement | None = None) -> tuple[bool, list[str], list[str]]:
@@ -199,26 +126,10 @@ def construction_verdict(stmt: Statement, shown: int = 8) -> Verdict:
                    ("reflexivity: e = e, e <= e",), trace=trace)
 
 
-def _second_kernel(fn):
-    """Every exponential zero test inside ``fn`` leaves a certificate the FLINT kernel re-checked;
-    they are attached to the verdict, which is not ``proved`` if that kernel disagreed."""
-    @wraps(fn)
-    def run(*args, **kwargs):
-        with expoly.recording() as log:
-            verdict = fn(*args, **kwargs)
-        return expoly.kernel_verdict(verdict, log)
-    return run
-
-
-@_second_kernel
-def decide_statement(stmt: Statement, search: bool = True) -> Verdict:
-    """Decide a statement with the default engines (see module docstring).
-
-    Raises :class:`~peproof.engines.wellformed.IllFormed` for a statement the well-formedness
-    layer refuses; a statement whose side conditions are not all proved gets no proof."""
+def _decide_statement(stmt: Statement, search: bool = True) -> Verdict:
     t0 = time.perf_counter()
     v = versions()
-    wf = wellformed.check(stmt)
+    wf = facts.check(stmt)
     if stmt.quant == "exists":  # an instance is certified where every term is defined
         inst = witness.find_instance(stmt)
         if inst:
@@ -276,7 +187,7 @@ def decide_statement(stmt: Statement, search: bool = True) -> Verdict:
         trace.append(f"{trivial} conclusion(s) with identical sides as built (reflexivity)")
     secs = time.perf_counter() - t0
     engine = "+".join(dict.fromkeys(engines)) or ("none" if wf.ok else "wellformed")
-    ver = ", ".join(f"{k} {v[k]}" for k in ("sympy", "python-flint", "z3"))
+    ver = all_versions()
     if wf.ok and not unproved:
         return Verdict(
             "proved", engine, ver, "decision procedure", tuple(dict.fromkeys(axioms)), secs,
@@ -290,26 +201,19 @@ def decide_statement(stmt: Statement, search: bool = True) -> Verdict:
                 seconds=time.perf_counter() - t0, witness=w, trace=trace,
             )
     reason = (f"not proved and no certified counterexample: {unproved[0]}" if wf.ok else
-              f"{wellformed.guard(stmt)[1]}; no certified counterexample")
+              f"{facts.guard(stmt)[1]}; no certified counterexample")
     return Verdict(
         "unknown", engine, ver, "decision procedure", tuple(dict.fromkeys(axioms)),
         time.perf_counter() - t0, trace=trace, reason=reason,
     )
 
 
-@_second_kernel
-def decide(claim: Claim) -> Verdict:
-    """The verdict of a claim: its own proof function if it has one, else the default engines.
-
-    Every statement passes the well-formedness layer first (an ill-formed one raises
-    :class:`~peproof.engines.wellformed.IllFormed`); a statement settled when built gets the
-    ``construction`` verdict whatever its proof function; a ``proved`` from a proof function is
-    kept only when every side condition is proved."""
+def _decide(claim: Claim) -> Verdict:
     t0 = time.perf_counter()
     st = claim.statement
     wf = None
     if st is not None and claim.kind != "informal":
-        wf = wellformed.check(st)
+        wf = facts.check(st)
     if wf is not None and wf.ok and settled_by_construction(st):
         verdict = construction_verdict(st)
         verdict.trace = wf.trace() + [f"what was built: {claim.title}"] + verdict.trace
@@ -320,26 +224,89 @@ def decide(claim: Claim) -> Verdict:
             if verdict.status == "proved" and not wf.ok and st.quant == "forall":
                 verdict = Verdict("unknown", verdict.engine, verdict.version, verdict.method,
                                   verdict.axioms, trace=verdict.trace,
-                                  reason=wellformed.guard(st)[1])
+                                  reason=facts.guard(st)[1])
     elif claim.kind == "informal" or st is None:
         verdict = Verdict(
             "unknown", "none", "-", "not formalised", reason=claim.note or "informal statement",
         )
     else:
-        verdict = decide_statement(st)
+        verdict = _decide_statement(st)
     verdict.seconds = time.perf_counter() - t0
     return verdict
 
 
-@cache
-def verdict_of(claim_id: str) -> Verdict:
-    """The verdict of a registered claim, decided once per process (every consumer — tests,
-    lemma instances, agreement matrix, results — reads this one cache)."""
-    from peproof import registry
+def _recorded(fn: Callable[[], Verdict]) -> Verdict:
+    """``fn()`` with every exponential zero test inside it re-checked by the FLINT kernel; the
+    certificates attached, not ``proved`` if that kernel disagreed."""
+    with expoly.recording() as log:
+        verdict = fn()
+    return expoly.kernel_verdict(verdict, log)
 
-    return decide(registry.get(claim_id))
+
+def decide_statement(stmt: Statement, search: bool = True) -> Verdict:
+    """Decide a statement with the default engines (see module docstring).
+
+    Raises :class:`~peproof.engines.wellformed.IllFormed` for a statement the well-formedness
+    gate refuses; a statement whose side conditions are not all proved gets no proof."""
+    return finish(stmt, _recorded(lambda: _decide_statement(stmt, search)))
+
+
+def decide(claim: Claim) -> Verdict:
+    """The verdict of a claim: its own proof function if it has one, else the default engines.
+
+    Every statement passes the well-formedness gate first (an ill-formed one raises
+    :class:`~peproof.engines.wellformed.IllFormed`); a statement settled when built gets the
+    ``construction`` verdict whatever its proof function; a ``proved`` from a proof function is
+    kept only when every side condition is proved; the verdict passes the falsification gate on
+    the claim's statement."""
+    t0 = time.perf_counter()
+    verdict = finish(claim.statement, _recorded(lambda: _decide(claim)))
+    verdict.seconds = time.perf_counter() - t0
+    return verdict
 
 
 def refute(stmt: Statement) -> Verdict:
     """Decide a falsifier: the default engines, whose only way to refute is a witness."""
     return decide_statement(stmt)
+
+
+def with_default(procedure: Callable[..., Verdict]) -> Callable[..., Verdict]:
+    """A proof function: ``procedure(stmt)`` (an engine's gated entry), and when it is
+    ``unknown`` (not an engine conflict) the default engines (:func:`decide_statement`), whose
+    verdict carries the engine's trace before its own."""
+
+    def proof(stmt: Statement, claim: Claim | None = None) -> Verdict:
+        v = finish(stmt, procedure(stmt))
+        if v.status != "unknown" or v.conflict:
+            return v
+        d = decide_statement(stmt)
+        d.trace = list(v.trace) + [f"not decided by {v.engine} ({v.reason}); default "
+                                   "engines:"] + list(d.trace)
+        return d
+
+    proof.__name__ = f"with_default({getattr(procedure, '__name__', 'procedure')})"
+    proof.__doc__ = procedure.__doc__
+    return proof
+
+
+def refute_at(*points: dict) -> Callable[..., Verdict]:
+    """Proof function refuting a universal statement at the given point(s), certified in arb.
+
+    The points are chosen by hand because the default grid would find a less telling one (for
+    instance the degenerate ``d = 2``); each is still checked rigorously by
+    :func:`peproof.engines.witness.check_point` (and re-checked by the falsification gate).
+    Without a certified point the default engines decide."""
+
+    def _proof(stmt: Statement, claim: Claim | None = None) -> Verdict:
+        t0 = time.perf_counter()
+        for p in points:
+            w = witness.check_point(stmt, p)
+            if w:
+                return finish(stmt, Verdict(
+                    "refuted", "arb", versions()["python-flint"],
+                    "certified counterexample at a chosen point",
+                    seconds=time.perf_counter() - t0, witness=w,
+                    trace=[f"counterexample at {w['point']}: {w['relation']}"]))
+        return decide_statement(stmt)
+
+    return _proof

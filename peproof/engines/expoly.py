@@ -31,10 +31,33 @@ from math import lcm
 
 import sympy as sp
 
+from peproof.claims import Verdict
+from peproof.engines.fragment import Fragment, term_refusal
 from peproof.engines.hygiene import fresh
 from peproof.kernel import flint_check as kernel_flint
 
 SYMPY_KERNEL = "exp-poly (SymPy expand)"
+
+#: identities polynomial in sin, cos (tan: rational) and exp of linear forms (the complex
+#: view: arguments a + i b), real powers and logs free of trigonometric terms as opaque
+#: atoms; no sign-sensitive node (Abs, Max, Piecewise, ...), no sum (lifted before), no
+#: function of one's own.  Hypotheses are not read: an identity is proved outright.
+FRAGMENT = Fragment(
+    "exponential procedure",
+    nodes={
+        sp.Add: ("any",), sp.Mul: ("any",),
+        sp.Pow: ("integer exponent", "real power"),
+        sp.sin: ("trig-free", "complex linear argument"),
+        sp.cos: ("trig-free", "complex linear argument"),
+        sp.tan: ("trig-free", "complex linear argument"),
+        sp.exp: ("trig-free", "complex linear argument"),
+        sp.log: ("trig-free",),
+    },
+    relations=("==",), hypotheses="ignored", leaves=("symbol", "rational", "pi", "E", "I"),
+    sign_free=True,
+    summary="+ * integer powers of sin, cos, tan, exp of (complex) linear forms in trig-free "
+            "monomials; trig-free real powers and logs as atoms; identities (==) only",
+)
 
 
 class _E(sp.Function):
@@ -51,15 +74,21 @@ class _Result:
         self.sympy_zero, self.certificate, self.flint = zero, None, None
 
 
-def _exp_to_E(e: sp.exp) -> sp.Expr:
-    """``exp(a + i b) = exp(a) E(b)`` (the complex view of an identity; a real ``exp`` stays)."""
+def _real_imag(u: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+    """``u = a + i b`` split term by term (``a``, ``b`` free of ``I``)."""
     real, imag = [], []
-    for t in sp.Add.make_args(sp.expand(e.args[0])):
+    for t in sp.Add.make_args(sp.expand(u)):
         b = t.as_coefficient(sp.I)
         (imag if b is not None and not b.has(sp.I) else real).append(b if b is not None else t)
-    if not imag:
+    return sp.Add(*real), sp.Add(*imag)
+
+
+def _exp_to_E(e: sp.exp) -> sp.Expr:
+    """``exp(a + i b) = exp(a) E(b)`` (the complex view of an identity; a real ``exp`` stays)."""
+    real, imag = _real_imag(e.args[0])
+    if imag == 0:
         return e
-    return sp.exp(sp.Add(*real)) * _E(sp.Add(*imag))
+    return sp.exp(real) * _E(imag)
 
 
 def _to_E(expr: sp.Expr) -> sp.Expr:
@@ -100,16 +129,23 @@ def _integer_valued(m: sp.Expr) -> bool:
 def reduce_to_laurent(expr: sp.Expr) -> tuple[sp.Expr, dict]:
     """Rewrite trigonometric functions into a Laurent polynomial in fresh variables ``Z``
     (``Dummy`` symbols; returned with their meaning ``{Z: (monomial m, L)}``, Z = exp(i m/L))."""
-    e = _to_E(sp.sympify(expr))
+    expr = sp.sympify(expr)
+    e = _to_E(expr)
     calls = list(e.atoms(_E))
     splits = {c: _split(c.args[0]) for c in calls}
     denom: dict[sp.Expr, int] = {}
-    for parts in splits.values():
+    # the angles of the original nodes too: the certificate is written from them
+    angles = [a.args[0] for a in expr.atoms(sp.sin, sp.cos, sp.tan)] + [
+        _real_imag(a.args[0])[1] for a in expr.atoms(sp.exp) if a.args[0].has(sp.I)]
+    for parts in [*splits.values(), *map(_split, angles)]:
         for r, m in parts:
             denom[m] = int(sp.ilcm(denom.get(m, 1), r.q))
     zs: dict[sp.Expr, sp.Symbol] = {}
     for j, m in enumerate(sorted(denom, key=sp.default_sort_key)):
-        zs[m] = fresh(f"Z{j}", j, nonzero=True)  # a Dummy: never equal to a user's symbol
+        # a Dummy (never equal to a user's symbol) with NO assumption: Z = exp(i m/L) is a
+        # complex number; declared nonzero it would be real to SymPy (nonzero implies real),
+        # and Max, Abs, Piecewise, ... over sin/cos would be resolved for a real Z
+        zs[m] = fresh(f"Z{j}", j)
     repl = {}
     for c, parts in splits.items():
         val = sp.Integer(1)
@@ -129,8 +165,13 @@ def expand_is_zero(expr: sp.Expr) -> _Result:
     """Decide ``expr == 0`` for ``expr`` polynomial in sin/cos of linear forms (see module).
 
     Zero only when SymPy's expansion is zero *and* the FLINT kernel re-expands the certificate
-    to zero; the certificate and both answers are recorded (:func:`recording`)."""
+    to zero; the certificate and both answers are recorded (:func:`recording`).  A term outside
+    :data:`FRAGMENT` is refused before any rewriting (not zero, the reason in the trace)."""
     t0 = time.perf_counter()
+    expr = sp.sympify(expr)
+    why = term_refusal(FRAGMENT, expr, "the difference lhs - rhs", complex_view=True)
+    if why:
+        return _Result(False, [f"refused: {why}"], -1, 0)
     lp, atoms = reduce_to_laurent(expr)
     ex = sp.expand(lp)
     t_sympy = time.perf_counter() - t0
@@ -148,7 +189,7 @@ def expand_is_zero(expr: sp.Expr) -> _Result:
     res = _Result(ex == 0, trace, nterms, len(atoms))
     if res.sympy_zero:
         try:
-            res.certificate = certificate(lp, atoms)
+            res.certificate = certificate(expr, atoms)
         except NoCertificate as exc:
             res.flint = kernel_flint.Checked(False, f"no certificate: {exc}", -1, 0.0)
         else:
@@ -192,6 +233,7 @@ class _Cert:
 
     def __init__(self, zatoms: dict):
         self.zatoms = zatoms
+        self.by_m = {m: z for z, (m, _) in zatoms.items()}
         self.index: dict = {}
         self.atoms: list[dict] = []
         self.denom: dict = {}
@@ -208,10 +250,18 @@ class _Cert:
     def _scan(self, e: sp.Expr) -> None:
         """First pass: the common denominator ``L`` of every power family ``(b, m)``."""
         for p in sp.preorder_traversal(e):
+            if isinstance(p, sp.sin | sp.cos | sp.tan) or (
+                    isinstance(p, sp.exp) and p.args[0].has(sp.I)):
+                angle = p.args[0] if not isinstance(p, sp.exp) else _real_imag(p.args[0])[1]
+                for r, m in _split(angle):  # constant angles: exp(i r m), one family per m
+                    if m.is_number:
+                        for r2, m2 in _power_parts(sp.E, sp.I * r * m):
+                            self.denom[(sp.E, m2)] = lcm(self.denom.get((sp.E, m2), 1),
+                                                         int(r2.q))
             if isinstance(p, sp.Pow) and not p.exp.is_Integer:
                 b, u = p.base, p.exp
             elif isinstance(p, sp.exp):
-                b, u = sp.E, p.args[0]
+                b, u = sp.E, _real_imag(p.args[0])[0]
             elif p is sp.E:
                 b, u = sp.E, sp.Integer(1)
             else:
@@ -222,9 +272,10 @@ class _Cert:
     def _power(self, b: sp.Expr, u: sp.Expr) -> list:
         if u.is_Integer and b is not sp.E:
             n = int(u)
-            if n < 0 and isinstance(b, sp.Add):  # 1/(sum): the sum is a nonzero atom
-                return ["^", self._atom(("inv", b), lambda: sp.sstr(b), base=self.node(b),
-                                        exponent=["q", "1"], denominator=1), n]
+            if n < 0 and not (b.is_Atom or b in self.zatoms):
+                # 1/(sum), 1/cos u, ...: the base is a nonzero atom (a Laurent ring has no
+                # inverse of a sum); the same base is always the same atom
+                return ["^", self._inverse(b), n]
             return ["^", self.node(b), n]
         factors = []
         for r, m in _power_parts(b, u):
@@ -246,7 +297,41 @@ class _Cert:
             factors.append(["^", self._atom((b, m, L), meaning, **rule), n])
         return ["*", factors]
 
+    def _inverse(self, b: sp.Expr) -> list:
+        return self._atom(("inv", b), lambda: sp.sstr(b), base=self.node(b),
+                          exponent=["q", "1"], denominator=1)
+
+    def _E(self, u: sp.Expr) -> list:
+        """``exp(i u)`` as a product of the procedure's atoms ``Z_m ** (r L)`` (``u = sum r m``),
+        a root of unity for a rational multiple of ``pi``."""
+        factors = []
+        for r, m in _split(u):
+            if m.is_number:  # a constant angle: exp(i pi r) a root of unity, else exp(i r m)
+                factors.append(self._power(sp.E, sp.I * r * m))
+                continue
+            z = self.by_m[m]
+            factors.append(["^", self.node(z), int(r * self.zatoms[z][1])])
+        return ["*", factors]
+
+    def _trig(self, e: sp.Expr) -> list:
+        """sin, cos, tan as the procedure defines them, read from the original node (not from
+        SymPy's rebuilt tree): the second kernel checks the statement's own terms."""
+        u = e.args[0]
+        plus, minus = self._E(u), self._E(-u)
+        if isinstance(e, sp.cos):
+            return ["*", [["q", "1/2"], ["+", [plus, minus]]]]
+        sine = ["*", [["q", "-1/2"], ["i"], ["+", [plus, ["*", [["q", "-1"], minus]]]]]]
+        if isinstance(e, sp.sin):
+            return sine
+        return ["*", [sine, ["^", self._inverse(sp.cos(u)), -1]]]  # tan u = sin u / cos u
+
     def node(self, e: sp.Expr) -> list:
+        if isinstance(e, sp.sin | sp.cos | sp.tan):
+            return self._trig(e)
+        if isinstance(e, sp.exp) and e.args[0].has(sp.I):  # exp(a + i b) = exp(a) E(b)
+            real, imag = _real_imag(e.args[0])
+            return ["*", [self._power(sp.E, real), self._E(imag)]] if real != 0 else self._E(
+                imag)
         if e.is_Rational:
             return ["q", str(e)]
         if e is sp.I:
@@ -274,19 +359,22 @@ class _Cert:
         return self._atom(e, lambda: sp.sstr(e))  # a symbol, pi, a function: opaque
 
 
-def certificate(lp: sp.Expr, atoms: dict) -> dict:
-    """The certificate of a Laurent polynomial from :func:`reduce_to_laurent` (before
-    expansion): JSON data the FLINT kernel re-expands (format in
-    :mod:`peproof.kernel.flint_check`)."""
+def certificate(expr: sp.Expr, atoms: dict) -> dict:
+    """The certificate of ``expr == 0``, written from ``expr`` itself (its own sin, cos, tan and
+    exp nodes, in the atoms ``{Z: (m, L)}`` of :func:`reduce_to_laurent`), not from the Laurent
+    polynomial SymPy rebuilt: JSON data the FLINT kernel expands (format in
+    :mod:`peproof.kernel.flint_check`).  A node SymPy's rebuilding would have evaluated (wrongly
+    or not) stays an opaque atom here."""
     c = _Cert(atoms)
-    c._scan(lp)
-    expr = c.node(lp)
+    c._scan(expr)
+    expr = c.node(expr)
     return {"format": kernel_flint.FORMAT, "atoms": c.atoms, "expr": expr}
 
 
 def certify(expr: sp.Expr) -> dict:
     """The certificate of ``expr`` (whatever SymPy's expansion says; for tests and fuzzing)."""
-    return certificate(*reduce_to_laurent(expr))
+    expr = sp.sympify(expr)
+    return certificate(expr, reduce_to_laurent(expr)[1])
 
 
 # ------------------------------------------------------------------------ recording, verdicts
@@ -317,8 +405,6 @@ def kernel_verdict(verdict, log: list):
     verdict.certificates = list(verdict.certificates) + [
         e["certificate"] for e in log if e["flint"] and id(e["certificate"]) not in seen]
     if bad and verdict.status == "proved":
-        from peproof.claims import Verdict
-
         reason = (f"the FLINT kernel does not confirm SymPy's zero: {bad[0]['flint_reason']}")
         return Verdict("unknown", verdict.engine, verdict.version, verdict.method,
                        verdict.axioms, verdict.seconds, trace=list(verdict.trace) + [reason],
@@ -330,3 +416,22 @@ def kernel_verdict(verdict, log: list):
             f"{kernel_flint.KERNEL}: {len(log)} certificate(s) re-expanded to 0 "
             "(no SymPy in that kernel)"]
     return verdict
+
+
+# ------------------------------------------------------------------------ as an engine
+def prove_identities(stmt, checked=None) -> Verdict:
+    """The procedure as an engine (core of its entry in :mod:`peproof.engines.registry`): every
+    conclusion of a universal statement an identity whose difference is zero (hypotheses not
+    read: an identity holds outright).  Never refutes; anything else is ``unknown``."""
+    t0 = time.perf_counter()
+    trace: list[str] = []
+    for rel in stmt.concl:
+        res = expand_is_zero(rel.lhs - rel.rhs)
+        trace += res.trace
+        if not res.zero:
+            return Verdict("unknown", "sympy-exp", f"sympy {sp.__version__}", "exponential "
+                           "rewriting", seconds=time.perf_counter() - t0, trace=trace,
+                           reason=f"difference not shown zero: {rel}")
+    return Verdict("proved", "sympy-exp", f"sympy {sp.__version__}", "exponential rewriting, "
+                   "Laurent polynomial expands to 0", seconds=time.perf_counter() - t0,
+                   trace=trace)

@@ -35,13 +35,19 @@ import math
 import time
 from fractions import Fraction
 
-import flint
 import sympy as sp
 import z3
 
 from peproof.claims import INT_DOMAINS, Rel, Statement, Verdict
+from peproof.engines import witness
+from peproof.engines.fragment import Fragment
+from peproof.engines.gate import entry
+from peproof.engines.objects import Delta, PiIntegral
+from peproof.engines.versions import versions
 from peproof.engines.z3base import Names
 from peproof.kernel.arb import Unsupported, certified_sign
+
+__all__ = ["Delta", "LEMMA_INTEGRAL", "LEMMA_SUM", "PiIntegral", "FRAGMENT", "decide", "proof"]
 
 LEMMA_INTEGRAL = (
     "(L1) for every integer L: integral over [-pi, pi] of exp(i L x) dx = 2 pi if L = 0 else 0"
@@ -52,97 +58,18 @@ LEMMA_SUM = (
 )
 LIA = "z3 linear integer arithmetic (complete) for the case split"
 
-
-# ----------------------------------------------------------------------------- objects
-class PiIntegral(sp.Function):
-    """``PiIntegral(f, x)``: the integral of ``f`` over ``[-pi, pi]`` in ``x`` (unevaluated)."""
-
-    nargs = 2
-
-    @property
-    def free_symbols(self):
-        return self.args[0].free_symbols - {self.args[1]}
-
-    def _latex(self, printer):
-        f, x = self.args
-        return rf"\int_{{-\pi}}^{{\pi}} {printer._print(f)} \, d{printer._print(x)}"
-
-    def _arb_eval(self, env, ev):
-        f, x = self.args
-        fn = _acb_compile(f, x, env, ev)
-        pi = flint.arb.pi()
-        return flint.acb.integral(lambda z, _analytic: fn(z), -pi, pi).real
-
-    def _eval_evalf(self, prec):
-        """Numerical value (used by ``evalf``/``N``): the midpoint of the arb enclosure."""
-        from peproof.kernel.arb import arb_eval
-
-        if self.free_symbols:
-            return None
-        try:
-            ball = arb_eval(self, {}, prec + 20)
-        except Unsupported:
-            return None
-        return sp.Float(ball.mid().str(prec // 3 + 5, radius=False), prec // 3 + 2)
-
-
-class Delta(sp.Function):
-    """Iverson bracket ``[p = q]`` for integer-valued ``p, q``."""
-
-    nargs = 2
-
-    @classmethod
-    def eval(cls, p, q):
-        diff = p - q
-        if diff.is_Integer:
-            return sp.Integer(1 if diff == 0 else 0)
-        return None
-
-    def _latex(self, printer):
-        p, q = self.args
-        return rf"[{printer._print(p)} = {printer._print(q)}]"
-
-    def _arb_eval(self, env, ev):
-        p, q = (ev(a, env) for a in self.args)
-        if p.is_exact() and q.is_exact():
-            return flint.arb(1 if p == q else 0)
-        diff = p - q
-        if diff > 0 or diff < 0:
-            return flint.arb(0)
-        raise Unsupported("Delta of undecided balls")
-
-
-def _acb_compile(f: sp.Expr, x: sp.Symbol, env: dict, ev):
-    """``f`` as a function of an ``acb`` argument; ``x``-free subterms are arb balls."""
-    if not f.has(x):
-        c = flint.acb(ev(f, env))
-        return lambda z: c
-    if f == x:
-        return lambda z: z
-    if f.is_Add or f.is_Mul:
-        parts = [_acb_compile(a, x, env, ev) for a in f.args]
-        if f.is_Add:
-            def add(z):
-                acc = flint.acb(0)
-                for p in parts:
-                    acc += p(z)
-                return acc
-            return add
-
-        def mul(z):
-            acc = flint.acb(1)
-            for p in parts:
-                acc *= p(z)
-            return acc
-        return mul
-    if f.is_Pow and f.exp.is_Integer and f.exp >= 0:
-        base, e = _acb_compile(f.base, x, env, ev), int(f.exp)
-        return lambda z: base(z) ** e
-    if isinstance(f, sp.sin | sp.cos | sp.exp):
-        inner = _acb_compile(f.args[0], x, env, ev)
-        name = type(f).__name__
-        return lambda z: getattr(inner(z), name)()
-    raise Unsupported(f"integrand construct {type(f).__name__}")
+#: universal statements linear in period integrals and N-sample sums of trigonometric
+#: polynomials in the bound variable, with Iverson brackets, under linear integer hypotheses
+FRAGMENT = Fragment(
+    "periodic",
+    nodes={
+        sp.Add: ("any",), sp.Mul: ("any",), sp.Pow: ("integer exponent", "real power"),
+        sp.sin: ("trig-free",), sp.cos: ("trig-free",), PiIntegral: ("any",),
+        Delta: ("any",), sp.Sum: ("summand of a side",),
+    },
+    summary="linear in PiIntegral(P, x) and Sum(P, (n, 0, N - 1)), P a polynomial in sin, cos "
+            "of multiples of the bound variable; Delta brackets; linear integer hypotheses",
+)
 
 
 # ----------------------------------------------------------------------------- expansion
@@ -400,17 +327,12 @@ def _holds(op: str, e: sp.Expr) -> bool | None:
     return {"==": sign == 0, "!=": sign != 0, "<=": sign <= 0, "<": sign < 0}[op]
 
 
-def decide(stmt: Statement) -> Verdict:
+@entry(FRAGMENT, "periodic", "period lemma + case split")
+def decide(stmt: Statement, checked=None) -> Verdict:
     """Decide a universal statement about period integrals and N-sample sums (module doc)."""
-    from peproof.engines import wellformed, witness
-    from peproof.engines.decide import decide_statement, versions
-
     t0 = time.perf_counter()
     v = versions()
     ver = f"sympy {v['sympy']}, z3 {v['z3']}, python-flint {v['python-flint']}"
-    _, why = wellformed.guard(stmt)
-    if why or stmt.quant != "forall":
-        return decide_statement(stmt)
     trace: list[str] = []
     axioms: set = set()
     try:
@@ -444,6 +366,6 @@ def decide(stmt: Statement) -> Verdict:
                    axioms_t, time.perf_counter() - t0, trace=trace)
 
 
-def proof(stmt: Statement, claim) -> Verdict:
-    """Proof function for claims decided by this engine."""
+def proof(stmt: Statement, claim=None) -> Verdict:
+    """Proof function for claims decided by this engine (its gated entry :func:`decide`)."""
     return decide(stmt)

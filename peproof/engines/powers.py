@@ -21,8 +21,9 @@ perfect power, so ``10000**e = 10**(4 e)``).  Then, per conclusion of a universa
 z3 answers over the reals with the integer variables relaxed to reals first (dropping
 integrality only weakens the hypotheses, so ``unsat`` still proves the statement); if that is
 not enough it is asked again with ``IsInt`` constraints.  Only ``unsat`` proves anything.  A
-conclusion this engine cannot prove is handed back to :func:`decide_statement`, which looks for
-a certified counterexample.
+conclusion this engine cannot prove makes the verdict ``unknown``;
+:func:`peproof.engines.decide.with_default` then hands the statement to the default engines,
+which look for a certified counterexample.
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ import z3
 
 from peproof.claims import Claim, Rel, Statement, Verdict
 from peproof.engines import expoly
-from peproof.engines.decide import decide_statement, versions
+from peproof.engines.fragment import Fragment
+from peproof.engines.gate import entry
+from peproof.engines.versions import versions
 from peproof.engines.z3base import Names, arith, domain_axioms, rel_term
 from peproof.kernel.arb import Unsupported, arb_eval, ball_str, certified_sign
 
@@ -44,6 +47,20 @@ AX_MONO = "x -> c**x is strictly increasing for a real base c > 1"
 AX_RECIP = "c**x * c**(-x) = 1 and c**0 = 1"
 AX_POS = "c**x > 0 for c > 0"
 AX_ROOT = "b**x = c**(k x) when b = c**k (b, c > 0)"
+
+
+#: universal statements about powers b**e of integer bases with symbolic exponents: +, *,
+#: integer and real powers, Abs, pi; identities may contain sin, cos, exp, log (decided by the
+#: exponential procedure); closed conclusions anything arb evaluates
+FRAGMENT = Fragment(
+    "powers",
+    nodes={
+        sp.Add: ("any",), sp.Mul: ("any",), sp.Pow: ("integer exponent", "real power"),
+        sp.Abs: ("any",), sp.sin: ("trig-free",), sp.cos: ("trig-free",),
+        sp.exp: ("trig-free",), sp.log: ("trig-free",),
+    },
+    summary="order and equality of powers of integer bases with symbolic exponents",
+)
 
 
 class NotApplicable(Exception):
@@ -267,15 +284,13 @@ def _log_linear(rel: Rel, stmt: Statement) -> tuple[bool, list[str], list[str]] 
     return ok, trace, axioms
 
 
-def prove_statement(stmt: Statement) -> Verdict:
-    """Decide a universal statement about powers; unproved conclusions go to the default engines."""
-    from peproof.engines import wellformed
-
+@entry(FRAGMENT, "z3-exp+arb", "exponent reduction")
+def prove_statement(stmt: Statement, checked) -> Verdict:
+    """Decide a universal statement about powers (module docstring); ``unknown`` when a
+    conclusion is not proved here."""
     t0 = time.perf_counter()
     ver = ", ".join(f"{k} {v}" for k, v in versions().items())
-    wf, why = wellformed.guard(stmt)
-    if why or stmt.quant != "forall":
-        return decide_statement(stmt)
+    wf = checked
     trace: list[str] = []
     axioms: list[str] = []
     unproved: list[Rel] = []
@@ -313,36 +328,12 @@ def prove_statement(stmt: Statement) -> Verdict:
     if not unproved:
         return Verdict("proved", "z3-exp+arb", ver, "exponent reduction",
                        tuple(dict.fromkeys(axioms)), time.perf_counter() - t0, trace=trace)
-    v = decide_statement(stmt)
-    v.trace = trace + [f"not proved here: {unproved[0]}; default engines:"] + v.trace
-    return v
+    return Verdict("unknown", "z3-exp+arb", ver, "exponent reduction",
+                   tuple(dict.fromkeys(axioms)), time.perf_counter() - t0, trace=trace,
+                   reason=f"not proved by exponent reduction: {unproved[0]}")
 
 
-def proof(stmt: Statement, claim: Claim) -> Verdict:
-    """Proof function for :class:`~peproof.claims.Claim`: :func:`prove_statement`."""
+def proof(stmt: Statement, claim: Claim | None = None) -> Verdict:
+    """Proof function for :class:`~peproof.claims.Claim`: :func:`prove_statement` (this engine
+    alone; :func:`peproof.engines.decide.with_default` adds the default engines)."""
     return prove_statement(stmt)
-
-
-def refute_at(*points: dict):
-    """Proof function refuting a universal statement at the given point(s), certified in arb.
-
-    The points are chosen by hand because the default grid would find a less telling one (for
-    instance the degenerate ``d = 2``); each is still checked rigorously by
-    :func:`peproof.engines.witness.check_point`.  Without a certified point the default
-    engines decide.
-    """
-
-    def _proof(stmt: Statement, claim: Claim) -> Verdict:
-        from peproof.engines.witness import check_point
-
-        t0 = time.perf_counter()
-        for p in points:
-            w = check_point(stmt, p)
-            if w:
-                return Verdict("refuted", "arb", versions()["python-flint"],
-                               "certified counterexample at a chosen point",
-                               seconds=time.perf_counter() - t0, witness=w,
-                               trace=[f"counterexample at {w['point']}: {w['relation']}"])
-        return decide_statement(stmt)
-
-    return _proof

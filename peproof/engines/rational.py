@@ -28,14 +28,27 @@ import sympy as sp
 import z3
 
 from peproof.claims import Claim, Rel, Statement, Verdict
-from peproof.engines import z3poly
+from peproof.engines import witness, z3poly
+from peproof.engines.fragment import Fragment
+from peproof.engines.gate import entry
 from peproof.engines.hygiene import fresh
+from peproof.engines.versions import versions
 
 AXIOMS = (
     "exp(u) > 0 for real u (so every softmax denominator is non-zero)",
     "an identity of polynomials in independent indeterminates e_u holds for every value of "
     "them, in particular for e_u = exp(u) (each exp(u) is abstracted to an atom, congruent on "
     "the expanded argument u)",
+)
+
+
+#: universal statements: == between rational functions of the variables and exp(u), u real
+#: (hypotheses not needed); other relations through z3's polynomial abstraction (reads them)
+FRAGMENT = Fragment(
+    "rational",
+    nodes={sp.Add: ("any",), sp.Mul: ("any",), sp.Pow: ("integer exponent", "real power"),
+           sp.exp: ("trig-free",)},
+    summary="rational functions of the variables and of exp of real terms",
 )
 
 
@@ -124,11 +137,8 @@ def prove_eq(rel: Rel, atoms: _Atoms) -> tuple[bool, str]:
 
 def _fallback(stmt: Statement, trace: list[str], reason: str) -> Verdict:
     """Not proved: look for a certified counterexample (arb on the witness grid), else unknown."""
-    from peproof.engines import witness
-    from peproof.engines.decide import versions
-
     v = versions()
-    w = witness.find_counterexample(stmt) if stmt.quant == "forall" else None
+    w = witness.find_counterexample(stmt)
     if w:
         return Verdict("refuted", "arb", v["python-flint"], "certified counterexample",
                        witness=w, trace=trace + [reason])
@@ -136,15 +146,10 @@ def _fallback(stmt: Statement, trace: list[str], reason: str) -> Verdict:
                    "cross-multiplied rational identity", trace=trace, reason=reason)
 
 
-def decide(stmt: Statement, claim: Claim | None = None) -> Verdict:
+@entry(FRAGMENT, "sympy-rational+z3", "cross-multiplied rational identity")
+def decide(stmt: Statement, checked=None, claim: Claim | None = None) -> Verdict:
     """Proof function for statements of rational identities in ``exp`` atoms (see module)."""
-    from peproof.engines import wellformed
-    from peproof.engines.decide import versions
-
     t0 = time.perf_counter()
-    _, why = wellformed.guard(stmt)
-    if why:
-        return _fallback(stmt, [], why)
     atoms = _Atoms()
     trace: list[str] = []
     axioms: list[str] = list(AXIOMS)

@@ -4,8 +4,8 @@ Every variable becomes a z3 real (integrality is dropped, which only weakens the
 proof remains a proof); ``pi`` becomes a real constant with the axiom ``3 < pi < 4``.  Every
 denominator is first proved nonzero under the hypotheses (side goals), so z3's total division
 never decides anything.  ``hyps & not concl`` unsatisfiable means proved; nothing else is
-concluded here (a failed proof falls back to the default engines, which need a certified witness
-to refute).
+concluded here: a failed proof is ``unknown`` (:func:`peproof.engines.decide.with_default`
+hands it to the default engines, which need a certified witness to refute).
 """
 
 from __future__ import annotations
@@ -16,9 +16,19 @@ import sympy as sp
 import z3
 
 from peproof.claims import Rel, Statement, Verdict
+from peproof.engines.fragment import Fragment
+from peproof.engines.gate import entry
+from peproof.engines.versions import versions
 from peproof.engines.z3base import Names, arith, domain_axioms, rel_term
 
 PI_AXIOM = "3 < pi < 4"
+
+#: universal statements in + * / and pi over the reals (integrality of variables dropped)
+FRAGMENT = Fragment(
+    "real z3",
+    nodes={sp.Add: ("any",), sp.Mul: ("any",), sp.Pow: ("integer exponent",)},
+    summary="rational functions of the variables and pi",
+)
 
 
 class _Conv:
@@ -65,25 +75,19 @@ def _valid(base: list, goal) -> bool:
     return s.check() == z3.unsat
 
 
-def prove(stmt: Statement, claim=None) -> Verdict:
+@entry(FRAGMENT, "z3", "real arithmetic")
+def prove(stmt: Statement, checked=None, claim=None) -> Verdict:
     """Proof function: z3 nonlinear real arithmetic (see module docstring)."""
-    from peproof.engines import wellformed
-    from peproof.engines.decide import decide_statement, versions
-
     t0 = time.perf_counter()
     ver = f"z3 {versions()['z3']}"
-    _, why = wellformed.guard(stmt)
-    if why or stmt.quant != "forall":
-        return decide_statement(stmt)
     try:
         c = _Conv(stmt)
         hyps = [c.rel(h) for h in stmt.hyps]
         hyp_dens = list(c.dens)
         concl = [c.rel(r) for r in stmt.concl]
     except (ValueError, KeyError, z3.Z3Exception) as exc:
-        v = decide_statement(stmt)
-        v.trace.insert(0, f"real z3: not expressible ({exc})")
-        return v
+        return Verdict("unknown", "z3", ver, "real arithmetic", seconds=time.perf_counter() - t0,
+                       reason=f"real z3: not expressible ({exc})")
     base = c.base + hyps
     side = all(_valid(c.base, d != 0) for d in hyp_dens) and all(
         _valid(base, d != 0) for d in c.dens[len(hyp_dens):])
@@ -93,6 +97,5 @@ def prove(stmt: Statement, claim=None) -> Verdict:
                  "hypotheses and the negated conclusion are unsatisfiable"]
         return Verdict("proved", "z3", ver, "real arithmetic", axioms,
                        time.perf_counter() - t0, trace=trace)
-    v = decide_statement(stmt)
-    v.trace.insert(0, "real z3: not proved" + ("" if side else " (a denominator may vanish)"))
-    return v
+    return Verdict("unknown", "z3", ver, "real arithmetic", seconds=time.perf_counter() - t0,
+                   reason="real z3: not proved" + ("" if side else " (a denominator may vanish)"))

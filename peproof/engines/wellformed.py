@@ -33,9 +33,11 @@ every term is defined.
    (``b > 0`` if negative);  ``b**e`` with ``e`` not a number: ``b > 0`` (``b != 0`` if ``e`` is
    integer-valued);  ``log u``: ``u > 0``;  ``tan u``: ``cos u != 0``;  ``Mod(a, b)``:
    ``b != 0``;  ``Sum(f, (j, lo, hi))``: ``lo``, ``hi`` integer-valued and ``hi >= lo - 1``;
-   ``Delta(p, q)``: integer-valued arguments.  Proofs, cheapest first: the structural sign rules
-   (:mod:`peproof.engines.signs`), arb for closed terms, z3 on the polynomial abstraction
-   (:mod:`peproof.engines.z3poly`).  Each is recorded in the verdict's trace.
+   ``Delta(p, q)``: integer-valued arguments.  This module only *collects* them: it returns
+   the obligations (:func:`examine`), each a fact about a term under the hypotheses in force;
+   :mod:`peproof.engines.facts` proves them (the structural sign rules of
+   :mod:`peproof.engines.signs`, arb for closed terms, z3 on the polynomial abstraction), and
+   each proof is recorded in the verdict's trace.
 
 **Ranges.**  ``Sum(f, (j, lo, hi))`` is the sum over the integers ``lo <= j <= hi``, empty when
 ``hi = lo - 1``.  A range that may be reversed (``hi < lo - 1``) is not well formed: SymPy's
@@ -47,15 +49,15 @@ rests on one either.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 
 import sympy as sp
 
 from peproof.claims import _ASSUME, Rel, Statement, Var
 from peproof.engines import signs
+from peproof.engines.objects import Delta, PiIntegral
 
-RLIMIT = 2_000_000  # z3 resource units per side condition (a budget independent of the load)
 ALLOWED = ("+ * **, sin, cos, tan, exp, log, Abs, floor, ceiling, Mod, Max, Min, Piecewise, "
            "Sum, PiIntegral, Delta, or a function with a peproof_definition")
 _COMPLEX_OK = (sp.Add, sp.Mul, sp.Pow, sp.sin, sp.cos, sp.exp)
@@ -78,37 +80,36 @@ class _Ctx:
         return _Ctx(self.hyps + tuple(hyps), self.bound + tuple(bound))
 
 
-@dataclass
-class Checked:
-    """The outcome for a well-formed statement: its side conditions, proved or not."""
+@dataclass(frozen=True)
+class Obligation:
+    """A side condition: ``expr`` is ``fact`` (nonzero, pos, nonneg, integer) at every point of
+    the statement's domain satisfying ``ctx.hyps`` (the hypotheses before it, a sum's range, a
+    branch's condition), ``ctx.bound`` being the bound variables in force; ``why`` names the
+    term that needs it."""
 
-    proved: list[tuple] = field(default_factory=list)  # (fact, expr, why, how)
-    unproved_raw: list[tuple] = field(default_factory=list)  # (fact, expr, why)
-    complex_concl: frozenset = frozenset()  # indices of == conclusions in the complex view
+    fact: str
+    expr: sp.Expr
+    ctx: _Ctx
+    why: tuple
 
-    @property
-    def ok(self) -> bool:
-        return not self.unproved_raw
+    def describe(self) -> str:
+        return _describe(self.fact, self.expr, self.why)
 
-    @property
-    def unproved(self) -> list[str]:
-        return [_describe(*u) for u in self.unproved_raw]
+    def statement(self, stmt: Statement) -> Statement:
+        """The obligation as a universal statement (``integer``: the relation ``expr == expr``
+        stands in; that fact is not a relation)."""
+        rel = {"nonzero": Rel("!=", self.expr, 0), "pos": Rel("<", 0, self.expr),
+               "nonneg": Rel("<=", 0, self.expr)}.get(self.fact, Rel("==", self.expr, self.expr))
+        return Statement((rel,), stmt.vars + self.ctx.bound, self.ctx.hyps)
 
-    def trace(self, limit: int = 6) -> list[str]:
-        if not self.proved and not self.unproved_raw:
-            return ["well-formed: exact, real-valued, no side conditions"]
-        hows: dict[str, int] = {}
-        for *_, how in self.proved:
-            hows[how] = hows.get(how, 0) + 1
-        out = [f"well-formed: {len(self.proved)} side condition(s) proved ("
-               + ", ".join(f"{n} by {h}" for h, n in hows.items()) + ")"]
-        out += [f"  side condition {_describe(*p[:3])}: {p[3]}" for p in self.proved
-                if p[3] not in ("sign rules", "structure")][:limit]
-        out += [f"  side condition NOT proved: {u}" for u in self.unproved[:limit]]
-        if self.complex_concl:
-            out.append(f"complex view (identity over C) for conclusion(s) "
-                       f"{sorted(self.complex_concl)}: exponential procedure only")
-        return out
+
+@dataclass(frozen=True)
+class Examined:
+    """A statement the gate accepts: its obligations, and the == conclusions read in the
+    complex view (by index)."""
+
+    obligations: tuple[Obligation, ...]
+    complex_concl: frozenset
 
 
 def _describe(fact: str, expr, why: tuple) -> str:
@@ -170,8 +171,6 @@ class _Walker:
     """Collects side conditions (obligations) and refuses ill-formed terms."""
 
     def __init__(self):
-        from peproof.engines.periodic import Delta, PiIntegral
-
         self.delta, self.integral = Delta, PiIntegral
         self.obligations: dict = {}  # (fact, expr, ctx) -> description
         self.seen: dict = {}  # id(ctx) -> {(term, complex view)} already walked
@@ -335,121 +334,21 @@ class _Walker:
         self.walk(body, ctx, False, rel)
 
 
-def _prove(fact: str, expr: sp.Expr, ctx: _Ctx, stmt_vars: tuple, hyps: tuple) -> str | None:
-    """How ``expr`` is shown ``fact`` (nonzero, pos, nonneg, integer), or None."""
-    domains = {v.symbol: v.domain for v in stmt_vars + ctx.bound}
-    if fact == "integer":
-        if signs.integer_valued(expr, domains):
-            return "structure"
-    elif signs.implies(signs.sign(expr, domains), fact):
-        return "sign rules"
-    if fact != "integer" and _splits(expr):
-        how = _decompose(fact, expr, ctx, stmt_vars, hyps)
-        if how:
-            return how
-    return _prove_solver(fact, expr, stmt_vars + ctx.bound, hyps + ctx.hyps)
-
-
-def _splits(e: sp.Expr) -> bool:
-    return e.has(sp.Piecewise) or e.is_Mul or (e.is_Pow and not e.exp.is_Integer)
-
-
 _NEGATE = {"<": lambda r: Rel("<=", r.rhs, r.lhs), "<=": lambda r: Rel("<", r.rhs, r.lhs),
            "==": lambda r: Rel("!=", r.lhs, r.rhs), "!=": lambda r: Rel("==", r.lhs, r.rhs)}
-
-
-def _decompose(fact: str, e: sp.Expr, ctx: _Ctx, stmt_vars: tuple, hyps: tuple) -> str | None:
-    """Reduce a sign fact to facts about parts, each a true implication of real analysis:
-    a Piecewise by its branches (each under its condition and the negations of the earlier
-    single-relation conditions: dropping a negation only weakens the hypotheses); ``b**x`` with
-    ``x`` not an integer is positive (and nonzero) when ``b > 0``, nonnegative when ``b >= 0``;
-    a product is positive / nonnegative / nonzero when every factor is.  The sub-terms' own
-    definedness is checked separately by the walker."""
-    def sub(f, x, c=ctx):
-        return _prove(f, x, c, stmt_vars, hyps)
-
-    if e.has(sp.Piecewise):
-        pw = next(a for a in sp.preorder_traversal(e) if isinstance(a, sp.Piecewise))
-        earlier: list[Rel] = []
-        for val, cond in pw.args:
-            branch = ctx.add(hyps=tuple(_as_rels(cond)) + tuple(earlier))
-            if not sub(fact, e.xreplace({pw: val}), branch):
-                return None
-            rels = _as_rels(cond)
-            if cond is sp.true:
-                break
-            if len(rels) == 1 and not isinstance(cond, sp.And):
-                earlier.append(_NEGATE[rels[0].op](rels[0]))
-        return "cases"
-    if e.is_Pow:
-        b, x = e.args
-        if fact in ("pos", "nonzero"):
-            return "power of a positive base" if sub("pos", b) else None
-        if x.is_Rational and x > 0 and sub("nonneg", b):
-            return "power of a nonnegative base"
-        return "power of a positive base" if sub("pos", b) else None
-    if e.is_Mul:
-        if all(sub(fact, a) for a in e.args):
-            return "factors"
-    return None
-
-
-@lru_cache(maxsize=4096)
-def _prove_solver(fact: str, expr: sp.Expr, vars_: tuple, hyps: tuple) -> str | None:
-    from peproof.engines import z3poly
-    from peproof.kernel.arb import Unsupported, certified_sign
-
-    if not expr.free_symbols:
-        try:
-            s, _ = certified_sign(expr, {})
-        except (Unsupported, ZeroDivisionError, ValueError):
-            s = None
-        if fact == "integer":
-            return "arb" if s is not None and sp.sympify(expr).is_Integer else None
-        ok = s is not None and {"nonzero": s != 0, "pos": s > 0, "nonneg": s >= 0}[fact]
-        return "arb" if ok else None
-    used = set(expr.free_symbols)
-    for h in hyps:
-        used |= h.lhs.free_symbols | h.rhs.free_symbols
-    sub_vars = tuple(v for v in vars_ if v.symbol in used)
-    if fact == "integer":
-        res = z3poly.prove_integer(expr, Statement((), sub_vars, hyps), rlimit=RLIMIT)
-    else:
-        rel = {"nonzero": Rel("!=", expr, 0), "pos": Rel("<", 0, expr),
-               "nonneg": Rel("<=", 0, expr)}[fact]
-        res = z3poly.prove(Statement((rel,), sub_vars, hyps), rlimit=RLIMIT)[0]
-    return "z3" if res == "proved" else None
-
-
-def prove_fact(fact: str, expr: sp.Expr, stmt: Statement | None, bound=(), hyps=()
-               ) -> str | None:
-    """How ``expr`` is shown ``fact`` (nonzero, pos, nonneg, integer) at every point of the
-    domain of ``stmt`` satisfying its hypotheses and the extra ``hyps`` about the ``bound``
-    ``(symbol, domain)`` pairs; None when not proved.  Without ``stmt`` only the structural
-    rules and arb (closed terms) are used."""
-    expr = sp.sympify(expr)
-    ctx = _Ctx(hyps=(stmt.hyps if stmt else ()) + tuple(hyps),
-               bound=tuple(Var(s, dom) for s, dom in bound))
-    if stmt is None:
-        domains = {v.symbol: v.domain for v in ctx.bound}
-        if fact == "integer":
-            return "structure" if signs.integer_valued(expr, domains) else None
-        if signs.implies(signs.sign(expr, domains), fact):
-            return "sign rules"
-        return _prove_solver(fact, expr, (), ()) if not expr.free_symbols else None
-    return _prove(fact, expr, ctx, stmt.vars, ())
 
 
 _WORDS = {"nonzero": "!= 0", "pos": "> 0", "nonneg": ">= 0", "integer": "integer-valued"}
 
 
 @lru_cache(maxsize=2048)
-def check(stmt: Statement) -> Checked:
-    """Refuse an ill-formed ``stmt`` (:class:`IllFormed`), else prove its side conditions."""
+def examine(stmt: Statement) -> Examined:
+    """Refuse an ill-formed ``stmt`` (:class:`IllFormed`), else return its obligations (side
+    conditions, rule 5) and the == conclusions read in the complex view.  Nothing is proved
+    here: :func:`peproof.engines.facts.check` proves the obligations."""
     _check_vars(stmt)
     w = _Walker()
     w.domains = {v.symbol: v.domain for v in stmt.vars}
-    out = Checked()
     cx = set()
     rels = [(r, "hypothesis", n) for n, r in enumerate(stmt.hyps)] + [
         (r, "conclusion", n) for n, r in enumerate(stmt.concl)]
@@ -465,21 +364,5 @@ def check(stmt: Statement) -> Checked:
             cx.add(n)
             w.walk(r.lhs, ctx, True, r)
             w.walk(r.rhs, ctx, True, r)
-    out.complex_concl = frozenset(cx)
-    for (fact, expr, ctx), why in w.obligations.items():
-        how = _prove(fact, expr, ctx, stmt.vars, ())
-        if how:
-            out.proved.append((fact, expr, why, how))
-        else:
-            out.unproved_raw.append((fact, expr, why))
-    return out
-
-
-def guard(stmt: Statement):
-    """For an engine's entry point: ``(Checked, None)`` when the statement may be decided, or
-    ``(Checked, reason)`` when its side conditions are not all proved (no proof possible).
-    Raises :class:`IllFormed` for a refused statement."""
-    wf = check(stmt)
-    if wf.ok:
-        return wf, None
-    return wf, f"side condition not proved: {wf.unproved[0]}"
+    return Examined(tuple(Obligation(fact, expr, ctx, why)
+                          for (fact, expr, ctx), why in w.obligations.items()), frozenset(cx))

@@ -14,7 +14,7 @@ from fractions import Fraction
 import sympy as sp
 
 from peproof.claims import INT_DOMAINS, Rel, Statement
-from peproof.kernel.arb import Unsupported, ball_str, certified_sign
+from peproof.kernel.arb import Unsupported, arb_eval, ball_str, certified_sign
 
 _GRID = {
     "real": [
@@ -86,8 +86,6 @@ def _fmt(val) -> str:
 
 
 def describe(rel: Rel, env: dict) -> dict:
-    from peproof.kernel.arb import arb_eval
-
     lhs = arb_eval(rel.lhs, env, 128)
     rhs = arb_eval(rel.rhs, env, 128)
     return {

@@ -116,3 +116,24 @@ def sign_axiom(z, fact: str | None):
 
 def rel_term(op: str, a, b):
     return {"==": a == b, "<=": a <= b, "<": a < b, "!=": a != b}[op]
+
+
+def integral_statement(stmt) -> bool:
+    """No division and only integer constants: safe to translate over z3's integers."""
+    def ok(a) -> bool:
+        if isinstance(a, sp.floor):  # floor(num/den) with a positive integer den is integral
+            num, den = a.args[0].as_numer_denom()
+            return bool(den.is_Integer and den > 0) and ok(num)
+        if isinstance(a, sp.Piecewise):
+            return all(ok(v) and ok(c) for v, c in a.args)
+        if isinstance(a, sp.Mul) and any(x.is_Rational and not x.is_Integer for x in a.args):
+            return False
+        if a.is_Rational and not a.is_Integer:
+            return False
+        if a.is_Pow and (not a.exp.is_Integer or a.exp < 0):
+            return False
+        if a.is_Float or a is sp.pi:
+            return False
+        return all(ok(x) for x in a.args)
+
+    return all(ok(e) for r in stmt.concl + stmt.hyps for e in (r.lhs, r.rhs))

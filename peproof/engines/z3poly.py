@@ -23,12 +23,35 @@ import time
 import sympy as sp
 import z3
 
-from peproof.claims import Rel, Statement
+from peproof.claims import Rel, Statement, Verdict
 from peproof.engines import signs, z3base
-from peproof.engines.z3base import INT_DOMAINS, Names, arith, domain_axioms, rel_term
+from peproof.engines.fragment import CONDITIONS, Fragment
+from peproof.engines.z3base import (
+    INT_DOMAINS,
+    Names,
+    arith,
+    domain_axioms,
+    integral_statement,
+    rel_term,
+)
 
 z3.set_param("model_validate", True)  # a sat answer comes with a model z3 re-checked
 
+#: universal statements over real terms: arithmetic, sqrt, Abs, Max, Min, floor, ceiling, Mod
+#: translated exactly; every other real term (sin, cos with s^2 + c^2 = 1, exp, log, powers,
+#: sums, Piecewise, functions of one's own) an opaque real with the sign the structural rules
+#: give; no I
+FRAGMENT = Fragment(
+    "z3 polynomial abstraction",
+    nodes={
+        sp.Add: ("any",), sp.Mul: ("any",), sp.Pow: ("any",), sp.Abs: ("any",),
+        sp.Max: ("any",), sp.Min: ("any",), sp.floor: ("any",), sp.ceiling: ("any",),
+        sp.Mod: ("any",), sp.Piecewise: ("any",), sp.Sum: ("any",),
+        sp.Function: ("any",), **CONDITIONS,
+    },
+    summary="real arithmetic with sqrt, Abs, Max, Min, floor, ceiling, Mod exact; any other "
+            "real term an opaque atom",
+)
 
 
 class _Abstraction:
@@ -143,10 +166,11 @@ def prove(stmt: Statement, timeout_ms: int = 3000, rlimit: int | None = None
     definedness of their terms: denominators != 0, square roots of numbers >= 0) are
     unsatisfiable.  ``rlimit`` (z3 resource units) makes the answer independent of the load."""
     t0 = time.perf_counter()
-    from peproof.engines.z3trig import _integral
+    if stmt.quant != "forall":  # unsat of the negation proves a universal statement only
+        return "unknown", [], 0.0, f"{stmt.quant} statement: not decided by this engine"
 
     use_int = (not has_trig(stmt) and all(v.domain in INT_DOMAINS for v in stmt.vars)
-               and _integral(stmt))
+               and integral_statement(stmt))
     ab = _Abstraction(stmt, use_int)
     try:
         hyps = [ab.rel(h) for h in stmt.hyps]
@@ -205,3 +229,15 @@ def poly_to_z3(expr: sp.Expr, symbols: dict):
                 t = t * s
         terms.append(t)
     return z3.Sum(terms) if terms else z3.RealVal(0)
+
+
+def decide(stmt: Statement, checked=None) -> Verdict:
+    """This abstraction as an engine (core of its entry in :mod:`peproof.engines.registry`):
+    ``proved`` when the negation is unsatisfiable; a ``sat`` abstraction proves nothing about
+    the statement (``unknown``)."""
+    res, axioms, secs, detail = prove(stmt)
+    if res == "proved":
+        return Verdict("proved", "z3", version(), "polynomial abstraction", tuple(axioms), secs,
+                       trace=[f"z3: {detail}"])
+    return Verdict("unknown", "z3", version(), "polynomial abstraction", tuple(axioms), secs,
+                   reason=f"z3 {res}: {detail}")

@@ -24,28 +24,56 @@ tree and the linear decomposition of arguments.
 from __future__ import annotations
 
 import time
+from fractions import Fraction
 from functools import reduce
 
 import sympy as sp
 import z3
 
-from peproof.claims import Rel, Statement, Verdict
-from peproof.engines import signs, z3base
+from peproof.claims import Rel, Statement, Var, Verdict
+from peproof.engines import signs, witness, z3base
+from peproof.engines.facts import prove_fact
+from peproof.engines.fragment import CONDITIONS, Fragment
+from peproof.engines.gate import NOT_APPLICABLE, entry
 from peproof.engines.hygiene import fresh
-from peproof.engines.z3base import INT_DOMAINS, Names, arith, domain_axioms, rel_term
+from peproof.engines.z3base import (
+    INT_DOMAINS,
+    Names,
+    arith,
+    domain_axioms,
+    integral_statement,
+    rel_term,
+)
 
 z3.set_param("model_validate", True)
 
 RLIMIT_PER_MS = 3000  # z3 resource units per ms of nominal budget (~3e6 units/s measured here)
 MAX_MULTIPLE = 16  # larger multiples of a base angle: the statement is outside this engine's scope
 
-NOT_APPLICABLE = "not applicable"
 PAIR_INDEX = "i"  # the families' pair index (peproof.families._common.i)
 PYTH = "s^2 + c^2 = 1 for every base angle"
 ADD = "angle addition: sin(a+b) = sin a cos b + cos a sin b, cos(a+b) = cos a cos b - sin a sin b"
 PARITY = "parity: sin(-a) = -sin a, cos(-a) = cos a"
 PI_INT = "sin(pi n) = 0 and cos(pi n)^2 = 1 for integer n"
 PI_HALF = "sin(pi n/2) cos(pi n/2) = 0 for integer n"
+
+#: universal statements polynomial in sin/cos of real arguments (each argument a rational
+#: combination of base angles, multiples up to MAX_MULTIPLE), with integer powers, square
+#: roots, Abs, floor, ceiling, Mod and Piecewise (translated exactly), sums over the pairs
+#: (lifted termwise, each conclusion with its own index, a power of a positive base becoming a
+#: positive symbol); no I, no opaque term
+FRAGMENT = Fragment(
+    "z3",
+    nodes={
+        sp.Add: ("any",), sp.Mul: ("any",),
+        sp.Pow: ("integer exponent", "square root", "real power"),
+        sp.sin: ("trig-free",), sp.cos: ("trig-free",),
+        sp.Abs: ("any",), sp.floor: ("any",), sp.ceiling: ("any",), sp.Mod: ("any",),
+        sp.Piecewise: ("any",), sp.Sum: ("summand of a side",), **CONDITIONS,
+    },
+    summary="polynomials in sin, cos of real linear forms with integer powers, sqrt, Abs, "
+            "floor, ceiling, Mod, Piecewise; sums over the pairs as summands of a side",
+)
 
 
 class NotExpressible(Exception):
@@ -309,47 +337,27 @@ def _parts(u: sp.Expr):
     return out
 
 
-def _integral(stmt: Statement) -> bool:
-    """No division and only integer constants: safe to translate over z3's integers."""
-    def ok(a) -> bool:
-        if isinstance(a, sp.floor):  # floor(num/den) with a positive integer den is integral
-            num, den = a.args[0].as_numer_denom()
-            return bool(den.is_Integer and den > 0) and ok(num)
-        if isinstance(a, sp.Piecewise):
-            return all(ok(v) and ok(c) for v, c in a.args)
-        if isinstance(a, sp.Mul) and any(x.is_Rational and not x.is_Integer for x in a.args):
-            return False
-        if a.is_Rational and not a.is_Integer:
-            return False
-        if a.is_Pow and (not a.exp.is_Integer or a.exp < 0):
-            return False
-        if a.is_Float or a is sp.pi:
-            return False
-        return all(ok(x) for x in a.args)
-
-    return all(ok(e) for r in stmt.concl + stmt.hyps for e in (r.lhs, r.rhs))
-
-
 def _has_trig(stmt: Statement) -> bool:
     return any(r.lhs.has(sp.sin, sp.cos) or r.rhs.has(sp.sin, sp.cos)
                for r in stmt.concl + stmt.hyps)
 
 
-def lift_z3(diff: sp.Expr, stmt: Statement | None = None, nonempty: bool = False):
+def lift_z3(diff: sp.Expr, stmt: Statement | None = None, nonempty: bool = False,
+            slot: int = 0):
     """Termwise lifting of sums with one shared range (this engine's own, minimal version).
 
     Returns ``(term, index, range hypotheses)`` (``diff`` itself, ``None``, ``()`` without
     sums), or ``None`` when a precondition is not proved: one index and the same limits for
     every sum, ``hi - lo + 1 >= 1`` before the remainder is divided by it, a positive base
     before ``base**e_i`` becomes a positive symbol (all proved by
-    :func:`peproof.engines.wellformed.prove_fact`).  With ``nonempty`` the range must be proved
+    :func:`peproof.engines.facts.prove_fact`).  With ``nonempty`` the range must be proved
     non-empty (``hi - lo + 1 >= 1``) even without a remainder: the caller needs it for a strict
     inequality (``f_i < g_i`` for every term says nothing about an empty sum, ``0 < 0``) and
     when the range hypotheses share a query with other conclusions (an empty range would make
     that whole query vacuous).  The index keeps its range as hypotheses ``lo <= i <= hi`` in the
-    query; every introduced symbol is a ``Dummy``."""
-    from peproof.engines.wellformed import prove_fact
-
+    query; every introduced symbol is a ``Dummy``, numbered by ``slot``: the conclusions lifted
+    into one query each get their own index and frequencies (``i<slot>``, ``w<slot>_<n>``), so
+    each keeps its own range hypotheses (one shared index would keep only one range)."""
     sums = [a for a in sp.preorder_traversal(diff) if isinstance(a, sp.Sum)]
     if not sums:
         return diff, None, ()
@@ -359,7 +367,7 @@ def lift_z3(diff: sp.Expr, stmt: Statement | None = None, nonempty: bool = False
     if len(lims) != 1 or any(len(s.limits) != 1 for s in sums):
         return None
     lo, hi = next(iter(lims))
-    idx = fresh("i", integer=True)
+    idx = fresh(f"i{slot}", slot, integer=True)
     total, rest = sp.Integer(0), sp.Integer(0)
     for t in sp.Add.make_args(diff):
         factors = sp.Mul.make_args(t)
@@ -386,7 +394,7 @@ def lift_z3(diff: sp.Expr, stmt: Statement | None = None, nonempty: bool = False
                 rep[p] = units[p.base][1] ** sp.cancel(p.exp / units[p.base][0])
             elif p.base in units or prove_fact("pos", p.base, stmt, bound=((idx, "integer"),),
                                                hyps=in_range):
-                w = fresh(f"w{len(rep)}", len(rep), positive=True)
+                w = fresh(f"w{slot}_{len(rep)}", len(rep), positive=True)
                 units.setdefault(p.base, (p.exp, w))
                 rep[p] = w
     return term.xreplace(rep), idx, in_range
@@ -446,18 +454,21 @@ def check_relation(rel, stmt: Statement, timeout_ms: int = 400, cache: bool = Tr
     """``('unsat'|'sat'|'unknown'|'n/a', axioms_used, detail)`` for one block of conclusions
     (a relation or a tuple of relations sharing their angles) under ``stmt``: ONE query."""
     rels = rel if isinstance(rel, tuple) else (rel,)
+    if stmt.quant != "forall":  # unsat of the negation proves a universal statement only
+        return "n/a", set(), f"{stmt.quant} statement: not decided by z3"
     lifted, ranges = [], {}
-    for r in rels:
+    for slot, r in enumerate(rels):
         if r.lhs.has(sp.Sum) or r.rhs.has(sp.Sum):
             if r.op == "!=":
                 # f_i != g_i for every term does not make the sums differ (1 - 1 = 0 - 0)
                 return "n/a", set(), "a disequality of sums does not follow termwise"
             # the range hypotheses lo <= i <= hi join this block's query: they may be
             # vacuous (an empty range) only for a lone == or <= (an empty sum is 0 == 0)
-            out = lift_z3(r.lhs - r.rhs, stmt, nonempty=r.op == "<" or len(rels) > 1)
+            out = lift_z3(r.lhs - r.rhs, stmt, nonempty=r.op == "<" or len(rels) > 1, slot=slot)
             if out is None:
                 return "n/a", set(), "sums not liftable to one frequency"
             lemma, idx, in_range = out
+            assert idx not in ranges  # each lifted conclusion has its own index and range
             ranges[idx] = in_range
             r = Rel(r.op, lemma, 0)
         lifted.append(r)
@@ -472,8 +483,6 @@ def _check_block(diff_rel: Rel, more: tuple, stmt: Statement, timeout_ms: int, c
     cache = cache and key is not None
     if cache and key in _CACHE:
         return _CACHE[key]
-    from peproof.claims import Var
-
     declared = {v.symbol for v in stmt.vars}
     extra = []
     new_syms = set()
@@ -495,7 +504,7 @@ def _check_block(diff_rel: Rel, more: tuple, stmt: Statement, timeout_ms: int, c
         ):
             return "n/a", set(), "closed numeric statement: decided in arb, not by z3"
     use_int = (not _has_trig(sub) and all(v.domain in INT_DOMAINS for v in sub.vars)
-               and _integral(sub))
+               and integral_statement(sub))
     try:
         tr = Translation(sub, use_int)
         stmt = sub
@@ -565,29 +574,14 @@ def _blocks(concl: tuple) -> list[tuple]:
     return [tuple(g) for g in groups.values()]
 
 
-def decide_z3(stmt: Statement, timeout_ms: int = 400, cache: bool = True) -> Verdict:
+@entry(FRAGMENT, "z3", "polynomial abstraction")
+def decide_z3(stmt: Statement, checked, timeout_ms: int = 400, cache: bool = True) -> Verdict:
     """Verdict of the z3 engine: proved (every conclusion unsat), refuted (a certified point),
-    or unknown."""
-    from fractions import Fraction
-
-    from peproof.engines import wellformed, witness
-
+    or unknown.  (Public entry: ``decide_z3(stmt, timeout_ms=..., cache=...)``, gated by
+    :func:`peproof.engines.gate.entry`: the statement is in :data:`FRAGMENT`, well formed, its
+    side conditions proved, before this runs.)"""
     t0 = time.perf_counter()
     ver = z3.get_version_string()
-    if stmt.quant == "exists":
-        return Verdict("unknown", "z3", ver, NOT_APPLICABLE,
-                       reason="existential statement: needs a certified instance, not z3")
-    wf, why = wellformed.guard(stmt)  # raises IllFormed for a refused statement
-    if wf.complex_concl:
-        return Verdict("unknown", "z3", ver, NOT_APPLICABLE,
-                       reason="complex-valued conclusion: the exponential procedure only")
-    if why:  # no proof; a certified point where every term is defined still refutes
-        w = witness.find_counterexample(stmt)
-        if w:
-            w["found_by"] = "grid (side conditions not proved: z3 not asked)"
-            return Verdict("refuted", "arb", ver, "certified counterexample",
-                           seconds=time.perf_counter() - t0, witness=w, trace=[why])
-        return Verdict("unknown", "z3", ver, "polynomial abstraction", reason=why)
     used: set[str] = set()
     failures = []
     queries = 0

@@ -94,11 +94,15 @@ def instance_proof(lemma_id: str, var_for_rate=pos):
 
         from peproof import registry
         from peproof.engines import expoly
-        from peproof.engines.decide import decide_statement, verdict_of, versions
+        from peproof.engines.decide import decide_statement, versions
+        from peproof.verdicts import verdict_of
 
         t0 = time.perf_counter()
         lemma_v = verdict_of(lemma_id)
         lemma = registry.get(lemma_id).statement
+        if stmt.quant != "forall":
+            return Verdict("unknown", "sympy-exp", versions()["sympy"], "lemma instance",
+                           reason="instances of a universal lemma prove universal statements")
         if any(rel.op != "==" for rel in stmt.concl):
             return Verdict("unknown", "sympy-exp", versions()["sympy"], "lemma instance",
                            reason="lemma instances decide equalities only")

@@ -68,11 +68,11 @@ def _nonzero(den: sp.Expr, stmt: Statement) -> bool:
 
 def power_products(stmt: Statement, claim: Claim | None = None) -> Verdict:
     """Decide equations between positive power products (module docstring)."""
-    from peproof.engines import wellformed
+    from peproof.engines import facts
     from peproof.engines.decide import decide_statement, versions
 
     t0 = time.perf_counter()
-    _, why = wellformed.guard(stmt)  # refuses Floats, I, ...; side conditions must be proved
+    _, why = facts.guard(stmt)  # refuses Floats, I, ...; side conditions must be proved
     if why or stmt.quant != "forall":
         return decide_statement(stmt)
     trace, dens = [], set()
@@ -165,6 +165,9 @@ def by_cases(inner):
         from peproof.engines.decide import versions
 
         t0 = time.perf_counter()
+        if stmt.quant != "forall":  # every case proved says nothing about an instance
+            return Verdict("unknown", "cases", versions()["sympy"], "case split",
+                           reason=f"{stmt.quant} statement: a case split proves universal ones")
         pieces = sorted({p for r in stmt.concl for e in (r.lhs, r.rhs)
                          for p in e.atoms(sp.Piecewise)}, key=sp.default_sort_key)
         try:

@@ -33,6 +33,7 @@ from peproof import falsify as F
 from peproof.claims import Claim, Eq, Falsifier, Le, Lt, Ne, Statement, Verdict, var
 from peproof.encoding import omega_expr
 from peproof.engines import expoly, realz3
+from peproof.engines.decide import with_default
 from peproof.families._common import I_IN_RANGE, OMEGA_I, V_D, V_I, d, only_for
 from peproof.seeds import FOURIER, src
 
@@ -183,7 +184,7 @@ def _lindemann_proof(stmt: Statement, claim) -> Verdict:
     rel = stmt.concl[0]
     # case k <= 0: 2 pi k/N <= 0 < omega_i (omega_i > 0 by SymPy's sign rule)
     pos = OMEGA_I.is_positive is True
-    sign_case = realz3.prove(Statement(Ne(w, rel.rhs), (vw, V_K, V_NN), (Le(k, 0),)))
+    sign_case = with_default(realz3.prove)(Statement(Ne(w, rel.rhs), (vw, V_K, V_NN), (Le(k, 0),)))
     # case k >= 1: omega_i = base**e with a rational base and a rational exponent is algebraic
     base, expo = OMEGA_I.as_base_exp()
     algebraic = base.is_Rational and base > 0 and expo.is_rational is True
@@ -282,7 +283,7 @@ CLAIMS = [
             Falsifier("decreasing", DISTINCT.with_concl(Lt(_freq(l), _freq(k))),
                       "decreasing in k"),
         ),
-        proof=realz3.prove,
+        proof=with_default(realz3.prove),
         note="distinct numbers in [0, 2 pi) are distinct angles mod 2 pi, so the complex "
              "exponentials exp(i omega_k n) differ too",
     ),

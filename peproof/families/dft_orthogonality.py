@@ -30,6 +30,7 @@ import z3
 from peproof import falsify as F
 from peproof.claims import Claim, Eq, Falsifier, Le, Lt, Statement, Verdict, var
 from peproof.engines import cyclotomic, expoly, realz3
+from peproof.engines.decide import with_default
 from peproof.engines.periodic import LEMMA_SUM, Delta
 from peproof.engines.periodic import proof as periodic_proof
 from peproof.families._common import only_for
@@ -146,11 +147,11 @@ def _geometric_proof(stmt: Statement, claim) -> Verdict:
 
 
 def _basis_proof(stmt: Statement, claim) -> Verdict:
-    from peproof.engines.decide import verdict_of as verdict  # the per-process cache
+    from peproof.verdicts import verdict_of as verdict  # the per-process cache
 
     t0 = time.perf_counter()
     used = {u: verdict(u).status for u in claim.uses}
-    v = realz3.prove(stmt)
+    v = with_default(realz3.prove)(stmt)
     trace = [f"{u}: {st}" for u, st in used.items()] + [
         "Gram matrix diag(N, N/2, ..., N/2, N): the N vectors are pairwise orthogonal, nonzero",
         f"count 1 + 2(N/2 - 1) + 1 = N and positive diagonal: {v.status} ({v.engine})"]

@@ -93,7 +93,8 @@ def _lipschitz_proof(stmt: Statement, claim: Claim) -> Verdict:
     and let z3 close it from the axiom ``sin^2(t/2) <= (t/2)^2``."""
     import z3
 
-    from peproof.engines.decide import lift, verdict_of, versions
+    from peproof.engines.decide import lift, versions
+    from peproof.verdicts import verdict_of
 
     rel = stmt.concl[0]
     lifted = lift(rel.rhs - rel.lhs, stmt)

@@ -32,6 +32,7 @@ from peproof import falsify as F
 from peproof.claims import Claim, Eq, Falsifier, Le, Lt, Ne, Statement, mat_eq, var
 from peproof.encoding import Encoding, omega_expr
 from peproof.engines import powers
+from peproof.engines.decide import with_default
 from peproof.families._common import (
     I_IN_RANGE,
     OMEGA_I,
@@ -279,7 +280,7 @@ CLAIMS = [
                     _fal("halving", Statement(Le(OMEGA_NEXT, OMEGA_I / 2), (V_D, V_I),
                                               hyps=(NEXT_IN_RANGE,)),
                          "each step at least halves the frequency (false for d >= 28)")),
-        proof=powers.proof,
+        proof=with_default(powers.prove_statement),
     ),
     Claim(
         "encoding.frequencies_between_ten_thousandth_and_one",
@@ -292,7 +293,7 @@ CLAIMS = [
                                                          hyps=(I_IN_RANGE,)), "omega_0 < 1"),
                     _fal("above_hundredth", Statement(Lt(sp.Rational(1, 100), OMEGA_I), (V_D, V_I),
                                                       hyps=(I_IN_RANGE,)), "bound 1/100")),
-        proof=powers.proof,
+        proof=with_default(powers.prove_statement),
     ),
     Claim(
         "encoding.exponent_range",
@@ -306,7 +307,7 @@ CLAIMS = [
                     F.shift(EXPONENT_RANGE, 1, index=2, name="max_off_by_one")),
         note="'approaches 1' is read within one d: the largest exponent is exactly 1 - 2/d, "
              "within 2/d of 1 and never equal to it.",
-        proof=powers.proof,
+        proof=with_default(powers.prove_statement),
     ),
     Claim(
         "encoding.entries_bounded",

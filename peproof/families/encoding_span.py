@@ -31,6 +31,7 @@ from peproof import falsify as F
 from peproof.claims import Claim, Eq, Falsifier, Le, Lt, Statement
 from peproof.encoding import omega_expr
 from peproof.engines import powers
+from peproof.engines.decide import refute_at, with_default
 from peproof.families._common import I_IN_RANGE, OMEGA_I, V_D, V_I, d, i
 from peproof.seeds import APPENDIX, EXAM, FOURIER, src
 
@@ -141,7 +142,7 @@ CLAIMS = [
                         Le(10000 * OMEGA_MIN, sp.Rational(101, 100))), "1 % at d >= 378"),
                     _fal("at_most_ten_thousandth", MIN_5PCT.with_concl(
                         Le(10000 * OMEGA_MIN, 1)), "omega_min <= 1/10000")),
-        proof=powers.proof,
+        proof=with_default(powers.prove_statement),
     ),
     Claim(
         "encoding.span_orders_exact",
@@ -152,7 +153,7 @@ CLAIMS = [
         uses=("encoding.first_frequency_eq_one", "encoding.last_frequency_exact"),
         falsifiers=(F.subs_rhs(SPAN_EXACT, {10**4: 10**3}, "below_three_orders", index=1),
                     _fal("exactly_four", SPAN_EXACT.with_concl(Eq(SPAN, 10**4)), "span 10^4")),
-        proof=powers.proof,
+        proof=with_default(powers.prove_statement),
     ),
     Claim(
         "encoding.span_d_over_two_orders",
@@ -165,7 +166,7 @@ CLAIMS = [
                          "d/4 orders")),
         note="Witness d = 512: 10^3.984 against 10^256. The span is 4(d-2)/d orders, equal to "
              "d/2 only at d = 4 (encoding.span_d_over_two_only_at_d4).",
-        proof=powers.refute_at({"d": 512}),
+        proof=refute_at({"d": 512}),
     ),
     Claim(
         "encoding.span_d_over_two_only_at_d4",
@@ -175,7 +176,7 @@ CLAIMS = [
                          "d = 8 (hypothesis multiplied by 2d > 0)"),
                     _fal("only_at_d2", Statement(Eq(d, 2), (V_D,), hyps=(Eq(8 * (d - 2), d**2),)),
                          "d = 2 (hypothesis multiplied by 2d > 0)")),
-        proof=powers.proof,
+        proof=with_default(powers.prove_statement),
     ),
     Claim(
         "encoding.span_four_orders_exact_reading",
@@ -188,7 +189,7 @@ CLAIMS = [
         note="Verdict: false as an exact statement for every d (the span is 4(d-2)/d < 4; "
              "witness d = 512, span 3.984), true in the rounded reading for d >= 16 "
              "(encoding.span_four_orders_rounded_for_d_ge_16).",
-        proof=powers.refute_at({"d": 512}),
+        proof=refute_at({"d": 512}),
     ),
     Claim(
         "encoding.span_four_orders_rounded_for_d_ge_16",
@@ -200,7 +201,7 @@ CLAIMS = [
                         Le(10 ** sp.Rational(39, 10), SPAN)), "10^3.9 for d >= 16"),
                     _fal("exactly_four", SPAN_ROUNDED.with_concl(Eq(SPAN, 10**4)), "10^4")),
         note="'Rounds to 4' means 3.5 <= 4(d-2)/d < 4.5; 4(d-2)/d >= 3.5 iff d >= 16.",
-        proof=powers.proof,
+        proof=with_default(powers.prove_statement),
     ),
     Claim(
         "encoding.wavelength_range_exact",
@@ -211,7 +212,7 @@ CLAIMS = [
                         Le(WAVE_I, PI2 * 10000 ** ((d - 4) / d))), "max 2 pi 10000^((d-4)/d)"),
                     _fal("seed_range", WAVE_RANGE.with_concl(Le(WAVE_I, 10000)),
                          "wavelengths at most 10000")),
-        proof=powers.proof,
+        proof=with_default(powers.prove_statement),
     ),
     Claim(
         "encoding.inverse_frequency_range",
@@ -226,7 +227,7 @@ CLAIMS = [
                         Eq(1 / OMEGA_I, 10000 ** (i / d))), "exponent i/d")),
         note="Seed 004's 'wavelength term' 10000^(2i/d) is the wavelength divided by 2 pi; "
              "seed 002's '~1 to ~10000' fits this quantity, not the wavelength.",
-        proof=powers.proof,
+        proof=with_default(powers.prove_statement),
     ),
     Claim(
         "encoding.seed_wavelengths_one_to_ten_thousand",
@@ -242,7 +243,7 @@ CLAIMS = [
              "2 pi = 6.28 for every d (also outside the tolerance). The exact range is "
              "[2 pi, 2 pi 10000^((d-2)/d)]; '1 to 10000' is the range of 1/omega_i "
              "(encoding.inverse_frequency_range).",
-        proof=powers.refute_at({"d": 512}),
+        proof=refute_at({"d": 512}),
     ),
     Claim(
         "encoding.max_wavelength_about_two_pi_ten_thousand",
@@ -268,6 +269,6 @@ CLAIMS = [
                         Le(sp.Rational(99, 100) * TWO_PI_10K, WAVE_MAX)), "1 % at d >= 360"),
                     _fal("reaches_two_pi_10000", WAVE_5PCT.with_concl(Le(TWO_PI_10K, WAVE_MAX)),
                          "reaches 2 pi 10000")),
-        proof=powers.proof,
+        proof=with_default(powers.prove_statement),
     ),
 ]

@@ -27,7 +27,7 @@ Implementation notes
   ``|f(theta~) - f(theta)| <= min(Delta, 2)``; the three step lemmas carry the bound through the
   library, the scale and the storage.  Each step's right-hand side is increasing in the previous
   error, so substituting one into the next (:func:`entry_bound`) is the composed bound; the oracle
-  evaluates that very expression (:mod:`peproof.oracle.budget`).
+  evaluates that very expression (:mod:`peproof.oracle.common.budget`).
 
   The constants are chosen to cover what libraries do (measured in ``tests/test_error_model_
   libraries.py`` for NumPy, PyTorch, mlx, keras, JAX: evidence, not the criterion).

@@ -8,7 +8,7 @@ Main statements
   ``error_model.map_blend`` (the blend ``theta ((1 - g)/s + g)`` of YaRN and Llama 3).
 
 Implementation notes
-  The rotary oracle (:mod:`peproof.oracle.rotary_model`) judges a rotary artefact by the recipe
+  The rotary oracle (:mod:`peproof.oracle.rotary.model`) judges a rotary artefact by the recipe
   shape of :mod:`peproof.families.error_model` in a binary dtype ``P`` (unit roundoff
   ``u <= 2^-8``).  The base frequency ``theta_j`` carries the relative error
   ``e = (C_OMEGA0 + C_OMEGA1 L) u`` of that model.  A scaling method computes the scaled frequency
@@ -335,6 +335,9 @@ def map_relative_error(scaling, d: int, seq_len, u: float, e: float, pipe_is_hos
         if s_ < 1:
             return math.inf
         r1 = comp(c3, c3)
+        if k == "llama3" and getattr(scaling, "is_step", False):
+            return comp(e, c2)  # no blend: theta or theta / s, linear's chain (the step's edge
+            # is the oracle's to guard: a pair near it may fall on either side)
         if k == "yarn" and scaling.ramp == "index":
             rp = c3 / (1 - c3)
             G_ = rp + u * (1 + rp)

@@ -34,6 +34,7 @@ import sympy as sp
 from peproof import falsify as F
 from peproof.claims import Claim, Eq, Falsifier, Le, Lt, Ne, Statement, Verdict, var
 from peproof.engines import realz3, witness
+from peproof.engines.decide import with_default
 from peproof.families._common import only_for
 from peproof.seeds import FOURIER, src
 
@@ -137,7 +138,7 @@ def _pin_down_proof(stmt: Statement, claim) -> Verdict:
     t0 = time.perf_counter()
     half_gap = (x - y) / 2
     ident = expoly.expand_is_zero(DIST2 - 4 * sp.sin(half_gap) ** 2).zero
-    rng = realz3.prove(Statement((Lt(half_gap, pi), Lt(-pi, half_gap)), stmt.vars, stmt.hyps))
+    rng = with_default(realz3.prove)(Statement((Lt(half_gap, pi), Lt(-pi, half_gap)), stmt.vars, stmt.hyps))
     trace = [f"(cos x - cos y)^2 + (sin x - sin y)^2 = 4 sin((x - y)/2)^2: {ident}",
              f"-pi < (x - y)/2 < pi under the hypotheses: {rng.status}",
              "y < x, so (x - y)/2 is a nonzero point of (-pi, pi) where sin does not vanish"]
@@ -187,7 +188,7 @@ CLAIMS = [
         ENDPOINTS,
         "identity",
         falsifiers=(F.flip_sign(ENDPOINTS), F.shift(ENDPOINTS, pi, index=1)),
-        proof=realz3.prove,
+        proof=with_default(realz3.prove),
     ),
     Claim(
         "fourier.affine_map_increasing",
@@ -201,7 +202,7 @@ CLAIMS = [
             Falsifier("gap_of_one", Statement(Lt(T(x) + 1, T(y)), INCREASING.vars,
                                               INCREASING.hyps), "increase by more than 1"),
         ),
-        proof=realz3.prove,
+        proof=with_default(realz3.prove),
     ),
     Claim(
         "fourier.affine_map_onto",
@@ -216,7 +217,7 @@ CLAIMS = [
                       "image inside [-pi, 0)"),
             F.shift(ONTO, 1, index=4, name="wrong_inverse"),
         ),
-        proof=realz3.prove,
+        proof=with_default(realz3.prove),
     ),
     Claim(
         "fourier.min_max_unit_interval",
@@ -241,7 +242,7 @@ CLAIMS = [
             Falsifier("a_to_d", GENERAL_ENDS.with_concl(Eq(general_at(a), dd)), "a sent to d"),
             F.shift(GENERAL_ENDS, 1, index=1),
         ),
-        proof=realz3.prove,
+        proof=with_default(realz3.prove),
     ),
     Claim(
         "fourier.general_min_max_specialises",

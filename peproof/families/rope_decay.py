@@ -98,7 +98,7 @@ MODULUS_AXIOMS = (
 @only_for(_abel_bound)
 def _abel_bound_proof(stmt: Statement, claim: Claim) -> Verdict:
     """The identity (a proved claim) plus the three facts of the modulus, recorded as axioms."""
-    from peproof.engines.decide import verdict_of
+    from peproof.verdicts import verdict_of
 
     ident = verdict_of("rope.abel_summation_identity_concrete_d")
     if ident.status != "proved":

@@ -110,7 +110,7 @@ def certified(d: int, n_pos: int):
 
 
 def _lemmas_proved() -> list[str]:
-    from peproof.engines.decide import verdict_of as verdict
+    from peproof.verdicts import verdict_of as verdict
 
     return [u for u in REDUCTION if verdict(u).status != "proved"]
 

@@ -36,6 +36,7 @@ import sympy as sp
 from peproof.claims import Claim, Eq, Falsifier, Le, Lt, Ne, Statement, Verdict, mat_eq, var
 from peproof.encoding import Encoding, omega_expr
 from peproof.engines import powers
+from peproof.engines.decide import refute_at, with_default
 from peproof.families._common import (
     I_IN_RANGE,
     OMEGA_I,
@@ -161,7 +162,7 @@ def refuted_by_negation(companion_id: str):
 
     def proof(stmt: Statement, claim: Claim) -> Verdict:
         from peproof import registry
-        from peproof.engines.decide import verdict_of
+        from peproof.verdicts import verdict_of
 
         t0 = time.perf_counter()
         comp = registry.get(companion_id).statement
@@ -284,7 +285,7 @@ CLAIMS = [
              "'distinct angles mod 2 pi' is nevertheless true on the integers for every d, for a "
              "different reason (uniqueness.single_pair_injective_on_integers); near "
              "collisions do occur (uniqueness.d4_near_collision_below_sixty_thousand).",
-        proof=powers.refute_at({"d": 4, "p": 629}),
+        proof=refute_at({"d": 4, "p": 629}),
     ),
     Claim(
         "uniqueness.slowest_pair_distinct_angles_before_wrap",
@@ -296,7 +297,7 @@ CLAIMS = [
                          "angle > 0 at pos = 0")),
         note="The angle is strictly increasing on [0, 2 pi/omega_min) and stays in [0, 2 pi), "
              "so positions there get distinct angles (real positions, hence integers).",
-        proof=powers.proof,
+        proof=with_default(powers.prove_statement),
     ),
     Claim(
         "uniqueness.wrap_beyond_sixty_thousand_iff_d_ge_400",
@@ -305,7 +306,7 @@ CLAIMS = [
         uses=("uniqueness.slowest_pair_wraps_at_exact_position",),
         falsifiers=(_fal("above_61000", THRESH.with_concl(Le(61000, WRAP)), "61,000"),
                     _fal("every_d", Statement(Le(60000, WRAP), (V_D,)), "no hypothesis on d")),
-        proof=powers.proof,
+        proof=with_default(powers.prove_statement),
     ),
     Claim(
         "uniqueness.d4_near_collision_below_sixty_thousand",

@@ -64,11 +64,11 @@ def _kill_group(pid: int) -> None:
 def call(target: str, n: int, d: int, *, time_limit: float = DEFAULT_TIME_LIMIT,
          memory_limit: int | None = None):
     """``module.function(n, d)`` computed in a child process; a NumPy array, or
-    :class:`peproof.oracle.tables.InputError` with one line."""
+    :class:`peproof.oracle.common.tables.InputError` with one line."""
     import numpy as np
 
     from peproof.guard.limits import human_bytes
-    from peproof.oracle.tables import InputError
+    from peproof.oracle.common.tables import InputError
 
     call_text = f"{target.split(':', 1)[1]}({n}, {d})"
     memory_limit = memory_limit or default_memory_limit()
@@ -209,13 +209,13 @@ def _run(spec: dict) -> None:
         raise _Fail(f"calling {call_text} failed: {_describe(exc)}") from None
     import numpy as np
 
-    from peproof.oracle.tables import InputError, to_numpy
+    from peproof.oracle.common.tables import InputError, to_numpy
 
     if isinstance(result, (tuple, list)) and len(result) == 2 and all(
             hasattr(x, "shape") for x in result):  # a rotary (cos, sin) pair: stacked
         import numpy as _np
 
-        from peproof.oracle.tables import to_numpy as _tn
+        from peproof.oracle.common.tables import to_numpy as _tn
 
         a, b = _tn(result[0]), _tn(result[1])
         if a.shape == b.shape and a.dtype == b.dtype:

@@ -1,226 +1,132 @@
-"""Certified evaluation of real SymPy expressions in python-flint ball arithmetic.
+"""Certified evaluation of SymPy expressions in python-flint ball arithmetic (arb, acb).
 
-``arb_eval(expr, env, prec)`` returns an ``arb`` ball guaranteed to contain the exact value of
-``expr`` with its symbols replaced by the exact rationals in ``env``.  Every operation is done by
-arb, whose enclosures are rigorous; nothing here rounds in float64.  Unsupported constructs raise
-:class:`Unsupported` rather than guessing.
+An expression is *compiled* once (:func:`compile_expr`, cached per expression) into a tree of
+small evaluators; each evaluates at a point in two ways:
+
+* ``exact(env)``: the exact rational value when the subterm is rational at that point (built from
+  rationals by ``+ * /``, integer powers, perfect-power roots, floor, ceiling, frac, Mod, Abs, Max,
+  Min, sign, Piecewise and sums, and sin/cos at multiples of pi/6 -- Niven's values), else None;
+* ``ball(env)``: an ``arb`` ball (real) or ``acb`` box (complex view: ``I``, re, im, conjugate)
+  guaranteed to contain the value.
+
+Meaning is SymPy's, node by node.  A partial function outside its domain (``log`` of a number
+<= 0, ``b**(p/q)`` of a negative ``b``, a division by zero, ``tan`` at a pole, ``asin`` beyond 1,
+``Mod(a, 0)``, a Piecewise with no true branch) raises :class:`OutsideDomain`: such a point is
+never evaluated, so it can never certify anything.  A decision the ball cannot make at this
+precision (the sign of a ball containing 0 below a floor, a condition, a partial function's
+domain test) raises :class:`Imprecise`: evaluate again at a higher precision
+(:func:`evaluate`, :func:`truth`) or give up.  Both are :class:`Unsupported`, as is a construct
+this module does not know.  Nothing rounds in float64 and nothing calls ``evalf``.
+
+Sums and products: ``Sum(f, (i, lo, hi))`` needs limits that are exact integers at the point; the
+last limit tuple is the outermost.  ``hi = lo - 1`` is empty (0, resp. 1).  A reversed range
+``hi < lo - 1`` is read by SymPy's (Karr's) convention, ``Sum = -Sum(f, (i, hi + 1, lo - 1))``
+and ``Product = 1 / Product(f, (i, hi + 1, lo - 1))``, when ``karr=True``; with ``karr=False``
+(the default of :func:`arb_eval`, kept for the engines, whose well-formedness rule refuses such
+ranges) it raises :class:`Unsupported` ("reversed ...").  At most ``MAX_TERMS`` terms are
+evaluated per call.
+
+Point values (``env``): ints, ``Fraction``, SymPy rationals, :class:`PiMul` (``q * pi``), closed
+SymPy expressions (evaluated by this module at the working precision) and arb balls (taken as
+given; a ball stands for every point in it).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 
 import flint
 import sympy as sp
 
+from peproof.kernel._compile import compile_node, env_of, value_ball
+from peproof.kernel._nodes import (
+    MAX_TERMS,
+    Env,
+    Imprecise,
+    OutsideDomain,
+    PiMul,
+    Unsupported,
+    rel_decide,
+)
 
-class Unsupported(Exception):
-    """The expression contains a construct this evaluator does not enclose rigorously."""
+__all__ = [
+    "MAX_TERMS", "Imprecise", "OutsideDomain", "PiMul", "Unsupported", "arb_eval", "ball_str",
+    "certified_sign", "compile_expr", "evaluate", "truth", "to_arb_value", "PRECS", "Truth",
+]
+
+PRECS = (64, 128, 256, 1024)
 
 
-def _rat(q) -> flint.arb:
-    q = sp.Rational(q)
-    return flint.arb(flint.fmpq(int(q.p), int(q.q)))
+def compile_expr(expr: sp.Expr):
+    """The evaluator tree of ``expr`` (cached per expression)."""
+    return compile_node(sp.sympify(expr))
+
+
+def _real(v):
+    if isinstance(v, flint.acb):
+        if v.imag.is_exact() and v.imag == 0:
+            return v.real
+        raise Unsupported("complex value where a real number is expected")
+    return v
 
 
 def to_arb_value(v) -> flint.arb:
-    if isinstance(v, flint.arb):
-        return v
-    if isinstance(v, bool):
-        raise Unsupported("boolean value")
-    if isinstance(v, int | Fraction | sp.Rational):
-        return _rat(v)
-    if isinstance(v, sp.Float):
-        return _rat(sp.Rational(v))
-    raise Unsupported(f"value {v!r}")
+    """A point value as a real ball at the working precision."""
+    return value_ball(v)
 
 
-def arb_eval(expr, env: dict, prec: int = 128) -> flint.arb:
+def arb_eval(expr, env: dict, prec: int = 128, karr: bool = False) -> flint.arb:
+    """A real ball containing ``expr`` at ``env`` (one precision; see the module docstring)."""
     with flint.ctx.workprec(prec):
-        return _ev(sp.sympify(expr), env)
-
-
-def _ev(e, env):  # noqa: C901 - a flat dispatch is the clearest form here
-    if e.is_Integer or e.is_Rational:
-        return _rat(e)
-    if e.is_Float:
-        return _rat(sp.Rational(e))
-    if e is sp.pi:
-        return flint.arb.pi()
-    if e is sp.E:
-        return flint.arb(1).exp()
-    if e.is_Symbol:
-        if e in env:
-            return to_arb_value(env[e])
-        if e.name in env:
-            return to_arb_value(env[e.name])
-        raise Unsupported(f"free symbol {e}")
-    if e.is_Add:
-        acc = flint.arb(0)
-        for a in e.args:
-            acc += _ev(a, env)
-        return acc
-    if e.is_Mul:
-        acc = flint.arb(1)
-        for a in e.args:
-            acc *= _ev(a, env)
-        return acc
-    if e.is_Pow:
-        b, x = e.args
-        if x.is_Integer:
-            bv = _ev(b, env)
-            n = int(x)
-            return bv**n if n >= 0 else 1 / (bv ** (-n))
-        xv = _ev(x, env)
-        if b is sp.E:
-            return xv.exp()
-        bv = _ev(b, env)
-        if x.is_Rational and x.q == 2:
-            r = bv.sqrt()
-            return r ** int(x.p) if x.p > 0 else 1 / r ** int(-x.p)
-        return bv**xv  # arb real power: NaN-ball (indeterminate) for non-positive base
-    if isinstance(e, sp.sin):
-        return _ev(e.args[0], env).sin()
-    if isinstance(e, sp.cos):
-        return _ev(e.args[0], env).cos()
-    if isinstance(e, sp.tan):
-        return _ev(e.args[0], env).tan()
-    if isinstance(e, sp.exp):
-        return _ev(e.args[0], env).exp()
-    if isinstance(e, sp.log) and len(e.args) == 1:
-        return _ev(e.args[0], env).log()
-    if isinstance(e, sp.Abs):
-        return abs(_ev(e.args[0], env))
-    if isinstance(e, sp.Sum):
-        return _ev_sum(e, env)
-    if isinstance(e, sp.floor | sp.ceiling | sp.Mod):
-        q = _exact(e, env)  # rational arguments: SymPy's exact value
+        e = compile_expr(sp.sympify(expr))
+        en = env_of(env, karr=karr)
+        q = e.exact(en)
         if q is not None:
-            return _rat(q)
-    if isinstance(e, sp.floor | sp.ceiling):
-        return _round(_ev(e.args[0], env), "floor" if isinstance(e, sp.floor) else "ceil", e)
-    if isinstance(e, sp.Mod):  # SymPy's Mod(a, b) = a - b*floor(a/b): the sign of b
-        a, b = _ev(e.args[0], env), _ev(e.args[1], env)
-        if b.is_exact() and b == 0:
-            raise Unsupported("Mod(a, 0) is undefined")
-        return a - b * _round(a / b, "floor", e)
-    if isinstance(e, sp.Max | sp.Min):
-        vals = [_ev(a, env) for a in e.args]
-        acc = vals[0]
-        for v in vals[1:]:
-            acc = acc.max(v) if isinstance(e, sp.Max) else acc.min(v)
-        return acc
-    if isinstance(e, sp.Piecewise):
-        for val, cond in e.args:
-            t = _cond(cond, env)
-            if t is None:
-                raise Unsupported("Piecewise condition not decidable in arb")
-            if t:
-                return _ev(val, env)
-        raise Unsupported("Piecewise with no true branch")
-    if e.is_Function and hasattr(e, "_arb_eval"):
-        return e._arb_eval(env, _ev)
-    raise Unsupported(f"{type(e).__name__}: {e}")
+            return flint.arb(flint.fmpq(q.numerator, q.denominator))
+        return _real(e.ball(en))
 
 
-def _exact(e, env) -> sp.Rational | None:
-    """The exact rational value of ``e`` when it is built from rationals (and variables bound to
-    rationals) by + * integer powers, floor, ceiling and Mod; else None."""
-    if e.is_Rational:
-        return e
-    if e.is_Symbol:
-        v = env.get(e, env.get(e.name))
-        return sp.Rational(v) if isinstance(v, int | Fraction | sp.Rational) and not \
-            isinstance(v, bool) else None
-    if e.is_Add or e.is_Mul or isinstance(e, sp.floor | sp.ceiling | sp.Mod) or (
-            e.is_Pow and e.exp.is_Integer):
-        args = [_exact(a, env) for a in e.args]
-        if any(v is None for v in args):
-            return None
-        if e.is_Pow and args[0] == 0 and args[1] < 0:
-            return None
-        if isinstance(e, sp.Mod) and args[1] == 0:
-            return None
-        out = e.func(*args)
-        return out if out.is_Rational else None
-    return None
-
-
-def _round(x: flint.arb, how: str, e) -> flint.arb:
-    """``floor``/``ceil`` of a ball, exact when every point of the ball rounds to one integer."""
-    if not x.is_finite():
-        raise Unsupported(f"{type(e).__name__} of a non-finite ball")
-    n = getattr(x, how)().unique_fmpz()
-    if n is None:
-        raise Unsupported(f"{type(e).__name__}: the ball {x.str(10, radius=True)} straddles an "
-                          "integer")
-    return flint.arb(n)
-
-
-def _cond(c, env) -> bool | None:
-    """Certified truth of a SymPy condition at ``env`` (None if the balls cannot tell)."""
-    if c is sp.true:
-        return True
-    if c is sp.false:
-        return False
-    if isinstance(c, sp.And | sp.Or):
-        vals = [_cond(a, env) for a in c.args]
-        if isinstance(c, sp.And):
-            return False if False in vals else (None if None in vals else True)
-        return True if True in vals else (None if None in vals else False)
-    if isinstance(c, sp.Not):
-        v = _cond(c.args[0], env)
-        return None if v is None else not v
-    if isinstance(c, sp.ITE):
-        t = _cond(c.args[0], env)
-        return None if t is None else _cond(c.args[1] if t else c.args[2], env)
-    if isinstance(c, sp.core.relational.Relational):
-        d = _ev(c.lhs - c.rhs, env)
-        zero = d.is_exact() and d == 0
-        pos, neg = bool(d > 0), bool(d < 0)
-        if not (zero or pos or neg):
-            return None
-        op = c.rel_op
-        return {"==": zero, "!=": not zero, "<": neg, "<=": neg or zero, ">": pos,
-                ">=": pos or zero}[op]
-    raise Unsupported(f"condition {c}")
-
-
-def _ev_sum(e: sp.Sum, env):
-    body, *limits = e.args
-    if len(limits) > 1:  # the last index is the outermost
-        body, limits = sp.Sum(body, *limits[:-1]), limits[-1:]
-    var, lo, hi = limits[0]
-    lo_v, hi_v = sp.sympify(lo).subs(_sym_env(env)), sp.sympify(hi).subs(_sym_env(env))
-    if not (lo_v.is_Integer and hi_v.is_Integer):
-        raise Unsupported(f"summation limits not concrete: {lo_v}, {hi_v}")
-    if hi_v < lo_v - 1:  # the one convention: hi = lo - 1 is empty, below that undefined
-        raise Unsupported(f"reversed summation range {lo_v} .. {hi_v}")
-    if int(hi_v) - int(lo_v) > 200_000:
-        raise Unsupported("sum too long for pointwise evaluation")
-    acc = flint.arb(0)
-    for t in range(int(lo_v), int(hi_v) + 1):
-        acc += _ev(body, {**env, var: t})
-    return acc
-
-
-def _sym_env(env: dict) -> dict:
-    out = {}
-    for k, v in env.items():
-        key = k if isinstance(k, sp.Symbol) else sp.Symbol(k)
-        if isinstance(v, int | Fraction | sp.Rational):
-            out[key] = sp.Rational(v)
-    return out
-
-
-def certified_sign(expr, env: dict, precs=(64, 128, 256, 1024)) -> tuple[int | None, flint.arb]:
-    """Sign of ``expr`` at ``env`` if the ball excludes zero (escalating precision), else None.
-
-    Returns ``(+1 | -1 | 0 | None, ball)``; ``0`` only when the ball is exactly the point zero.
-    """
-    ball = None
+def evaluate(expr, env: dict, precs=PRECS, karr: bool = True):
+    """``(exact Fraction | None, ball)`` of ``expr`` at ``env``: exact when rational there, else
+    the ball at the first precision of ``precs`` where no decision was :class:`Imprecise`.
+    Raises :class:`OutsideDomain` / :class:`Unsupported`, or :class:`Imprecise` after the last
+    precision."""
+    e = compile_expr(sp.sympify(expr))
+    last: Exception | None = None
     for p in precs:
-        ball = arb_eval(expr, env, p)
+        with flint.ctx.workprec(p):
+            en = env_of(env, karr=karr)
+            try:
+                q = e.exact(en)
+                if q is not None:
+                    return q, flint.arb(flint.fmpq(q.numerator, q.denominator))
+                b = e.ball(en)
+            except Imprecise as exc:
+                last = exc
+                continue
+            if isinstance(b, flint.arb) and not b.is_finite():
+                last = Imprecise("non-finite ball")
+                continue
+            return None, b
+    raise Imprecise(f"undecided at {precs[-1]} bits: {last}")
+
+
+def certified_sign(expr, env: dict, precs=PRECS) -> tuple[int | None, flint.arb]:
+    """Sign of the real ``expr`` at ``env`` if certified (escalating precision), else None.
+
+    Returns ``(+1 | -1 | 0 | None, ball)``; ``0`` only when the value is exactly zero.  A point
+    outside a partial function's domain gives ``(None, nan)`` (never a sign); an unknown
+    construct raises :class:`Unsupported`.  Reversed summation ranges are refused (the engines'
+    convention)."""
+    ball = flint.arb.nan()
+    for p in precs:
+        try:
+            ball = arb_eval(expr, env, p)
+        except Imprecise:
+            continue
+        except OutsideDomain:
+            return None, flint.arb.nan()
         if not ball.is_finite():
             continue
         if ball > 0:
@@ -232,5 +138,86 @@ def certified_sign(expr, env: dict, precs=(64, 128, 256, 1024)) -> tuple[int | N
     return None, ball
 
 
-def ball_str(b: flint.arb, digits: int = 20) -> str:
+@dataclass(frozen=True)
+class Truth:
+    """A relation decided at a point: ``value`` True/False, both sides (exact ``Fraction`` or
+    ball) and the precision that decided it (0: exact arithmetic)."""
+
+    value: bool
+    lhs: object
+    rhs: object
+    prec: int
+
+
+class Point:
+    """A point (``env``: symbol or name -> value) whose balls are built once per precision, so
+    that many relations are evaluated at it cheaply."""
+
+    def __init__(self, env: dict, karr: bool = True, max_terms: int = MAX_TERMS):
+        self.env, self.karr, self.max_terms = env, karr, max_terms
+        self._envs: dict = {}
+        self.work = 0  # relations evaluated + summation terms, for a caller's budget
+
+    def at(self, prec: int) -> Env:
+        en = self._envs.get(prec)
+        if en is None:
+            with flint.ctx.workprec(prec):
+                en = self._envs[prec] = env_of(self.env, self.karr, self.max_terms)
+        en.terms = 0
+        return en
+
+    def truth(self, rel, precs=PRECS, tight: int | None = None) -> Truth | None:
+        """Certified truth of ``rel`` here, or None (see :func:`truth`).  ``tight``: stop raising
+        the precision once the difference's ball is narrower than ``2**-tight`` and still holds
+        the deciding value (a search's shortcut: the value is then most likely exact)."""
+        lhs, rhs = compile_expr(rel.lhs), compile_expr(rel.rhs)
+        same = rel.lhs == rel.rhs  # identical sides: the difference is exactly 0 where defined
+        for p in precs:
+            en = self.at(p)
+            with flint.ctx.workprec(p):
+                try:
+                    ql, qr = lhs.exact(en), rhs.exact(en)
+                    if ql is not None and qr is not None:
+                        return Truth(rel_decide(rel.op, ql - qr), ql, qr, 0)
+                    bl = _fq(ql) if ql is not None else lhs.ball(en)
+                    br = bl if same else _fq(qr) if qr is not None else rhs.ball(en)
+                except Imprecise:
+                    continue
+                except Unsupported:
+                    return None
+                finally:
+                    self.work += en.terms + 1
+                diff = flint.arb(0) if same else bl - br
+                try:
+                    return Truth(rel_decide(rel.op, diff), bl, br, p)
+                except Imprecise:
+                    if tight is not None and _narrow(diff, tight):
+                        return None
+                except Unsupported:
+                    return None
+        return None
+
+
+def _narrow(b, bits: int) -> bool:
+    rad = b.rad() if isinstance(b, flint.arb) else max(b.real.rad(), b.imag.rad())
+    return bool(rad < flint.arb(2) ** -bits)
+
+
+def truth(rel, env: dict, precs=PRECS, karr: bool = True) -> Truth | None:
+    """Certified truth of ``rel`` (``op`` in ``== <= < !=``, sides ``lhs``, ``rhs``) at ``env``,
+    or None when it cannot be certified (a side undefined there, an unknown construct, a ball
+    still containing the deciding value at the last precision).  Complex sides (the complex
+    view) are compared as complex numbers; ``<``/``<=`` between non-real values is undefined."""
+    return Point(env, karr).truth(rel, precs)
+
+
+def _fq(q: Fraction) -> flint.arb:
+    return flint.arb(flint.fmpq(q.numerator, q.denominator))
+
+
+def ball_str(b, digits: int = 20) -> str:
+    if isinstance(b, Fraction):
+        return str(b)
+    if isinstance(b, flint.acb):
+        return f"({b.real.str(digits, radius=True)}) + ({b.imag.str(digits, radius=True)})*I"
     return b.str(digits, radius=True)

@@ -12,12 +12,26 @@ Main entry points:
 * :func:`assert_sinusoidal` -- the same as an assertion for other projects' test suites.
 
 Every reference value is built from :class:`peproof.encoding.Encoding`; see
-:mod:`peproof.oracle.exact` for the proven float64 fast path and the arb fallback.
+:mod:`peproof.oracle.common.exact` for the proven float64 fast path and the arb fallback.
+
+Layout (each subpackage's docstring gives its modules and the flow to a verdict):
+
+* :mod:`peproof.oracle.common` -- what both sides share: the verdict words, the error model's
+  budget, exact references, input handling and file formats, the JSON envelope's common parts;
+* :mod:`peproof.oracle.sinusoidal` -- sinusoidal tables: identification, checking, consistency,
+  diagnoses, the reference tables, golden vectors, the catalogue of real implementations;
+* :mod:`peproof.oracle.rotary` -- RoPE artefacts: reading, identification, the error model and
+  comparison, diagnoses, horizons, the command-line path.
+
+Imports go from a side to ``common`` only; the two sides never import each other and nothing
+under them imports this package (``tests/test_oracle_layers.py``).  ``peproof check`` chooses the
+side in :mod:`peproof.commands.check` (``rotary.cli.maybe_run`` first, then :func:`check`).
 """
 
 from peproof.formats import get_format
 
-from .checking import (
+from .common.tables import InputError
+from .common.verdicts import (
     CONFORMS,
     DEGENERATE,
     OUTSIDE,
@@ -25,14 +39,11 @@ from .checking import (
     VARIANT,
     WITHIN,
     WRONG,
-    Report,
-    assert_sinusoidal,
-    check,
 )
-from .identification import Identification, identify
-from .reference import reference
-from .tables import InputError
-from .variant import PAPER, Variant
+from .sinusoidal.checking import Report, assert_sinusoidal, check
+from .sinusoidal.identification import Identification, identify
+from .sinusoidal.reference import reference
+from .sinusoidal.variant import PAPER, Variant
 
 __all__ = [
     "CONFORMS", "DEGENERATE", "OUTSIDE", "ROUNDING", "VARIANT", "WITHIN", "WRONG",

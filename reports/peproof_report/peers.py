@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from peproof.oracle.peers import CATALOGUE
+from peproof.oracle.sinusoidal.peers import CATALOGUE
 
 
 def _version(dist: str) -> str | None:

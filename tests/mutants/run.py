@@ -38,6 +38,9 @@ COPY = ("peproof", "tests", "proofs", "pyproject.toml")
 TESTS = (
     "tests/test_engine_mutants.py",
     "tests/test_soundness_adversarial.py",
+    "tests/test_soundness_round4.py",
+    "tests/test_fragments.py",
+    "tests/test_layers.py",
     "tests/test_wellformed_rules.py",
     "tests/test_engines.py",
     "tests/test_kernel_flint_check.py",

@@ -1,0 +1,117 @@
+"""The oracle for rotary (RoPE) artefacts: an ``inv_freq`` vector, a cos/sin cache pair or an angle
+table.
+
+:func:`check_rotary` reads the artefact (:mod:`.artefacts`), resolves the expectation
+(:mod:`.config`) and hands the artefact to the check of its kind (:mod:`.inv_freq`,
+:mod:`.cache`, :mod:`.angles`), which identifies it (base, layout, scaling method and its
+parameters, attention factor, dtype; :mod:`.ident`), checks it against the float error model
+(:mod:`.model`, :mod:`.compare`) and gives one verdict of the absolute oracle's scale
+(:mod:`peproof.oracle.common.verdicts`): ``conforms`` / ``within the error model of its dtype`` /
+``different variant`` (named) / ``wrong`` (naming the worst entries and, where one fits, the bug;
+:mod:`.diagnose`) / ``degenerate`` (distinct positions with identical cache rows;
+:mod:`.horizon`) / ``outside the model`` (saying what it saw).
+
+An expectation is a :class:`peproof.rope.Rope` or transformers' ``rope_parameters`` dict.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from peproof.formats import get_format
+from peproof.rope import Rope
+
+from ..common.tables import InputError
+from .angles import check_angles
+from .artefacts import read_artefact
+from .cache import check_cache
+from .config import is_nested, rope_from_config
+from .inv_freq import check_inv_freq
+from .report import RotaryReport
+
+_KEYS = ("obj", "cos", "sin", "inv_freq", "angles", "kind", "d", "positions", "layout", "seq_len",
+         "base", "max_position_embeddings", "dtype", "pipeline_dtype", "allow_collisions")
+
+
+def check_rotary(obj=None, *, cos=None, sin=None, inv_freq=None, angles=None, kind=None, d=None,
+                 positions=None, expect=None, layout=None, seq_len=None, base=None,
+                 max_position_embeddings=None, dtype=None, pipeline_dtype=None,
+                 allow_collisions: bool = False) -> RotaryReport:
+    """Identify and check a rotary artefact; see the module docstring.  ``expect`` is a
+    :class:`Rope` or a ``rope_parameters`` dict (then ``d`` comes from the artefact),
+    ``base`` a hint for naming NTK-aware scalings, ``seq_len`` the length for dynamic methods
+    (default: the largest position + 1)."""
+    t0 = time.perf_counter()
+    if is_nested(expect):
+        return _nested(expect, locals())
+    with np.errstate(all="ignore"):
+        rep = _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len, base,
+                     max_position_embeddings, dtype, pipeline_dtype, allow_collisions, angles)
+    rep.seconds = time.perf_counter() - t0
+    return rep
+
+
+def _nested(expect: dict, kw: dict) -> RotaryReport:
+    """transformers' per-layer-type ``rope_parameters`` (Gemma 3's full and sliding attention):
+    the artefact belongs to one layer type; the first whose RoPE it fits is named (a note says
+    which), else the report against the first layer type."""
+    kw = {k: v for k, v in kw.items() if k in _KEYS}
+    first = None
+    for name, params in expect.items():
+        if not isinstance(params, dict):
+            continue
+        rep = check_rotary(**dict(kw, expect=params))
+        rep.notes.insert(0, f"rope_parameters per layer type: checked against {name!r}")
+        if rep.ok:
+            return rep
+        first = first or rep
+    return first
+
+
+def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len, base, mpe,
+           dtype, pipeline_dtype, allow, angles=None):
+    from peproof.encoding import ParameterError
+
+    art = read_artefact(obj, cos=cos, sin=sin, inv_freq=inv_freq, kind=kind, d=d, layout=layout,
+                        angles=angles)
+    st = get_format(dtype) if dtype else art.stored
+    pipe = get_format(pipeline_dtype) if pipeline_dtype else st
+    # the pipelines a 16-bit artefact may come from, narrowest first (frameworks compute in
+    # float32 and cast; a 16-bit pipeline's model explains far more, so it is the fallback)
+    narrow = st.kind == "binary" and st.p < 24
+    pipes = [get_format("float32"), st] if narrow and not pipeline_dtype else [pipe]
+    d = art.d
+    exp_layout = layout or (expect.layout if isinstance(expect, Rope) else None)
+    try:
+        want = None if expect is None else rope_from_config(expect, d, mpe,
+                                                            exp_layout or "half")
+    except ParameterError as exc:
+        raise InputError(f"the expected RoPE is not valid here: {exc}") from None
+    if want is not None and want.d != d:
+        raise InputError(f"the expected RoPE has d={want.d}, the artefact d={d}")
+    hint = base if base is not None else (want._base if want is not None else None)
+    notes = [art.layout_note] if art.layout_note else []
+    rep = _route(art, want, hint, seq_len, st, pipe, pipes, notes, positions, exp_layout, allow,
+                 expect)
+    rep.native = art.native
+    return rep
+
+
+def _route(art, want, hint, seq_len, st, pipe, pipes, notes, positions, exp_layout, allow,
+           expect):
+    if art.kind == "inv_freq":
+        return check_inv_freq(art, want, hint, seq_len, st, pipes, notes, expect)
+    n = (art.cos if art.kind == "cache" else art.angles).shape[0]
+    pos = np.arange(n, dtype=np.float64) if positions is None else np.asarray(positions,
+                                                                               np.float64)
+    if pos.shape != (n,):
+        raise InputError(f"{pos.shape[0]} positions for a cache of {n} rows")
+    if seq_len is None:
+        seq_len = int(pos.max()) + 1
+    if art.kind == "angles":
+        return check_angles(art, want, hint, seq_len, st, pipe, notes, pos, exp_layout, allow,
+                            expect)
+    return check_cache(art, want, hint, seq_len, st, pipes, notes, pos, exp_layout, allow,
+                       expect, find_offset=positions is None)

@@ -1,0 +1,282 @@
+"""Finding the positional buffers of a checkpoint by name and by content, from samples of rows.
+
+Content tests (each reads the first eight rows of a tensor -- one contiguous read, a few pages
+-- and a few dozen rows spread over it only when those eight could belong to a positional buffer
+or its name is positional; never the whole of a large tensor):
+
+* **sinusoidal table** -- a 2-D float array (unit axes squeezed) whose channels form sin/cos
+  pairs of one constant amplitude, interleaved ``(2i, 2i+1)`` or as halves ``(i, i + d/2)``, in
+  every sampled row that is finite and not all zeros (padding), and that varies along the rows;
+* **inv_freq** -- a 1-D float vector, positive, finite and strictly decreasing from at most
+  about 1 (a rotary frequency vector, scaled or not); without a positional name it must also be
+  nearly geometric, as every RoPE variant's default part is;
+* **cos/sin cache** -- two float arrays of one shape whose squares add up to one constant in
+  every sampled entry, the cos one holding that constant in its first row (names ``cos``/``sin``
+  pair them first); or one complex array of constant modulus (Meta's ``freqs_cis``), a
+  ``(2, S, d)`` stack or a ``(S, d/2, 2)`` array whose two parts do the same.
+
+A tensor with a positional name (``embed_positions``, ``wpe``, ``position_embeddings``, ``pe``
+...) that passes none of these is **learned** and not judged.  Every other tensor is skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .container import Tensor
+
+TABLE, INV_FREQ, CACHE, LEARNED = "sinusoidal table", "inv_freq", "cos/sin cache", "learned"
+POS_NAME = re.compile(r"(^|[._])(embed_positions|positional_embeddings?|position_embeddings?|"
+                      r"pos_embed(dings?)?|pos_emb|wpe|pe|positional_encodings?|pos_enc(oding)?|"
+                      r"sinusoids?|sinusoidal\w*|timing_signal)(\.weights?)?$", re.I)
+FREQ_NAME = re.compile(r"(^|[._])(inv_freq|inv_timescales?|freqs?|frequencies|"
+                       r"rope\w*freqs?)$", re.I)
+COS_NAME = re.compile(r"(^|[._])(cos)(_cached|_cache)?$", re.I)
+SIN_NAME = re.compile(r"(^|[._])(sin)(_cached|_cache)?$", re.I)
+NOT_POS = re.compile(r"alibi|slopes?$", re.I)  # ALiBi slopes are geometric too
+CIS_NAME = re.compile(r"(^|[._])(freqs_cis|cos_sin_cache|rope_cache|rotary_cache)$", re.I)
+AMP_TOL = 2.0**-5   # relative spread of sin^2 + cos^2 tolerated (bfloat16 stores 2^-8)
+MAX_WIDTH = 1 << 16
+MAX_VECTOR = 1 << 16
+
+
+@dataclass
+class Found:
+    kind: str  # TABLE | INV_FREQ | CACHE | LEARNED
+    names: list[str]  # one name, or the cos and sin names of a pair
+    shape: tuple
+    dtype: str
+    tensors: list[Tensor] = field(repr=False)
+    note: str = ""
+    by: str = "content"  # content | name and content | name
+    amplitude: float | None = None  # of a table's sin/cos pairs, from the sampled rows
+
+
+@dataclass
+class Detection:
+    found: list[Found]
+    skipped: int
+    skipped_named: list[tuple[str, str]]  # positional-looking names left out, with the reason
+
+
+def sample_rows(n: int, k: int = 48) -> np.ndarray:
+    """Row indices: the first 8, the last 4 and ``k`` spread evenly (all rows when few)."""
+    if n <= k + 12:
+        return np.arange(n)
+    return np.unique(np.concatenate([np.arange(8), np.linspace(8, n - 5, k).astype(np.int64),
+                                     np.arange(n - 4, n)]))
+
+
+def squeezed(shape: tuple) -> tuple:
+    return tuple(s for s in shape if s != 1)
+
+
+def rows_of(t: Tensor, rows: np.ndarray) -> np.ndarray:
+    """The sampled rows of a tensor whose non-unit axes are 2 (``(n, d)``), as float64."""
+    arr = t.array()
+    arr = arr.reshape(squeezed(t.shape))
+    return np.asarray(arr[rows], dtype=np.float64)
+
+
+def trig_layout(x: np.ndarray) -> tuple[str, float] | None:
+    """``(layout, amplitude)`` when the channels of the sampled rows ``x`` form sin/cos pairs of
+    one constant amplitude (see the module docstring), else ``None``."""
+    n, w = x.shape
+    if w < 2 or w % 2:
+        return None
+    with np.errstate(all="ignore"):
+        x = x[np.isfinite(x).all(axis=1) & (np.abs(x).max(axis=1) > 0)]
+    if len(x) < 2:
+        return None
+    h = w // 2
+    for layout, a, b in (("interleaved", x[:, 0::2], x[:, 1::2]), ("halves", x[:, :h], x[:, h:])):
+        amp2 = a * a + b * b
+        s2 = float(np.median(amp2))
+        if s2 <= 0 or not np.isfinite(s2):
+            continue
+        if float(np.abs(amp2 / s2 - 1).max()) > AMP_TOL:
+            continue
+        if float(x.std(axis=0).max()) < 0.05 * np.sqrt(s2):
+            continue  # constant rows: nothing varies with the position
+        if len(np.unique(np.abs(x).round(6))) < 4:
+            continue  # entries +-c (a Hadamard or sign matrix): no angles
+        return layout, float(np.sqrt(s2))
+    return None
+
+
+def is_frequency_vector(v: np.ndarray, named: bool) -> bool:
+    v = np.asarray(v, dtype=np.float64).reshape(-1)
+    if v.size < 2 or not np.isfinite(v).all() or (v <= 0).any():
+        return False
+    if not (np.diff(v) < 0).all() or v[0] > 1 + 2.0**-6:
+        return False
+    if named:
+        return True
+    lv = np.log(v)
+    line = np.linspace(lv[0], lv[-1], v.size)
+    return v.size >= 4 and float(np.abs(lv - line).max()) <= 0.05 * float(lv[0] - lv[-1])
+
+
+def _pair_amp(c: np.ndarray, s: np.ndarray) -> float | None:
+    with np.errstate(all="ignore"):
+        ok = np.isfinite(c).all(axis=-1) & np.isfinite(s).all(axis=-1)
+        c, s = c[ok], s[ok]
+        if c.size == 0:
+            return None
+        amp2 = c * c + s * s
+        s2 = float(np.median(amp2))
+        if not s2 > 0 or float(np.abs(amp2 / s2 - 1).max()) > AMP_TOL:
+            return None
+        if float(np.abs(s).max()) < 1e-3 * np.sqrt(s2):
+            return None  # the "sin" part is zero everywhere: no angles
+    return float(np.sqrt(s2))
+
+
+def detect(tensors: list[Tensor]) -> Detection:
+    found: list[Found] = []
+    skipped_named: list[tuple[str, str]] = []
+    used: set[str] = set()
+    bounded: list[tuple[Tensor, np.ndarray, np.ndarray]] = []  # cache halves' candidates
+    for t in tensors:
+        sq = squeezed(t.shape)
+        named = bool(POS_NAME.search(t.name) or FREQ_NAME.search(t.name) or CIS_NAME.search(
+            t.name) or COS_NAME.search(t.name) or SIN_NAME.search(t.name))
+        if not (t.is_float or t.is_complex) or 0 in t.shape:
+            if named and t.dtype != "int64":
+                skipped_named.append((t.name, f"dtype {t.dtype}"))
+            continue
+        if t.is_complex:
+            if len(sq) == 2 and sq[1] <= MAX_WIDTH:
+                z = np.asarray(t.array().reshape(sq)[sample_rows(sq[0])])
+                if _pair_amp(z.real, z.imag) is not None:
+                    found.append(Found(CACHE, [t.name], t.shape, t.dtype, [t], "complex "
+                                       "cos + i sin (freqs_cis)", _by(named)))
+                    continue
+            if named:
+                skipped_named.append((t.name, f"complex array of shape {t.shape}"))
+            continue
+        if len(sq) == 1:
+            if NOT_POS.search(t.name):
+                continue
+            if sq[0] <= MAX_VECTOR and is_frequency_vector(t.array().reshape(-1),
+                                                           bool(FREQ_NAME.search(t.name))):
+                found.append(Found(INV_FREQ, [t.name], t.shape, t.dtype, [t], "",
+                                   _by(bool(FREQ_NAME.search(t.name)))))
+            elif FREQ_NAME.search(t.name):
+                skipped_named.append((t.name, "named like a frequency vector but not positive "
+                                      "and decreasing"))
+            continue
+        if len(sq) == 3 and (sq[0] == 2 or sq[2] == 2) and sq[1] <= MAX_WIDTH:
+            f = _stacked(t, sq, named)
+            if f is not None:
+                found.append(f)
+                continue
+        if len(sq) != 2 or sq[1] > MAX_WIDTH:
+            if named:
+                skipped_named.append((t.name, f"shape {t.shape}"))
+            continue
+        n = sq[0]
+        x = rows_of(t, np.arange(min(n, 8)))  # one contiguous read rejects a weight matrix
+        with np.errstate(all="ignore"):
+            maybe = (trig_layout(x) is not None or not np.isfinite(x).all()
+                     or _cache_side(t.name, x) is not None)
+        if not maybe and not POS_NAME.search(t.name):
+            continue
+        rows = sample_rows(n)
+        x = rows_of(t, rows)
+        tl = trig_layout(x)
+        if tl is not None:
+            found.append(Found(TABLE, [t.name], t.shape, t.dtype, [t],
+                               f"sin/cos channel pairs {tl[0]}, amplitude {tl[1]:.6g}",
+                               _by(named), tl[1]))
+            continue
+        with np.errstate(all="ignore"):
+            fin = np.isfinite(x)
+            side = _cache_side(t.name, x) if fin.all() else None
+        if side is not None:
+            bounded.append((t, side, x))
+        if POS_NAME.search(t.name):
+            if not fin.all():
+                found.append(Found(TABLE, [t.name], t.shape, t.dtype, [t], "holds NaN or "
+                                   "infinity in the sampled rows", "name"))
+            else:
+                found.append(Found(LEARNED, [t.name], t.shape, t.dtype, [t],
+                                   "no sin/cos channel pairs", "name and content"))
+            used.add(t.name)
+    pairs = _cache_pairs([b for b in bounded if b[0].name not in used])
+    paired = {n for f in pairs for n in f.names}
+    for t, side, _ in bounded:
+        if t.name not in used | paired and (COS_NAME.search(t.name) or SIN_NAME.search(t.name)):
+            skipped_named.append((t.name, f"a {side} half without its partner of one shape"))
+    found += pairs
+    return Detection(found, len(tensors) - sum(len(f.names) for f in found), skipped_named)
+
+
+def _by(named: bool) -> str:
+    return "name and content" if named else "content"
+
+
+def _stacked(t: Tensor, sq: tuple, named: bool) -> Found | None:
+    arr = t.array().reshape(sq)
+    if sq[0] == 2:  # (2, S, d): cos then sin
+        rows = sample_rows(sq[1])
+        c = np.asarray(arr[0][rows], np.float64)
+        s = np.asarray(arr[1][rows], np.float64)
+        what = "(2, S, d) stack of cos and sin"
+    else:  # (S, d/2, 2)
+        rows = sample_rows(sq[0])
+        x = np.asarray(arr[rows], np.float64)
+        c, s = x[..., 0], x[..., 1]
+        what = "(S, d/2, 2) array of cos and sin pairs"
+    if _pair_amp(c, s) is None:
+        return None
+    return Found(CACHE, [t.name], t.shape, t.dtype, [t], what, _by(named))
+
+
+def _cache_side(name: str, x: np.ndarray) -> str | None:
+    """``"cos"`` / ``"sin"`` for a bounded array that may be one half of a cache: by its name,
+    or by its first row (position 0: the constant amplitude for cos, zeros for sin)."""
+    if float(np.abs(x).max()) > 1 + 2.0**-6:
+        return None
+    if COS_NAME.search(name):
+        return "cos"
+    if SIN_NAME.search(name):
+        return "sin"
+    r0 = x[0]
+    if r0[0] > 0 and np.all(r0 == r0[0]):
+        return "cos"
+    if np.all(r0 == 0) and np.abs(x).max() > 0:
+        return "sin"
+    return None
+
+
+def _cache_pairs(cands) -> list[Found]:
+    """cos/sin pairs among the candidate halves: by names first, then by content."""
+    out: list[Found] = []
+    cos = [c for c in cands if c[1] == "cos"]
+    sin = [c for c in cands if c[1] == "sin"]
+    taken: set[str] = set()
+
+    def key(name, rx):
+        m = rx.search(name)
+        return None if m is None else name[:m.start(2)] + "*" + name[m.end(2):]
+
+    for by_name in (True, False):
+        for tc, _, xc in cos:
+            if tc.name in taken:
+                continue
+            for ts, _, xs in sin:
+                if ts.name in taken or ts.shape != tc.shape or ts.dtype != tc.dtype:
+                    continue
+                same = key(tc.name, COS_NAME) is not None and key(tc.name, COS_NAME) == key(
+                    ts.name, SIN_NAME)
+                if same != by_name or _pair_amp(xc, xs) is None:
+                    continue
+                taken.update((tc.name, ts.name))
+                out.append(Found(CACHE, [tc.name, ts.name], tc.shape, tc.dtype, [tc, ts],
+                                 "cos and sin arrays", _by(by_name)))
+                break
+    return out

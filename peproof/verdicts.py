@@ -1,0 +1,20 @@
+"""The verdict of every registered claim, decided once per process.
+
+Every consumer -- ``pytest proofs``, lemma instances inside proof functions, the agreement
+matrix, the results envelope, the report -- reads this one cache.  It sits above the claims
+registry and the engines (it reads both), so that the engines never import the registry.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from peproof import registry
+from peproof.claims import Verdict
+from peproof.engines.decide import decide
+
+
+@cache
+def verdict_of(claim_id: str) -> Verdict:
+    """The verdict of the registered claim ``claim_id`` (:func:`peproof.engines.decide.decide`)."""
+    return decide(registry.get(claim_id))

@@ -1,0 +1,201 @@
+"""The oracle's layers: ``common`` below two sides, ``sinusoidal`` and ``rotary``, and no import
+circle anywhere in :mod:`peproof.oracle`.
+
+Every module's imports are read from its source (module level and inside functions, ``if
+TYPE_CHECKING`` blocks included: an import circle through a function-level import is still a
+circle), relative ones resolved, and only edges inside ``peproof.oracle`` kept.  Rules:
+
+* no cycle in that graph;
+* ``common`` imports nothing from either side; ``sinusoidal`` and ``rotary`` never import each
+  other; nothing under a subpackage imports the top-level package (its ``__init__`` is the public
+  API and imports the sides);
+* every module lives in one of the three subpackages (only ``__init__.py`` at the top), none
+  longer than :data:`MAX_LINES` lines.
+
+The checks are functions of a graph, so the falsifiers below feed them synthetic graphs (and
+synthetic sources: the former ``checking`` <-> ``diagnose`` circle, closed by a function-level
+import) and show each rule fails when it should.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ORACLE = ROOT / "peproof" / "oracle"
+TOP = "peproof.oracle"
+SUBPACKAGES = ("common", "sinusoidal", "rotary")
+SIDES = ("sinusoidal", "rotary")
+MAX_LINES = 450
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+    return ".".join(parts)
+
+
+def sources() -> dict[str, tuple[str, bool]]:
+    """``{module: (source, is_package)}`` for every module under ``peproof/oracle``."""
+    return {module_name(p): (p.read_text(), p.name == "__init__.py")
+            for p in sorted(ORACLE.rglob("*.py"))}
+
+
+def imports_of(name: str, source: str, is_pkg: bool, known: set[str]) -> set[str]:
+    """The modules under ``peproof.oracle`` that ``source`` (module ``name``) imports, at any
+    depth of its syntax tree.  ``from X import y`` is an edge to ``X.y`` when that is a module,
+    else to ``X``."""
+    package = name if is_pkg else name.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - (node.level - 1)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            targets = [f"{mod}.{a.name}" if f"{mod}.{a.name}" in known else mod
+                       for a in node.names]
+        else:
+            continue
+        out.update(t for t in targets if t == TOP or t.startswith(TOP + "."))
+    out.discard(name)
+    return out
+
+
+def graph_of(srcs: dict[str, tuple[str, bool]]) -> dict[str, set[str]]:
+    known = set(srcs)
+    return {m: imports_of(m, s, pkg, known) for m, (s, pkg) in srcs.items()}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def layer_of(module: str) -> str:
+    """``common`` / ``sinusoidal`` / ``rotary`` / ``top`` (the package itself or a stray module)."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[2] in SUBPACKAGES else "top"
+
+
+def layer_violations(graph: dict[str, set[str]]) -> list[str]:
+    bad = []
+    for src, targets in sorted(graph.items()):
+        a = layer_of(src)
+        for dst in sorted(targets):
+            b = layer_of(dst)
+            if a == "top" or a == b:
+                continue  # the public package may import any side
+            if b == "top" or a == "common" or (a in SIDES and b in SIDES):
+                bad.append(f"{src} -> {dst} ({a} imports {b})")
+    return bad
+
+
+# ----------------------------------------------------------------------------- the real tree
+def test_oracle_has_no_import_cycle():
+    g = graph_of(sources())
+    assert len(g) > 30 and any(g.values())  # the tree was read
+    assert cycles(g) == []
+
+
+def test_sides_import_only_common():
+    g = graph_of(sources())
+    assert layer_violations(g) == []
+    # both sides do use common (the layering is real, not vacuous)
+    assert any(layer_of(d) == "common" for s, t in g.items() if layer_of(s) == "rotary" for d in t)
+    assert any(layer_of(d) == "common" for s, t in g.items() if layer_of(s) == "sinusoidal"
+               for d in t)
+
+
+def test_every_module_is_in_a_subpackage_and_short():
+    top = [p.name for p in ORACLE.glob("*.py")]
+    assert top == ["__init__.py"], top
+    for sub in SUBPACKAGES:
+        init = ORACLE / sub / "__init__.py"
+        assert init.exists() and ast.get_docstring(ast.parse(init.read_text())), sub
+    long = {str(p.relative_to(ORACLE)): n for p in ORACLE.rglob("*.py")
+            if (n := len(p.read_text().splitlines())) > MAX_LINES}
+    assert long == {}
+
+
+def test_public_api_imports():
+    import peproof.oracle as oracle
+
+    for name in oracle.__all__:
+        assert hasattr(oracle, name), name
+
+
+# ----------------------------------------------------------------------------- falsifiers
+def test_a_cycle_is_found():
+    g = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(g) == [["a", "b", "c"]]
+    g["c"] = set()
+    assert cycles(g) == []
+
+
+def test_a_function_level_circle_is_found():
+    """The former circle: ``checking`` imported ``diagnose`` inside ``_check`` and ``diagnose``
+    imported the verdicts from ``checking`` inside ``diagnose()``."""
+    srcs = {
+        f"{TOP}.sinusoidal": ('"""side"""\n', True),
+        f"{TOP}.sinusoidal.checking": (
+            "CONFORMS = 'conforms'\n\ndef _check():\n    from .diagnose import diagnose\n", False),
+        f"{TOP}.sinusoidal.diagnose": (
+            "def diagnose():\n    if True:\n        from .checking import CONFORMS\n", False),
+    }
+    g = graph_of(srcs)
+    assert g[f"{TOP}.sinusoidal.checking"] == {f"{TOP}.sinusoidal.diagnose"}
+    assert cycles(g) == [[f"{TOP}.sinusoidal.checking", f"{TOP}.sinusoidal.diagnose"]]
+
+
+def test_crossing_imports_are_found():
+    srcs = {
+        f"{TOP}.rotary.cache": ("def f():\n    from ..sinusoidal.compare import compare\n", False),
+        f"{TOP}.sinusoidal.compare": ("import peproof.oracle.rotary.model as m\n", False),
+        f"{TOP}.rotary.model": ("from peproof.oracle import check\n", False),
+        f"{TOP}.common.budget": ("from ..sinusoidal import compare\n", False),
+        f"{TOP}.sinusoidal.checking": ("from ..common import budget\nfrom . import compare\n",
+                                       False),
+    }
+    bad = layer_violations(graph_of(srcs))
+    assert bad == [
+        f"{TOP}.common.budget -> {TOP}.sinusoidal.compare (common imports sinusoidal)",
+        f"{TOP}.rotary.cache -> {TOP}.sinusoidal.compare (rotary imports sinusoidal)",
+        f"{TOP}.rotary.model -> {TOP} (rotary imports top)",
+        f"{TOP}.sinusoidal.compare -> {TOP}.rotary.model (sinusoidal imports rotary)",
+    ]
