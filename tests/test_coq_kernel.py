@@ -93,7 +93,8 @@ def test_good_and_failing_scripts_in_one_batch(cache):
 
 SABOTAGE = {
     "admitted": "Theorem {n} :\n{g}.\nProof.\nAdmitted.\n",
-    "axiom": "Axiom cheat : forall P : Prop, P.\nTheorem {n} :\n{g}.\nProof. exact (cheat _). Qed.\n",
+    "axiom": ("Axiom cheat : forall P : Prop, P.\nTheorem {n} :\n{g}.\n"
+              "Proof. exact (cheat _). Qed.\n"),
     "parameter": "Parameter cheat : False.\nTheorem {n} :\n{g}.\nProof. destruct cheat. Qed.\n",
     "abort": "Theorem {n} :\n{g}.\nProof. Abort.\nTheorem {n} : True.\nProof. exact I. Qed.\n",
     "wrong_statement": "Theorem {n} : forall x : R, x = x.\nProof. reflexivity. Qed.\n",
