@@ -19,13 +19,13 @@
     - [pe_conj]: a conjunction, conjunct by conjunct; each conjunct proved is first generalised
       over its variables and kept as a lemma, so the next conjunct of the same shape (the same
       identity at another frequency: block [j] of a concrete width) is closed by [apply] alone;
-      the conjuncts' proofs are assembled in linear time ([conjs_intro]), not by [split].
+      the conjuncts' proofs are assembled in linear time ([tprop_intro]), not by [split].
     - [pe_arith]: the arithmetic side goals (definedness obligations of the translation).
     - [pe_auto]: [intros; pe_prep; pe_conj] with [pe_arith], [pe_sum] or [pe_trig] on each
       conjunct.
 *)
 
-From Coq Require Import ZArith Reals Lia Lra Nsatz List.
+From Coq Require Import ZArith Reals Lia Lra Nsatz.
 From PEProof Require Import Defs PE.
 Open Scope R_scope.
 
@@ -337,49 +337,48 @@ Ltac pe_one :=
 
 (** *** Long conjunctions in linear time
 
-    Splitting an [n]-fold conjunction with [split] costs [O(n^2)] (each [conj] node carries the
-    rest of the conjunction, which the kernel type-checks again): 400 conjuncts took 8 s at
-    [Qed].  Instead each conjunct [A] is proved as a pair [existT A p] in a list [l], and the
-    goal is [conjs (map projT1 l)] by conversion: the kernel checks each conjunct once. *)
-Fixpoint conjs (l : list Prop) : Prop :=
-  match l with
-  | nil => True
-  | P :: nil => P
-  | P :: r => P /\ conjs r
-  end.
-
+    Splitting an [n]-fold right-nested conjunction with [split] costs [O(n^2)] (each [conj] node
+    carries the rest of the conjunction, which is type-checked again): 400 conjuncts took 8 s at
+    [Qed].  Instead the conjunction's tree (any nesting: the translator prints long ones as
+    balanced trees) is rebuilt as a [ptree] of pairs [existT A p] (conjunct, proof) by [refine]
+    on goals whose type never mentions the conjunction, and the goal is [tprop t] by
+    conversion: each conjunct is type-checked a bounded number of times. *)
 Definition proved : Type := {P : Prop & P}.
 
-Lemma conjs_intro : forall l : list proved, conjs (List.map (@projT1 Prop (fun P => P)) l).
-Proof.
-  induction l as [|[P p] l IH]; [exact I|].
-  destruct l; simpl; [exact p | split; [exact p | exact IH]].
-Qed.
+Inductive ptree : Type :=
+  | pleaf (p : proved)
+  | pnode (l r : ptree).
 
-(** A conjunct no kept lemma closes: generalised over its variables, proved and kept (when that
-    fails, the conjunct is proved as it is, by [pe_one]). *)
+Fixpoint tprop (t : ptree) : Prop :=
+  match t with
+  | pleaf p => projT1 p
+  | pnode l r => tprop l /\ tprop r
+  end.
+
+Lemma tprop_intro : forall t : ptree, tprop t.
+Proof. induction t as [[P p]|l IHl r IHr]; simpl; [exact p | split; assumption]. Qed.
+
+(** Pass 1: for each conjunct no kept lemma closes, the conjunct generalised over its variables
+    is proved and kept (when that fails, the conjunct is left to pass 2 as it is). *)
 Ltac pe_learn_one A :=
-  first [ let G := pe_generalize A in
+  first [ assert_succeeds (assert A by first [pe_refl | pe_reuse])
+        | let G := pe_generalize A in
           let G := eval cbv beta in G in
           let L := fresh "L" in
           assert (L : pe_lemma G) by (unfold pe_lemma; intros; pe_one)
         | idtac ].
 
-Ltac pe_cons A := simple refine (@cons proved (@existT Prop (fun P : Prop => P) A _) _).
-
-(** The list of the conjuncts of [G] with their proofs, built by [refine] on a goal
-    [list proved] whose type never mentions the conjunction: a kept lemma closes a conjunct by
-    [apply]; otherwise a lemma is learnt first (in the list's context, so that the rest of the
-    list sees it). *)
-Ltac pe_build G :=
+Ltac pe_learn G :=
   lazymatch G with
-  | ?A /\ ?B =>
-      first [ pe_cons A; [ first [ pe_refl | pe_reuse ] | ]
-            | pe_learn_one A; pe_cons A; [ pe_one | ] ];
-      pe_build B
-  | ?A =>
-      first [ pe_cons A; [ first [ pe_refl | pe_reuse ] | exact nil ]
-            | pe_learn_one A; pe_cons A; [ pe_one | exact nil ] ]
+  | ?A /\ ?B => pe_learn A; pe_learn B
+  | ?A => pe_learn_one A
+  end.
+
+(** Pass 2: the tree, each leaf proved by a kept lemma or by the search itself. *)
+Ltac pe_tree G :=
+  lazymatch G with
+  | ?A /\ ?B => simple refine (pnode _ _); [ pe_tree A | pe_tree B ]
+  | ?A => simple refine (pleaf (@existT Prop (fun P : Prop => P) A _)); change A; pe_one
   end.
 
 Ltac pe_conj :=
@@ -387,9 +386,9 @@ Ltac pe_conj :=
   | |- ?G =>
       lazymatch G with
       | _ /\ _ =>
-          let l := fresh "l" in
-          simple refine (let l : list proved := _ in _);
-          [ pe_build G | exact_no_check (conjs_intro l) ]
+          pe_learn G;
+          let t := fresh "t" in
+          simple refine (let t : ptree := _ in _); [ pe_tree G | exact_no_check (tprop_intro t) ]
       | _ => pe_one
       end
   end.
