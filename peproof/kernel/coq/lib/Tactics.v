@@ -19,13 +19,13 @@
     - [pe_conj]: a conjunction, conjunct by conjunct; each conjunct proved is first generalised
       over its variables and kept as a lemma, so the next conjunct of the same shape (the same
       identity at another frequency: block [j] of a concrete width) is closed by [apply] alone;
-      the conjuncts' proofs are assembled in linear time ([conjs_intro]), not by [split].
+      the conjuncts' proofs are assembled in linear time ([tprop_intro]), not by [split].
     - [pe_arith]: the arithmetic side goals (definedness obligations of the translation).
     - [pe_auto]: [intros; pe_prep; pe_conj] with [pe_arith], [pe_sum] or [pe_trig] on each
       conjunct.
 *)
 
-From Coq Require Import ZArith Reals Lia Lra Nsatz List.
+From Coq Require Import ZArith Reals Lia Lra Nsatz.
 From PEProof Require Import Defs PE.
 Open Scope R_scope.
 
@@ -112,21 +112,31 @@ Ltac pe_unify_step :=
           end; pe_clear_angles
         | pe_clear_angles; fail 1 ].
 
-(** An angle that is the sum or the difference of two others (by [ring]) is rewritten so; the
+(** An angle that is twice another, or the sum or the difference of two others (by [ring]), is
+    rewritten so; the
     step fails when there is none.  Cubic in the number of angles: the last resort of
     [pe_trig]. *)
+Ltac pe_retarget t e :=
+  let E := fresh "E" in
+  assert (E : t = e) by (first [ring | field]);
+  first [ rewrite (f_equal sin E); first [ rewrite (f_equal cos E) | idtac ]
+        | rewrite (f_equal cos E) ];
+  clear E.
+
 Ltac pe_sum_step :=
   pe_mark_angles;
   first [ match goal with
+          | _ : pe_angle ?t, _ : pe_angle ?t1 |- _ => pe_retarget t (t1 + t1)
           | _ : pe_angle ?t, _ : pe_angle ?t1, _ : pe_angle ?t2 |- _ =>
               assert_fails (constr_eq t t1); assert_fails (constr_eq t t2);
-              first [ replace t with (t1 + t2) by ring | replace t with (t1 - t2) by ring ]
+              first [ pe_retarget t (t1 + t2) | pe_retarget t (t1 - t2) ]
           end; pe_clear_angles
         | pe_clear_angles; fail 1 ].
 
 (** [Rdiv] is unfolded first: [ring] does not read [x / c] ([x * / c] it does). *)
 Ltac pe_normalize :=
-  unfold Rdiv; pe_izr; repeat pe_expand_step; repeat (pe_unify_step; repeat pe_expand_step); pe_pow.
+  unfold Rdiv; rewrite ?rpow_opp, ?half_even, ?half_odd, ?Z.sub_0_r, ?Z.sub_add; pe_izr;
+  repeat pe_expand_step; repeat (pe_unify_step; repeat pe_expand_step); pe_pow.
 
 Ltac pe_pyth :=
   repeat match goal with
@@ -149,17 +159,24 @@ Ltac clear_nonR :=
   | H : pe_lemma _ |- _ => clear H
   end.
 
+(** Side conditions [x <> 0] of [field]: powers of a positive base, literals, casts. *)
+Ltac pe_nonzero :=
+  repeat split;
+  first [ apply rpow_neq_0 | apply Rinv_neq_0_compat; pe_nonzero | lra
+        | apply not_0_IZR; lia
+        | rewrite <- ?plus_IZR, <- ?minus_IZR, <- ?mult_IZR, <- ?opp_IZR; apply not_0_IZR; lia
+        | apply Rmult_integral_contrapositive_currified; pe_nonzero ].
+
 Ltac pe_close :=
   first [ solve [ring]
-        | solve [field]
+        | solve [field; pe_nonzero]
         | solve [pe_pyth; clear_nonR; nsatz]
-        | solve [pe_pyth; clear_nonR; field_simplify_eq; nsatz] ].
+        | solve [pe_pyth; field_simplify_eq; first [ pe_nonzero | pe_pow; clear_nonR; nsatz ]] ].
 
 (** An identity on one term. *)
-Ltac pe_trig :=
-  first [ pe_refl
-        | solve [pe_normalize; pe_close]
-        | solve [pe_normalize; repeat (pe_sum_step; pe_normalize); pe_close] ].
+Ltac pe_trig_fast := first [ pe_refl | solve [pe_normalize; pe_close] ].
+Ltac pe_trig_full := solve [pe_normalize; repeat (pe_sum_step; pe_normalize); pe_close].
+Ltac pe_trig := first [ pe_trig_fast | pe_trig_full ].
 
 (** ** Sums *)
 
@@ -175,17 +192,99 @@ Ltac pe_merge :=
     | rewrite <- zsum_plus | rewrite <- zsum_minus | rewrite <- zsum_opp ];
   cbv beta.
 
-Ltac pe_lift_with tac :=
-  match goal with
-  | |- zsum ?a ?b _ = zsum ?a ?b _ => apply zsum_ext_gen; intros ? ?; cbv beta; tac
-  | |- zsum ?a ?b ?f = ?r =>
-      first [ rewrite (zsum_ext_gen a b f (fun _ => 1)) by (intros ? ?; cbv beta; tac)
-            | rewrite (zsum_ext_gen a b f (fun _ => 0)) by (intros ? ?; cbv beta; tac) ];
-      rewrite zsum_const; pe_count
-  | |- ?r = zsum ?a ?b ?f => symmetry; pe_lift_with tac
+Ltac pe_lift_const a b f tac :=
+  first [ rewrite (zsum_ext_gen a b f (fun _ => 1)) by (intros ? ?; cbv beta; tac)
+        | rewrite (zsum_ext_gen a b f (fun _ => 0)) by (intros ? ?; cbv beta; tac) ];
+  rewrite zsum_const; pe_count.
+
+(** [pe_tosum a b r]: a summand [g] with [zsum a b g = r], read on the structure of [r]: its
+    sums over [a..b] are kept, sums are added, subtracted, negated, multiplied or divided by
+    factors without a sum, and a term without a sum becomes the constant [c / (b - a + 1)].
+    Fails when a sum of [r] has other limits or sits under another function. *)
+Ltac pe_tosum a b r :=
+  lazymatch r with
+  | zsum a b ?g => g
+  | zsum _ _ _ => fail
+  | ?x + ?y =>
+      let f := pe_tosum a b x in let g := pe_tosum a b y in constr:(fun i : Z => f i + g i)
+  | ?x - ?y =>
+      let f := pe_tosum a b x in let g := pe_tosum a b y in constr:(fun i : Z => f i - g i)
+  | - ?x => let f := pe_tosum a b x in constr:(fun i : Z => - f i)
+  | ?c * ?x =>
+      lazymatch c with
+      | context [zsum _ _ _] =>
+          lazymatch x with
+          | context [zsum _ _ _] => fail
+          | _ => let f := pe_tosum a b c in constr:(fun i : Z => f i * x)
+          end
+      | _ =>
+          lazymatch x with
+          | context [zsum _ _ _] => let f := pe_tosum a b x in constr:(fun i : Z => c * f i)
+          | _ => constr:(fun _ : Z => r / IZR (b - a + 1))
+          end
+      end
+  | ?x / ?c =>
+      lazymatch c with
+      | context [zsum _ _ _] => fail
+      | _ =>
+          lazymatch x with
+          | context [zsum _ _ _] => let f := pe_tosum a b x in constr:(fun i : Z => f i / c)
+          | _ => constr:(fun _ : Z => r / IZR (b - a + 1))
+          end
+      end
+  | context [zsum _ _ _] => fail
+  | _ => constr:(fun _ : Z => r / IZR (b - a + 1))
   end.
 
-Ltac pe_sum := pe_merge; pe_lift_with pe_trig.
+Section Unsum.
+Variables (a b : Z) (f g : Z -> R) (x y c : R).
+Lemma zsum_plus_e : zsum a b f = x -> zsum a b g = y -> zsum a b (fun i => f i + g i) = x + y.
+Proof. intros; rewrite zsum_plus; f_equal; assumption. Qed.
+Lemma zsum_minus_e : zsum a b f = x -> zsum a b g = y -> zsum a b (fun i => f i - g i) = x - y.
+Proof. intros; rewrite zsum_minus; f_equal; assumption. Qed.
+Lemma zsum_opp_e : zsum a b f = x -> zsum a b (fun i => - f i) = - x.
+Proof. intros; rewrite zsum_opp; f_equal; assumption. Qed.
+Lemma zsum_scal_e : zsum a b f = x -> zsum a b (fun i => c * f i) = c * x.
+Proof. intros; rewrite zsum_scal; f_equal; assumption. Qed.
+Lemma zsum_scal_r_e : zsum a b f = x -> zsum a b (fun i => f i * c) = x * c.
+Proof. intros; rewrite <- zsum_scal_r; f_equal; assumption. Qed.
+Lemma zsum_div_e : zsum a b f = x -> zsum a b (fun i => f i / c) = x / c.
+Proof. intros; rewrite <- zsum_div; f_equal; assumption. Qed.
+Lemma zsum_const_e : IZR (b - a + 1) <> 0 -> zsum a b (fun _ => c / IZR (b - a + 1)) = c.
+Proof. intros; rewrite zsum_const; field; assumption. Qed.
+End Unsum.
+
+(** [zsum a b g = r] for the [g] of [pe_tosum], by the lemmas above in the same structure. *)
+Ltac pe_unsum :=
+  repeat first [ pe_refl
+               | apply zsum_plus_e | apply zsum_minus_e | apply zsum_opp_e | apply zsum_scal_e
+               | apply zsum_scal_r_e | apply zsum_div_e
+               | apply zsum_const_e; apply not_0_IZR; Z.div_mod_to_equations; lia ].
+
+(** One side a sum over [a..b], the other an expression in sums over [a..b] and constants: both
+    sides become one sum each, lifted termwise. *)
+Ltac pe_lift_affine tac :=
+  lazymatch goal with
+  | |- zsum ?a ?b ?f = ?r =>
+      let g := pe_tosum a b r in
+      transitivity (zsum a b g);
+      [ apply zsum_ext_gen; intros ? ?; cbv beta; tac | solve [pe_unsum] ]
+  | |- ?r = zsum ?a ?b ?f => symmetry; pe_lift_affine tac
+  end.
+
+Ltac pe_lift_with tac :=
+  lazymatch goal with
+  | |- zsum ?a ?b _ = zsum ?a ?b _ => apply zsum_ext_gen; intros ? ?; cbv beta; tac
+  | |- zsum ?a ?b ?f = ?r =>
+      lazymatch r with
+      | context [zsum _ _ _] => pe_lift_affine tac
+      | _ => first [ pe_lift_const a b f tac | pe_lift_affine tac ]
+      end
+  | |- _ = zsum _ _ _ => symmetry; pe_lift_with tac
+  end.
+
+Ltac pe_sum_with tac := pe_merge; pe_lift_with tac.
+Ltac pe_sum := first [ solve [pe_sum_with pe_trig_fast] | solve [pe_sum_with pe_trig_full] ].
 
 (** ** Hypotheses on [d], conjunctions, the entry point *)
 
@@ -230,53 +329,56 @@ Ltac pe_arith :=
             | solve [nra] ]
   end.
 
-Ltac pe_one := first [ pe_refl | pe_reuse | solve [pe_arith] | solve [pe_sum] | pe_trig ].
+(** The cheap searches first, then those with [pe_sum_step] (cubic in the angles). *)
+Ltac pe_one :=
+  first [ pe_refl | pe_reuse | solve [pe_arith]
+        | solve [pe_sum_with pe_trig_fast] | pe_trig_fast
+        | solve [pe_sum_with pe_trig_full] | pe_trig_full ].
 
 (** *** Long conjunctions in linear time
 
-    Splitting an [n]-fold conjunction with [split] costs [O(n^2)] (each [conj] node carries the
-    rest of the conjunction, which the kernel type-checks again): 400 conjuncts took 8 s at
-    [Qed].  Instead each conjunct [A] is proved as a pair [existT A p] in a list [l], and the
-    goal is [conjs (map projT1 l)] by conversion: the kernel checks each conjunct once. *)
-Fixpoint conjs (l : list Prop) : Prop :=
-  match l with
-  | nil => True
-  | P :: nil => P
-  | P :: r => P /\ conjs r
-  end.
-
+    Splitting an [n]-fold right-nested conjunction with [split] costs [O(n^2)] (each [conj] node
+    carries the rest of the conjunction, which is type-checked again): 400 conjuncts took 8 s at
+    [Qed].  Instead the conjunction's tree (any nesting: the translator prints long ones as
+    balanced trees) is rebuilt as a [ptree] of pairs [existT A p] (conjunct, proof) by [refine]
+    on goals whose type never mentions the conjunction, and the goal is [tprop t] by
+    conversion: each conjunct is type-checked a bounded number of times. *)
 Definition proved : Type := {P : Prop & P}.
 
-Lemma conjs_intro : forall l : list proved, conjs (List.map (@projT1 Prop (fun P => P)) l).
-Proof.
-  induction l as [|[P p] l IH]; [exact I|].
-  destruct l; simpl; [exact p | split; [exact p | exact IH]].
-Qed.
+Inductive ptree : Type :=
+  | pleaf (p : proved)
+  | pnode (l r : ptree).
 
-(** A conjunct no kept lemma closes: generalised over its variables, proved and kept (when that
-    fails, the conjunct is proved as it is, by [pe_one]). *)
+Fixpoint tprop (t : ptree) : Prop :=
+  match t with
+  | pleaf p => projT1 p
+  | pnode l r => tprop l /\ tprop r
+  end.
+
+Lemma tprop_intro : forall t : ptree, tprop t.
+Proof. induction t as [[P p]|l IHl r IHr]; simpl; [exact p | split; assumption]. Qed.
+
+(** Pass 1: for each conjunct no kept lemma closes, the conjunct generalised over its variables
+    is proved and kept (when that fails, the conjunct is left to pass 2 as it is). *)
 Ltac pe_learn_one A :=
-  first [ let G := pe_generalize A in
+  first [ assert_succeeds (assert A by first [pe_refl | pe_reuse])
+        | let G := pe_generalize A in
           let G := eval cbv beta in G in
           let L := fresh "L" in
           assert (L : pe_lemma G) by (unfold pe_lemma; intros; pe_one)
         | idtac ].
 
-Ltac pe_cons A := simple refine (@cons proved (@existT Prop (fun P : Prop => P) A _) _).
-
-(** The list of the conjuncts of [G] with their proofs, built by [refine] on a goal
-    [list proved] whose type never mentions the conjunction: a kept lemma closes a conjunct by
-    [apply]; otherwise a lemma is learnt first (in the list's context, so that the rest of the
-    list sees it). *)
-Ltac pe_build G :=
+Ltac pe_learn G :=
   lazymatch G with
-  | ?A /\ ?B =>
-      first [ pe_cons A; [ first [ pe_refl | pe_reuse ] | ]
-            | pe_learn_one A; pe_cons A; [ pe_one | ] ];
-      pe_build B
-  | ?A =>
-      first [ pe_cons A; [ first [ pe_refl | pe_reuse ] | exact nil ]
-            | pe_learn_one A; pe_cons A; [ pe_one | exact nil ] ]
+  | ?A /\ ?B => pe_learn A; pe_learn B
+  | ?A => pe_learn_one A
+  end.
+
+(** Pass 2: the tree, each leaf proved by a kept lemma or by the search itself. *)
+Ltac pe_tree G :=
+  lazymatch G with
+  | ?A /\ ?B => simple refine (pnode _ _); [ pe_tree A | pe_tree B ]
+  | ?A => simple refine (pleaf (@existT Prop (fun P : Prop => P) A _)); change A; pe_one
   end.
 
 Ltac pe_conj :=
@@ -284,9 +386,9 @@ Ltac pe_conj :=
   | |- ?G =>
       lazymatch G with
       | _ /\ _ =>
-          let l := fresh "l" in
-          simple refine (let l : list proved := _ in _);
-          [ pe_build G | exact_no_check (conjs_intro l) ]
+          pe_learn G;
+          let t := fresh "t" in
+          simple refine (let t : ptree := _ in _); [ pe_tree G | exact_no_check (tprop_intro t) ]
       | _ => pe_one
       end
   end.
