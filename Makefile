@@ -11,7 +11,9 @@ PEERS_NODEPS := keras-hub==0.32.0 labml-nn==0.5.1 litgpt==0.5.13
 TEXPKG := texlive-latex-base texlive-latex-recommended texlive-fonts-recommended \
           texlive-pictures latexmk poppler-utils
 
-.PHONY: report test test-slow prove tex chromium lint bench fuzz clean mutants
+COQPKG := coq libcoq-interval
+
+.PHONY: report test test-slow prove tex coq chromium lint bench fuzz clean mutants
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +32,19 @@ tex:
 	  fi; \
 	fi
 
+# Coq 8.16 and CoqInterval from Debian's packages (about a minute, 1.1 GB), installed when
+# missing and we are root; without them the Coq column says 'coq not installed'
+coq:
+	@if ! command -v coqc >/dev/null 2>&1 || \
+	    ! [ -d "$$(coqc -where 2>/dev/null)/user-contrib/Interval" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	      --no-install-recommends $(COQPKG) >/dev/null; \
+	  else \
+	    echo "Coq not found: install $(COQPKG) (the Coq column then says 'coq not installed')"; \
+	  fi; \
+	fi
+
 # headless Chromium (Debian's chromium-headless-shell, ~15 s to install) for the test that
 # renders the report's HTML edition (tests/test_report_html.py)
 chromium:
@@ -43,16 +58,16 @@ chromium:
 	  fi; \
 	fi
 
-report: $(STAMP) tex
+report: $(STAMP) tex coq
 	$(VENV)/bin/peproof report
 
-prove: $(STAMP)
+prove: $(STAMP) coq
 	$(VENV)/bin/peproof prove
 
-test: $(STAMP) tex chromium
+test: $(STAMP) tex coq chromium
 	$(PY) -m pytest proofs tests numeric -q -m "not slow"
 
-test-slow: $(STAMP) tex chromium
+test-slow: $(STAMP) tex coq chromium
 	$(PY) -m pytest proofs tests numeric -q
 
 lint: $(STAMP)
@@ -63,6 +78,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_z3.py
 	$(PY) benchmarks/bench_numeric.py
 	$(PY) benchmarks/bench_kernel.py
+	$(PY) benchmarks/bench_coq.py
 
 # the fuzzers with a longer budget: the trigonometric differential fuzzer (CI: 30 cases per
 # test) and the fuzzer over the whole fragment (CI: 120 cases, every engine, every verdict

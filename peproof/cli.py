@@ -46,17 +46,24 @@ def cmd_prove(args) -> int:
     if not claims:
         raise UsageError(f"no claim id matches {args.pattern!r} (try 'peproof prove' for all, "
                          "or a pattern such as 'rotation.*')")
-    res = run(claims, falsifiers=not args.no_falsifiers, progress=_progress)
+    from pathlib import Path
+
+    checkout = Path(__file__).resolve().parent.parent / "reports"
+    coq_dir = checkout / "build" / "coq" if checkout.is_dir() else None
+    res = run(claims, falsifiers=not args.no_falsifiers, progress=_progress,
+              coq=not args.no_coq, coq_dir=coq_dir)
     if out:
         write_atomic(out, json.dumps(res, indent=1, sort_keys=True))
     emit(json.dumps(res, indent=1, sort_keys=True) if args.json else render_table(res))
     s = res["summary"]
     bad_f = s["falsifiers"] - s["falsifiers_refuted"]
-    return 1 if s["disagreements"] or s["conflicts"] or s.get("gate_conflicts") or bad_f else 0
+    return 1 if (s["disagreements"] or s["conflicts"] or s.get("gate_conflicts")
+                 or s.get("coq_conflicts") or bad_f) else 0
 
 
 def render_table(res: dict) -> str:
-    rows = [("claim", "verdict", "evidence", "engine", "time", "z3", "numeric", "falsifiers")]
+    rows = [("claim", "verdict", "evidence", "engine", "time", "z3", "numeric", "coq",
+             "falsifiers")]
     for c in res["claims"]:
         v = c["verdict"]
         nf = len(c["falsifiers"])
@@ -68,8 +75,8 @@ def render_table(res: dict) -> str:
         engine = v["engine"] + (" (+FLINT re-check)" if len(v.get("kernels") or ()) > 1 else "")
         ev = (c.get("evidence") or {}).get("level", "-")
         rows.append((c["id"], v["status"] + mark, ev if ev != "none" else "-", engine,
-                     f"{v['seconds']:.3f}s",
-                     eng.get("z3", "-"), eng.get("numeric", "-"),
+                     f"{v['seconds']:.3f}s", eng.get("z3", "-"), eng.get("numeric", "-"),
+                     _coq_cell(c.get("coq")),
                      f"{nr}/{nf} refuted" if nf else "-"))
     widths = [max(len(r[j]) for r in rows) for j in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
@@ -98,9 +105,17 @@ def render_table(res: dict) -> str:
         lines.append(f"exponential proofs re-checked by the FLINT kernel: "
                      f"{s['kernel_rechecked_claims']} claim(s), {s['kernel_certificates']} "
                      "certificate(s)")
+    if "coq_checked" in s:
+        lines.append(f"Coq {s['coq_version'] or ''}: {s['coq_checked']} claim(s) checked "
+                     f"({s['coq_checked_negation']} as the negation at a certified witness), "
+                     f"{s['coq_not_checked']} not checked, {s['coq_absent']} without coq; "
+                     f"{s['coq_seconds']:.1f}s of coqc")
     if s.get("conflicts"):
         lines.append("ENGINE CONFLICTS (proved by one engine, refuted by another): "
                      + ", ".join(s["conflicts"]))
+    if s.get("coq_conflicts"):
+        lines.append("ENGINE CONFLICTS WITH COQ (Coq proved what an engine refuted, or the "
+                     "negation of what an engine proved): " + ", ".join(s["coq_conflicts"]))
     for c in s.get("gate_conflicts") or ():
         lines.append(f"ENGINE CONFLICT {c['id']}: {c['engine']} said {c['said']}; the "
                      f"falsification gate: {c['gate']} (point {c['point']})")
@@ -120,6 +135,16 @@ def evidence_line(counts: dict, status: str = "proved") -> str:
                      if counts.get(lvl) or lvl in LEVELS_OF[status])
 
 
+def _coq_cell(coq: dict | None) -> str:
+    if not coq:
+        return "-"
+    st = coq["status"]
+    if st == "checked in Coq":
+        return ("negation checked" if coq["what"] == "negation" else "checked") + \
+            (" CONFLICT" if coq.get("conflict") else "")
+    return "not installed" if st == "coq not installed" else "not checked"
+
+
 def build_parser() -> argparse.ArgumentParser:
     from peproof import __version__
 
@@ -133,6 +158,8 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--json", action="store_true", help="machine-readable results on stdout")
     pr.add_argument("--out", help="also write the JSON results to this file")
     pr.add_argument("--no-falsifiers", action="store_true", help="skip the falsifiers")
+    pr.add_argument("--no-coq", action="store_true",
+                    help="skip the Coq checks (the .v files go to reports/build/coq in a checkout)")
     pr.set_defaults(func=cmd_prove)
     # further subcommands live in peproof/commands/<name>.py, each with add_parser(sub)
     import importlib

@@ -78,13 +78,19 @@ def _agreement_counts(rows: list[dict]) -> dict:
     return dict(sorted(out.items(), key=lambda kv: -kv[1]))
 
 
-def run(claims: list[Claim], falsifiers: bool = True, progress=None) -> dict:
+def run(claims: list[Claim], falsifiers: bool = True, progress=None, coq: bool = False,
+        coq_dir: Path | None = None) -> dict:
+    """The envelope of ``claims``; with ``coq``, each row also gets its Coq check (``coq``:
+    :meth:`peproof.kernel.coq.check.CoqResult.as_dict`), the ``.v`` files written to
+    ``coq_dir``."""
     t0 = time.perf_counter()
     rows = []
     for n, c in enumerate(claims, 1):
         rows.append(run_claim(c, falsifiers))
         if progress:
             progress(n, len(claims), c.id)
+    if coq:
+        add_coq(rows, claims, coq_dir)
     return {
         "schema": SCHEMA,
         "suite_version": __version__,
@@ -101,6 +107,41 @@ def attach_evidence(rows: list[dict]) -> None:
     stands (:func:`summarize` calls it: a row's ``coq`` entry comes after the engines' pass)."""
     for r in rows:
         r["evidence"] = evidence(r)
+
+
+def add_coq(rows: list[dict], claims: list[Claim], coq_dir: Path | None = None) -> dict:
+    """Check the claims of ``rows`` in Coq (statement, or the negation of a refuted one at its
+    witness) and store each result as ``row["coq"]``; returns the timing."""
+    from peproof.kernel.coq.check import check_claims
+
+    t0 = time.perf_counter()
+    verdicts = {r["id"]: {"status": r["verdict"]["status"], "witness": r["verdict"]["witness"],
+                          "engines": r.get("engines") or {}} for r in rows}
+    res = check_claims(claims, verdicts, build_dir=coq_dir)
+    for r in rows:
+        if r["id"] in res:
+            d = res[r["id"]].as_dict()
+            if d["vfile"] and coq_dir is not None:  # relative to the build folder: coq/x.v
+                d["vfile"] = str(Path(d["vfile"]).relative_to(Path(coq_dir).parent))
+            r["coq"] = d
+    return {"seconds": time.perf_counter() - t0}
+
+
+def coq_summary(rows: list[dict]) -> dict:
+    """Counts of the Coq column (absent when no row was checked in Coq)."""
+    cq = [r["coq"] for r in rows if r.get("coq")]
+    if not cq:
+        return {}
+    checked = [c for c in cq if c["status"] == "checked in Coq"]
+    return {
+        "coq_checked": len(checked),
+        "coq_checked_negation": sum(c["what"] == "negation" for c in checked),
+        "coq_not_checked": sum(c["status"].startswith("not checked") for c in cq),
+        "coq_absent": sum(c["status"] == "coq not installed" for c in cq),
+        "coq_conflicts": [r["id"] for r in rows if (r.get("coq") or {}).get("conflict")],
+        "coq_version": next((c["coq_version"] for c in checked), ""),
+        "coq_seconds": round(sum(c["seconds"] for c in cq if not c["cached"]), 3),
+    }
 
 
 def gate_conflicts(rows: list[dict]) -> list[dict]:
@@ -161,6 +202,7 @@ def summarize(rows: list[dict], seconds: float) -> dict:
         "evidence_refuted": evidence_counts(r for r in rows
                                             if r["verdict"]["status"] == "refuted"),
         "seconds": round(seconds, 3),
+        **coq_summary(rows),
     }
 
 

@@ -71,9 +71,12 @@ def test_prove_shows_each_claims_evidence_in_the_table_and_the_json(capsys, patt
             assert f"evidence of the {status}: {counts}" in out
     if pattern == "index.*":  # an exhaustive check confirmed by z3, and z3 beside z3
         assert {"two engines", "one engine"} <= set(want.values())
-    else:  # a refutation: one engine, its witness named in the JSON
+    else:  # a refutation: kernel when Coq proved the negation, else one engine; its witness
         c = data["claims"][0]
-        assert c["evidence"]["level"] == "one engine"
+        coq = c.get("coq") or {}
+        kernel = coq.get("status") == "checked in Coq" and coq.get("what") == "negation"
+        assert c["evidence"]["level"] == ("kernel" if kernel else "one engine")
+        assert c["evidence"]["coq"] == (coq.get("status") or "Coq not run")
         assert c["evidence"]["witness"].startswith("at ") and "certified by" in \
             c["evidence"]["witness"]
 

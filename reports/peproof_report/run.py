@@ -89,8 +89,10 @@ def versions() -> dict:
     import z3
 
     import peproof
+    from peproof.kernel.coq.run import coq_version
 
     return {"python": sys.version.split()[0], "sympy": sympy.__version__,
+            "coq": coq_version() or "not installed",
             "python-flint": flint.__version__, "z3": z3.get_version_string(),
             "mpmath": mpmath.__version__, "numpy": numpy.__version__,
             "peproof": peproof.__version__, "machine": platform.machine(),
@@ -102,7 +104,7 @@ def fingerprint(root: Path | None, options: dict) -> str:
     h.update(json.dumps({"options": options, "versions": versions(),
                          "commit": source_state(root)["commit"]}, sort_keys=True).encode())
     pkg = package_dir()
-    files = sorted(pkg.rglob("*.py"))
+    files = sorted(pkg.rglob("*.py")) + sorted(pkg.rglob("*.v"))  # .v: the Coq library
     files += [Path(__file__).parent / m for m in JOB_MODULES]
     for f in files:
         if f.is_file():
@@ -340,9 +342,18 @@ def collect(build: Path, pattern: str | None = None, numerics: str = "default",
         order = [c.id for c in claims]
         envs = [outputs[f"family:{f}"]["envelope"] for f in families]
         num = {name: out["data"] for name, out in outputs.items()
-               if not name.startswith("family:") and name != "peers"}
+               if not name.startswith("family:") and name not in ("peers", "coq")}
+        merged = merge(envs, order)
+        # the Coq pass: once, after the engines (it reads their witnesses), on 2 coqc workers
+        from peproof import results as R
+
+        say(f"checking the claims in Coq (.v files in {build / 'coq'})")
+        t_coq = time.perf_counter()
+        R.add_coq(merged["claims"], claims, build / "coq")
+        outputs["coq"] = {"seconds": time.perf_counter() - t_coq}
+        merged["summary"] = R.summarize(merged["claims"], merged["summary"]["seconds"])
         run = {"schema": CACHE_SCHEMA, "fingerprint": fp, "options": options,
-               "results": merge(envs, order), "numerics": num,
+               "results": merged, "numerics": num,
                "job_seconds": {n: round(o["seconds"], 3) for n, o in outputs.items()},
                "peers": outputs["peers"]["data"] if "peers" in outputs else None,
                "registry": registry_data()}

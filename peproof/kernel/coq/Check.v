@@ -1,0 +1,148 @@
+(** * Check: what the runner's generated proofs share (peproof/kernel/coq/run.py)
+
+    Logical path [PEProof.Check], compiled with the library (lib/) into the runner's cache.
+
+    - [peproof_not_proved]: the marker a generated proof falls back to when its script does not
+      close the goal ([first [solve [script] | exact (peproof_not_proved _)]]), so that one
+      failing claim does not stop the others compiled in the same [coqc] run.  It is an axiom
+      ON PURPOSE: [Print Assumptions] then names it, and the runner's allow-list refuses every
+      lemma that uses it ("not checked in Coq").  Nothing else may use it.
+    - [izr_div_exact]: the division a translated integer limit such as [d / 2 - 1] uses is
+      exact when the divisor divides.
+    - Tactics: [pe_zfacts] (the real-valued facts of the integer hypotheses), [pe_side]
+      (definedness obligations and other side goals), [pe_pyth_of t] (the Pythagorean fact of
+      [t] in the form [ring [..]] rewrites with).
+*)
+
+From Coq Require Import ZArith Reals Lia Lra Nsatz.
+From PEProof Require Import Defs.
+Open Scope R_scope.
+
+Axiom peproof_not_proved : forall P : Prop, P.
+
+Lemma izr_div_exact : forall a c : Z, (c <> 0)%Z -> (a mod c = 0)%Z ->
+  IZR (a / c) = IZR a / IZR c.
+Proof.
+  intros a c Hc Hm.
+  assert (Hc' : IZR c <> 0) by (apply not_0_IZR; exact Hc).
+  rewrite (Z_div_exact_full_2 a c Hc Hm) at 2.
+  rewrite mult_IZR; field; exact Hc'.
+Qed.
+
+Lemma even_mod2 : forall d : Z, Z.Even d -> (d mod 2 = 0)%Z.
+Proof. intros d [m ->]; rewrite Z.mul_comm, Z_mod_mult; reflexivity. Qed.
+
+Lemma sin_arg : forall a b : R, a = b -> sin a = sin b.
+Proof. intros a b ->; reflexivity. Qed.
+Lemma cos_arg : forall a b : R, a = b -> cos a = cos b.
+Proof. intros a b ->; reflexivity. Qed.
+
+(** Integer multiples of [pi]: [sin (PI * n) = 0], [sin (2 PI n) = 0], [cos (2 PI n) = 1]. *)
+Lemma sin_piZ : forall n : Z, sin (PI * IZR n) = 0.
+Proof.
+  intro n; apply sin_eq_0_1; exists n; ring.
+Qed.
+Lemma cos_2piZ : forall n : Z, cos (2 * PI * IZR n) = 1.
+Proof.
+  intro n; replace (2 * PI * IZR n) with (2 * (PI * IZR n)) by ring.
+  rewrite cos_2a_sin, sin_piZ; ring.
+Qed.
+Lemma sin_2piZ : forall n : Z, sin (2 * PI * IZR n) = 0.
+Proof.
+  intro n; replace (2 * PI * IZR n) with (PI * IZR (2 * n)) by (rewrite mult_IZR; ring).
+  apply sin_piZ.
+Qed.
+
+Lemma pyth_sq : forall t : R, sin t * sin t = 1 - cos t * cos t.
+Proof. intro t; pose proof (sin2_cos2 t) as H; unfold Rsqr in H; lra. Qed.
+
+Ltac pe_split := repeat match goal with |- _ /\ _ => split end.
+
+(** The real facts of the integer hypotheses in context (each once); a strict inequality
+    between integers is also read as [a + 1 <= x] (with [a + 1] computed when it is a
+    literal), the bound [interval] needs to prove [0 < x]. *)
+Ltac pe_zfacts :=
+  repeat match goal with
+  | H : (?a < ?x)%Z |- _ =>
+      lazymatch goal with _ : IZR a < IZR x |- _ => fail | _ =>
+        assert (IZR a < IZR x) by (apply IZR_lt; exact H);
+        let a1 := eval compute in (a + 1)%Z in
+        lazymatch goal with _ : IZR a1 <= IZR x |- _ => idtac | _ =>
+          assert (IZR a1 <= IZR x) by (apply IZR_le; lia) end end
+  | H : (?x < ?a)%Z |- _ =>
+      lazymatch goal with _ : IZR x < IZR a |- _ => fail | _ =>
+        assert (IZR x < IZR a) by (apply IZR_lt; exact H);
+        let a1 := eval compute in (a - 1)%Z in
+        lazymatch goal with _ : IZR x <= IZR a1 |- _ => idtac | _ =>
+          assert (IZR x <= IZR a1) by (apply IZR_le; lia) end end
+  | H : (?a <= ?x)%Z |- _ =>
+      lazymatch goal with _ : IZR a <= IZR x |- _ => fail | _ =>
+        assert (IZR a <= IZR x) by (apply IZR_le; exact H) end
+  | H : Z.Even ?x |- _ =>
+      lazymatch goal with _ : (x mod 2 = 0)%Z |- _ => fail | _ =>
+        assert ((x mod 2 = 0)%Z) by (apply even_mod2; exact H) end
+  end.
+
+(** Integer obligations [IZR (a / c) = IZR a / c] and the like. *)
+Ltac pe_izr_push :=
+  repeat first [ rewrite plus_IZR | rewrite minus_IZR | rewrite mult_IZR | rewrite opp_IZR ].
+
+Ltac pe_zdiv :=
+  repeat match goal with
+  | |- context [IZR (?a / ?c)] =>
+      rewrite (izr_div_exact a c) by (first [ assumption | lia ])
+  end.
+
+(** Equal arguments of sin/cos (the translator's [replace] steps). *)
+Ltac pe_eq := first [ solve [ring] | solve [unfold Rdiv; ring] | solve [field] ].
+
+(** [zsum] with integer-literal limits unfolded into its terms, the reals left alone. *)
+Ltac pe_zsum_eval :=
+  repeat match goal with
+  | |- context [zsum ?a ?b ?f] =>
+      let t := eval cbv -[IZR Rplus Rmult Ropp Rinv Rdiv Rminus rpow Rpower sin cos tan exp ln
+                          sqrt PI Rabs Rmax Rmin powerRZ pow atan Int_part] in (zsum a b f) in
+      change (zsum a b f) with t
+  end.
+
+(** Side goals: definedness obligations, sign conditions, integer facts. *)
+Ltac pe_side :=
+  pe_zfacts;
+  first [ solve [lra]
+        | solve [lia]
+        | solve [apply IZR_neq; lia]
+        | solve [apply IZR_lt; lia]
+        | solve [apply IZR_le; lia]
+        | solve [pe_izr_push; pe_zdiv; pe_izr_push; field]
+        | solve [pe_izr_push; pe_zdiv; pe_izr_push; lra]
+        | solve [nra]
+        | solve [apply Rgt_not_eq; lra]
+        | solve [apply Rlt_not_eq; lra] ].
+
+(** Bounds of every sin/cos in the goal, for [lra]/[nra]. *)
+Ltac pe_bounds :=
+  repeat match goal with
+  | |- context [sin ?t] =>
+      lazymatch goal with _ : -1 <= sin t <= 1 |- _ => fail | _ => pose proof (SIN_bound t) end
+  | |- context [cos ?t] =>
+      lazymatch goal with _ : -1 <= cos t <= 1 |- _ => fail | _ => pose proof (COS_bound t) end
+  end.
+
+(** Every [Rabs] of the goal and the hypotheses split into its two cases. *)
+Ltac pe_abs :=
+  unfold Rabs in *;
+  repeat match goal with
+  | |- context [Rcase_abs ?x] => destruct (Rcase_abs x)
+  | H : context [Rcase_abs ?x] |- _ => destruct (Rcase_abs x)
+  end.
+
+(** Domain hypotheses of a goal specialised at a point: integer facts, evenness, signs. *)
+Ltac pe_point :=
+  first [ solve [lia] | solve [apply Z.even_spec; reflexivity] | solve [lra]
+        | solve [pe_side] ].
+
+(** [H : A1 -> ... -> An -> B] with each [Ai] closed: [H : B]. *)
+Ltac pe_feed H :=
+  repeat match type of H with
+  | ?A -> _ => let a := fresh "a" in assert (a : A) by pe_point; specialize (H a)
+  end.

@@ -1,0 +1,137 @@
+"""The registry pass: claims -> Coq goals -> proof scripts -> coqc -> one result per claim.
+
+``check_claims(claims, verdicts)`` returns ``{claim id: CoqResult}``:
+
+* ``checked in Coq`` -- the statement (or, for a claim an engine refuted, its negation at the
+  certified witness) is a theorem Coq accepted, with the Coq version and the ``Print
+  Assumptions`` output as its trusted base;
+* ``not checked in Coq: <reason>`` -- not translated (the node), no script for its class, or
+  Coq did not accept the script (the reason);
+* ``coq not installed``.
+
+A Coq proof of a statement another engine refutes, or of the negation of a statement an engine
+proved, is an engine conflict (``conflict``: the caller fails the run).  ``verdicts`` is data
+(``{id: {"status", "witness", "engines"}}`` from the engines: the deciding engine's status,
+its certified witness, the other engines' statuses): this module imports no engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from peproof.claims import Claim
+from peproof.kernel.coq import run, tactics, translate
+
+CHECKED = "checked in Coq"
+ABSENT = "coq not installed"
+
+
+@dataclass
+class CoqResult:
+    status: str  # CHECKED, ABSENT or "not checked in Coq: <reason>"
+    what: str = ""  # "statement" | "negation" (what the Coq theorem says)
+    klass: str = ""  # the script's class (trig, closed, library, negation, ...)
+    lemma: str = ""
+    goal: str = ""
+    assumptions: tuple[str, ...] = ()
+    print_assumptions: str = ""
+    coq_version: str = ""
+    seconds: float = 0.0
+    cached: bool = False
+    vfile: str | None = None
+    conflict: str = ""
+    obligations: tuple[str, ...] = field(default_factory=tuple)
+    scope: str = ""  # what print_assumptions covers: "lemma", or "batch of n" (their union)
+
+    @property
+    def checked(self) -> bool:
+        return self.status == CHECKED
+
+    def as_dict(self) -> dict:
+        return {"status": self.status, "what": self.what, "class": self.klass,
+                "lemma": self.lemma, "assumptions": list(self.assumptions),
+                "print_assumptions": self.print_assumptions, "coq_version": self.coq_version,
+                "seconds": round(self.seconds, 3), "cached": self.cached, "vfile": self.vfile,
+                "conflict": self.conflict, "obligations": list(self.obligations),
+                "assumptions_scope": self.scope}
+
+
+def not_checked(reason: str, **kw) -> CoqResult:
+    return CoqResult(f"not checked in Coq: {reason}", **kw)
+
+
+def plan(claim: Claim, verdict: dict | None) -> tuple[run.Job | None, CoqResult | None]:
+    """The Coq job of one claim, or the result saying why there is none."""
+    st = claim.statement
+    lemma = translate.lemma_name(claim.id)
+    if st is None:
+        return None, not_checked("informal claim (no statement)", lemma=lemma)
+    try:
+        goal = translate.translate(st)
+    except translate.Untranslatable as exc:
+        return None, not_checked(f"not translated: {exc}", lemma=lemma)
+    status = (verdict or {}).get("status")
+    refuted = status == "refuted"
+    try:
+        script = tactics.script_for(st, goal, refuted=refuted,
+                                    witness=(verdict or {}).get("witness"))
+    except tactics.NoScript as exc:
+        return None, not_checked(f"no proof script: {exc}", lemma=lemma, goal=goal.text,
+                                 what="negation" if refuted else "statement",
+                                 obligations=goal.obligations + goal.def_hyps)
+    job = run.Job(claim.id, lemma + ("_negation" if refuted else ""), goal.text, script.text,
+                  script.needs | _lib_needs(goal), negation=script.negation)
+    info = CoqResult("", what="negation" if script.negation else "statement",
+                     klass=script.klass, lemma=job.lemma, goal=goal.text,
+                     obligations=goal.obligations + goal.def_hyps)
+    return job, info
+
+
+def _lib_needs(goal: translate.Goal) -> frozenset:
+    return frozenset()
+
+
+def check_claims(claims: list[Claim], verdicts: dict | None = None,
+                 build_dir: Path | None = None, cache_dir: Path | None = None,
+                 workers: int = 2) -> dict[str, CoqResult]:
+    """One :class:`CoqResult` per claim (see the module's docstring)."""
+    verdicts = verdicts or {}
+    out: dict[str, CoqResult] = {}
+    jobs, infos = [], {}
+    for c in claims:
+        job, info = plan(c, verdicts.get(c.id))
+        if job is None:
+            out[c.id] = info
+        else:
+            jobs.append(job)
+            infos[c.id] = info
+    done = run.check_jobs(jobs, build_dir=build_dir, cache_dir=cache_dir, workers=workers)
+    for job in jobs:
+        o, info = done[job.key], infos[job.key]
+        info.coq_version, info.seconds, info.cached = o.coq_version, o.seconds, o.cached
+        info.vfile, info.assumptions, info.print_assumptions = o.vfile, o.assumptions, o.output
+        info.scope = o.scope
+        if o.status == "absent":
+            info.status = ABSENT
+        elif o.status == "checked":
+            info.status = CHECKED
+            info.conflict = _conflict(job, verdicts.get(job.key))
+        else:
+            info.status = f"not checked in Coq: {o.reason}"
+        out[job.key] = info
+    return out
+
+
+def _conflict(job: run.Job, verdict: dict | None) -> str:
+    """An engine's verdict that a Coq theorem contradicts (``verdict``: the decided status and
+    the other engines' ``{"name": status}``)."""
+    verdict = verdict or {}
+    said = {"the deciding engine": verdict.get("status")}
+    said.update({str(k): v for k, v in (verdict.get("engines") or {}).items()})
+    against = "refuted" if not job.negation else "proved"
+    who = sorted(k for k, v in said.items() if v == against)
+    if not who:
+        return ""
+    what = "the statement" if not job.negation else "the negation of the statement"
+    return f"Coq proved {what} that {', '.join(who)} {against[:-1]}d"

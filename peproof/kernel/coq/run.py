@@ -1,0 +1,563 @@
+"""Run coqc on generated proofs and judge them by ``Print Assumptions``, never by exit codes.
+
+A :class:`Job` is a lemma: its name, its goal (printed by :mod:`.translate`) and a proof script
+(one tactic expression, :mod:`.tactics`).  :func:`check_jobs` writes one standalone ``.v`` file
+per job (what the report links) and compiles the jobs in batches (one ``coqc`` per batch, two
+at a time; loading the reals and CoqInterval costs most of a second per run), each lemma in its
+own module with the fallback ``first [solve [script] | exact (peproof_not_proved _)]``, so that
+a failing script marks its lemma instead of stopping the batch.  After the modules, for each
+lemma the batch re-states the goal (``Definition audit_x : <goal> := M_x.x``: the lemma proves
+the printed statement, not another one) and prints its assumptions.
+
+A lemma is **checked** only when the batch compiled, its audit definition type-checked, and
+every axiom ``Print Assumptions`` lists is on :data:`ALLOWED` (the reals' axioms, classical
+logic, functional extensionality, and the primitive float/int63 specifications CoqInterval's
+reflexive proofs rest on).  ``Admitted``, ``Axiom`` and the fallback all show up there as
+axioms outside the list.  Scripts and goals are also scanned before anything runs: a sentence
+end, a comment or a vernacular keyword in a script is refused.
+
+Results are cached by content (goal, script, the compiled library's hash, the Coq version);
+the library itself is compiled once per content hash into the cache folder
+(``$PEPROOF_COQ_CACHE``, else ``$XDG_CACHE_HOME/peproof/coq``, else ``~/.cache/peproof/coq``).
+Without ``coqc`` every job is "coq not installed".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+RUNNER_VERSION = "1"
+BATCH_TIMEOUT = 900  # seconds of one coqc run
+JOB_TIMEOUT = 10  # seconds of one proof script (Coq's [timeout]: wall clock; then the fallback),
+# plus one second per 2000 characters of goal (a 1646-relation goal is 220 KB)
+
+#: axioms a checked lemma may rest on (names as Print Assumptions prints them)
+REALS = frozenset({
+    "ClassicalDedekindReals.sig_forall_dec", "ClassicalDedekindReals.sig_not_dec",
+    "FunctionalExtensionality.functional_extensionality_dep",
+    "Classical_Prop.classic",
+})
+PRIMITIVE = frozenset(f"FloatAxioms.{n}" for n in (
+    "add_spec sub_spec mul_spec div_spec sqrt_spec opp_spec abs_spec of_uint63_spec "
+    "normfr_mantissa_spec next_up_spec next_down_spec ltb_spec leb_spec eqb_spec compare_spec "
+    "classify_spec frshiftexp_spec ldshiftexp_spec SF2Prim_Prim2SF Prim2SF_valid "
+    "Prim2SF_SF2Prim").split()) | frozenset(f"PrimFloat.{n}" for n in (
+    "float add sub mul div sqrt opp abs of_uint63 normfr_mantissa next_up next_down ltb leb "
+    "eqb compare classify frshiftexp ldshiftexp").split()) | frozenset(
+    f"PrimInt63.{n}" for n in (
+        "int add sub mul div mod eqb ltb leb lsl lsr land lor lxor compare addc subc "
+        "addcarryc subcarryc mulc diveucl diveucl_21 head0 tail0 addmuldiv").split()) | frozenset(
+    f"Uint63.{n}" for n in (
+        "add_spec sub_spec mul_spec div_spec mod_spec lsl_spec lsr_spec land_spec lor_spec "
+        "lxor_spec ltb_spec leb_spec eqb_correct eqb_refl of_to_Z compare_def_spec "
+        "addc_def_spec subc_def_spec mulc_spec diveucl_def_spec diveucl_21_spec head0_spec "
+        "tail0_spec addmuldiv_def_spec addcarryc_def_spec subcarryc_def_spec").split())
+ALLOWED = REALS | PRIMITIVE
+
+#: what a script may not contain (a sentence end, a comment, vernacular)
+FORBIDDEN = re.compile(
+    r"\.(\s|$)|\(\*|\b(Admitted|Admit|admit|give_up|Axiom|Axioms|Parameter|Parameters|Variable"
+    r"|Variables|Hypothesis|Hypotheses|Conjecture|Abort|Qed|Defined|Save|Proof|Lemma|Theorem"
+    r"|Definition|Fixpoint|CoFixpoint|Inductive|Module|End|Section|Require|Import|Export|Load"
+    r"|Notation|Infix|Set|Unset|Ltac|Declare|Context|Instance|Existing|Local|Global|Print"
+    r"|Drop|Quit|Fail|Succeed|Redirect|Time|Timeout|Goal|Opaque|Transparent|Arguments)\b")
+MARK = "@@PEPROOF"
+
+
+@dataclass(frozen=True)
+class Job:
+    key: str  # the claim id (or a test's name)
+    lemma: str  # a Coq identifier
+    goal: str  # the proposition, as printed
+    script: str  # one tactic expression
+    needs: frozenset = frozenset()  # "interval", "library"
+    negation: bool = False  # the lemma is the negation of the goal
+
+    @property
+    def statement(self) -> str:
+        return f"~ ({self.goal})" if self.negation else self.goal
+
+
+@dataclass
+class Outcome:
+    status: str  # "checked" | "failed" | "absent"
+    reason: str = ""
+    assumptions: tuple[str, ...] = ()
+    coq_version: str = ""
+    seconds: float = 0.0
+    cached: bool = False
+    vfile: str | None = None
+    output: str = ""  # Print Assumptions as printed
+    scope: str = ""  # "lemma", or "batch of n" (the union over the lemmas audited together)
+    cacheable: bool = False  # a result of the inputs, not of the environment
+
+    def as_dict(self) -> dict:
+        return {"status": self.status, "reason": self.reason,
+                "assumptions": list(self.assumptions), "coq_version": self.coq_version,
+                "seconds": round(self.seconds, 3), "cached": self.cached, "vfile": self.vfile,
+                "print_assumptions": self.output, "scope": self.scope}
+
+
+@dataclass
+class _Batch:
+    jobs: list[Job]
+    needs: frozenset
+    spans: dict = field(default_factory=dict)  # lemma -> (first line, last line), 1-based
+    audit_spans: dict = field(default_factory=dict)  # the same in the audit file
+
+
+def coqc() -> str | None:
+    return shutil.which(os.environ.get("PEPROOF_COQC", "coqc"))
+
+
+def coq_version(exe: str | None = None) -> str | None:
+    exe = exe or coqc()
+    if not exe:
+        return None
+    try:
+        out = subprocess.run([exe, "--print-version"], capture_output=True, text=True,
+                             timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip().split()[0] if out.returncode == 0 and out.stdout.strip() else None
+
+
+def cache_root() -> Path:
+    if os.environ.get("PEPROOF_COQ_CACHE"):
+        return Path(os.environ["PEPROOF_COQ_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "peproof" / "coq"
+
+
+def library_sources() -> dict[str, str]:
+    """The library's .v files by module name: coqlib's lib/*.v and the runner's Check*.v."""
+    out = {}
+    for p in sorted((HERE / "lib").glob("*.v")) + sorted(HERE.glob("Check*.v")):
+        out[p.stem] = p.read_text()
+    return out
+
+
+def _deps(src: str, names) -> list[str]:
+    found = []
+    for m in re.finditer(r"From\s+PEProof\s+Require\s+(?:Import\s+|Export\s+)?([^.]*)\.", src):
+        found += [n for n in m.group(1).split() if n in names]
+    return found
+
+
+def _order(srcs: dict[str, str]) -> list[str]:
+    done: list[str] = []
+
+    def visit(n, path=()):
+        if n in done:
+            return
+        if n in path:
+            raise RuntimeError(f"library import cycle through {n}")
+        for d in _deps(srcs[n], srcs):
+            visit(d, path + (n,))
+        done.append(n)
+
+    for n in srcs:
+        visit(n)
+    return done
+
+
+def library_hash(version: str) -> str:
+    h = hashlib.sha256(f"{RUNNER_VERSION}|{version}".encode())
+    for n, s in sorted(library_sources().items()):
+        h.update(f"\0{n}\0{s}".encode())
+    return h.hexdigest()
+
+
+@dataclass
+class Library:
+    path: Path | None
+    hash: str
+    modules: frozenset  # compiled modules
+    errors: dict  # module -> error line
+
+
+def build_library(exe: str, version: str, root: Path) -> Library:
+    """Compile the library into ``root/lib-<hash>`` once (a module that does not compile is
+    recorded: the jobs that need it are not checked)."""
+    lh = library_hash(version)
+    dest = root / f"lib-{lh[:20]}"
+    done = dest / "built.json"
+    if done.exists():
+        meta = json.loads(done.read_text())
+        return Library(dest, lh, frozenset(meta["modules"]), meta["errors"])
+    root.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix="lib-build-", dir=root))
+    srcs = library_sources()
+    ok, errors = [], {}
+    for name in _order(srcs):
+        if any(d not in ok for d in _deps(srcs[name], srcs)):
+            errors[name] = "a module it imports did not compile"
+            continue
+        (tmp / f"{name}.v").write_text(srcs[name])
+        r = subprocess.run([exe, "-q", "-Q", str(tmp), "PEProof", str(tmp / f"{name}.v")],
+                           capture_output=True, text=True, timeout=BATCH_TIMEOUT, cwd=tmp)
+        if r.returncode == 0:
+            ok.append(name)
+        else:
+            errors[name] = _first_error(r.stdout + r.stderr)
+    (tmp / "built.json").write_text(json.dumps({"modules": ok, "errors": errors}))
+    try:
+        tmp.rename(dest)
+    except OSError:  # built meanwhile by another run: use theirs
+        shutil.rmtree(tmp, ignore_errors=True)
+    meta = json.loads(done.read_text())
+    return Library(dest, lh, frozenset(meta["modules"]), meta["errors"])
+
+
+def _first_error(text: str) -> str:
+    for line in text.splitlines():
+        if line.startswith("Error") or "Error:" in line:
+            return line.strip()[:300]
+    return (text.strip().splitlines() or ["coqc failed"])[-1][:300]
+
+
+def header(needs: frozenset) -> str:
+    mods = ["Defs", "Check", "PE", "Tactics"]
+    lines = ["From Coq Require Import ZArith Reals Lia Lra Nsatz."]
+    if "interval" in needs:
+        lines.append("From Interval Require Import Tactic.")
+        mods.append("CheckInterval")
+    lines.append(f"From PEProof Require Import {' '.join(mods)}.")
+    lines.append("Open Scope R_scope.")
+    return "\n".join(lines) + "\n"
+
+
+def lemma_text(job: Job, n: int | None = None) -> str:
+    """The lemma and its proof: the script under a time limit, else the marked fallback (in a
+    batch, ``n`` numbers the fallback's message and the tactic is timed)."""
+    mark = f'idtac "{MARK}-FALLBACK {n}"; ' if n is not None else ""
+    timed = "Time " if n is not None else ""
+    return (f"Theorem {job.lemma} :\n{_indent(job.statement)}.\nProof.\n"
+            f"  {timed}first [ solve [ timeout {time_limit(job)} ({job.script}) ]\n"
+            f"        | {mark}exact (peproof_not_proved _) ].\nQed.\n")
+
+
+def time_limit(job: Job) -> int:
+    return JOB_TIMEOUT + len(job.goal) // 2000
+
+
+def _indent(s: str) -> str:
+    return "\n".join("  " + ln for ln in s.splitlines())
+
+
+def standalone(job: Job) -> str:
+    return (f"(* peproof: {job.key} -- generated from the claim's statement; compile with\n"
+            f"   coqc -Q <peproof's compiled library> PEProof {job.lemma}.v *)\n"
+            + header(job.needs) + "\n" + lemma_text(job) + f"\nPrint Assumptions {job.lemma}.\n")
+
+
+def refuse(job: Job) -> str | None:
+    """Why ``job`` must not run (a script or goal that could escape the proof), or None."""
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", job.lemma):
+        return f"lemma name {job.lemma!r} is not a Coq identifier"
+    m = FORBIDDEN.search(job.script)
+    if m:
+        return f"the script contains {m.group(0).strip()!r} (a script is one tactic expression)"
+    if re.search(r"\.(\s|$)|\(\*", job.goal):
+        return "the goal contains a sentence end or a comment"
+    return None
+
+
+def job_key(job: Job, lib: Library, version: str) -> str:
+    h = hashlib.sha256()
+    for part in (RUNNER_VERSION, version, lib.hash, job.lemma, job.statement, job.script,
+                 header(job.needs)):
+        h.update(part.encode() + b"\0")
+    return h.hexdigest()
+
+
+def parse_assumptions(text: str) -> tuple[tuple[str, ...], list[str]]:
+    """(axiom names, problems) of one ``Print Assumptions`` output."""
+    text = text.strip()
+    if text.startswith("Closed under the global context"):
+        return (), []
+    names, problems, section = [], [], None
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if not line.startswith(" "):
+            head = line.rstrip()
+            if head == "Axioms:":
+                section = "axioms"
+                continue
+            if head.endswith(":") and " " in head:  # type-in-type, unsafe fixpoints, ...
+                section = head
+                problems.append(head)
+                continue
+            if section == "axioms":
+                names.append(head.split(" :", 1)[0].strip())
+            else:
+                problems.append(f"unexpected output: {head[:100]}")
+    if section is None:
+        problems.append(f"no Print Assumptions output ({text[:80]!r})")
+    return tuple(names), problems
+
+
+def judge(job: Job, text: str, version: str, scope: str = "lemma") -> Outcome:
+    """The verdict of one ``Print Assumptions`` output against :data:`ALLOWED`."""
+    names, problems = parse_assumptions(text)
+    bad = [n for n in names if n not in ALLOWED]
+    kw = {"output": text, "scope": scope, "cacheable": True}
+    if problems:
+        return Outcome("failed", "Print Assumptions: " + "; ".join(problems), names, version,
+                       **kw)
+    if any(n.endswith("peproof_not_proved") for n in bad):
+        return Outcome("failed", "the proof script did not close the goal", names, version,
+                       **kw)
+    if bad:
+        return Outcome("failed", "rests on axioms outside the allow-list: " + ", ".join(bad),
+                       names, version, **kw)
+    return Outcome("checked", "", names, version, **kw)
+
+
+def batch_text(batch: _Batch) -> str:
+    """Stage 1: the lemmas, each in its module, with the fallback marked."""
+    lines = header(batch.needs).splitlines()
+    for n, job in enumerate(batch.jobs):
+        start = len(lines) + 1
+        lines += [f"Module M_{job.lemma}."] + lemma_text(job, n).splitlines() + \
+            [f"End M_{job.lemma}."]
+        batch.spans[job.lemma] = (start, len(lines))
+    return "\n".join(lines) + "\n"
+
+
+def audit_text(batch: _Batch, module: str, ok: list[int], each: bool) -> str:
+    """Stage 2, in a fresh environment: the compiled batch is required (not imported), each
+    goal is printed again and must be the type of its lemma, then ``Print Assumptions`` of all
+    of them at once (one traversal: the union) or, ``each``, lemma by lemma."""
+    lines = ["From Coq Require Import ZArith Reals.", "From PEProof Require Import Defs.",
+             f"Require PEBatch.{module}.", "Open Scope R_scope."]
+    for n in ok:
+        job = batch.jobs[n]
+        start = len(lines) + 1
+        st = _indent(job.statement).splitlines()
+        lines += [f"Definition audit_{n} :", *st[:-1],
+                  st[-1] + f" := PEBatch.{module}.M_{job.lemma}.{job.lemma}."]
+        batch.audit_spans["audit " + job.lemma] = (start, len(lines))
+    if each:
+        for n in ok:
+            lines += [f'Goal True. idtac "{MARK} {n}". Abort.', f"Print Assumptions audit_{n}."]
+    elif ok:
+        tup = ", ".join(f"audit_{n}" for n in ok) if len(ok) > 1 else f"audit_{ok[0]}"
+        lines += [f"Definition audit_all := ({tup}).", f'Goal True. idtac "{MARK} all". Abort.',
+                  "Print Assumptions audit_all."]
+    return "\n".join(lines) + "\n"
+
+
+def _coqc(exe: str, lib: Library, workdir: Path, path: Path) -> subprocess.CompletedProcess:
+    """One coqc run; on a timeout or an interrupt its whole process group is killed."""
+    cmd = [exe, "-q", "-Q", str(lib.path), "PEProof", "-Q", str(workdir), "PEBatch", str(path)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=workdir, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=BATCH_TIMEOUT)
+    except BaseException:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        proc.wait()
+        raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
+def _run_batch(exe: str, lib: Library, batch: _Batch, workdir: Path, name: str,
+               version: str) -> dict[str, Outcome]:
+    """Compile one batch (a job whose text stops coqc is taken out and the rest re-run), then
+    audit it."""
+    out: dict[str, Outcome] = {}
+    todo = list(batch.jobs)
+    while todo:
+        b = _Batch(todo, batch.needs)
+        path = workdir / f"{name}.v"
+        path.write_text(batch_text(b))
+        try:
+            r = _coqc(exe, lib, workdir, path)
+        except subprocess.TimeoutExpired:
+            return out | {j.key: Outcome("failed", f"coqc timed out after {BATCH_TIMEOUT} s",
+                                         coq_version=version) for j in todo}
+        if r.returncode == 0:
+            times = [(float(w), float(u)) for w, u in re.findall(
+                r"Finished (?:failing )?transaction in ([\d.]+) secs \(([\d.]+)u", r.stdout)]
+            fell = {int(m) for m in re.findall(rf"{MARK}-FALLBACK (\d+)", r.stdout)}
+            for n in sorted(fell):
+                # out of time says as much about this machine's load as about the script; cached
+                # like the rest (a rebuild reuses everything; clear the cache to try again)
+                limit = time_limit(todo[n])
+                late = n < len(times) and times[n][0] >= 0.95 * limit
+                out[todo[n].key] = Outcome(
+                    "failed", f"the proof script ran out of time ({limit} s wall)" if late
+                    else "the proof script did not close the goal", coq_version=version,
+                    cacheable=True)
+            ok = [n for n in range(len(todo)) if n not in fell]
+            out.update(_audit(exe, lib, b, workdir, name, version, ok))
+            for n, j in enumerate(todo):
+                if n < len(times) and j.key in out:
+                    out[j.key].seconds = times[n][1]
+            break
+        culprit, msg = _culprit(r.stdout + r.stderr, b.spans)
+        if culprit is None:
+            return out | {j.key: Outcome("failed", f"coqc failed: {msg}", coq_version=version)
+                          for j in todo}
+        job = next(j for j in todo if j.lemma == culprit)
+        out[job.key] = Outcome("failed", msg, coq_version=version, cacheable=True)
+        todo = [j for j in todo if j.lemma != culprit]
+    return out
+
+
+def _audit(exe, lib, b: _Batch, workdir: Path, name: str, version: str, ok: list[int],
+           each: bool = False) -> dict[str, Outcome]:
+    out: dict[str, Outcome] = {}
+    while ok:
+        path = workdir / f"{name}_audit{'_each' if each else ''}.v"
+        path.write_text(audit_text(b, name, ok, each))
+        try:
+            r = _coqc(exe, lib, workdir, path)
+        except subprocess.TimeoutExpired:
+            return out | {b.jobs[n].key: Outcome("failed", "the audit timed out",
+                                                 coq_version=version) for n in ok}
+        if r.returncode != 0:
+            culprit, msg = _culprit(r.stdout + r.stderr, b.audit_spans)
+            if culprit is None or not culprit.startswith("audit "):
+                return out | {b.jobs[n].key: Outcome("failed", f"the audit failed: {msg}",
+                                                     coq_version=version) for n in ok}
+            n = next(k for k in ok if b.jobs[k].lemma == culprit.removeprefix("audit "))
+            out[b.jobs[n].key] = Outcome(
+                "failed", f"the lemma does not prove the printed statement: {msg}",
+                coq_version=version, cacheable=True)
+            ok = [k for k in ok if k != n]
+            continue
+        blocks = _blocks(r.stdout)
+        if each:
+            for n in ok:
+                out[b.jobs[n].key] = judge(b.jobs[n], blocks.get(str(n), ""), version, "lemma")
+            return out
+        union = judge(b.jobs[ok[0]], blocks.get("all", ""), version, f"batch of {len(ok)}")
+        if union.status != "checked":  # attribute: lemma by lemma
+            return out | _audit(exe, lib, b, workdir, name, version, ok, each=True)
+        for n in ok:
+            out[b.jobs[n].key] = Outcome("checked", "", union.assumptions, version,
+                                         output=union.output, scope=union.scope,
+                                         cacheable=True)
+        return out
+    return out
+
+
+def _blocks(stdout: str) -> dict[str, str]:
+    blocks: dict[str, list[str]] = {}
+    cur = None
+    for line in stdout.splitlines():
+        m = re.fullmatch(rf"{MARK} (\w+)", line.strip())
+        if m:
+            cur = m.group(1)
+            blocks[cur] = []
+        elif cur is not None and not line.startswith(f"{MARK}-FALLBACK"):
+            blocks[cur].append(line)
+    return {k: "\n".join(v) for k, v in blocks.items()}
+
+
+def _culprit(text: str, spans: dict) -> tuple[str | None, str]:
+    m = re.search(r'File "[^"]*", line (\d+), characters \d+-\d+:\n((?:.|\n)*)', text)
+    if not m:
+        return None, _first_error(text)
+    line = int(m.group(1))
+    msg = " ".join(m.group(2).split())[:400]
+    for name, (a, b) in spans.items():
+        if a <= line <= b:
+            return name, msg
+    return None, msg
+
+
+def check_jobs(jobs: list[Job], build_dir: Path | None = None, cache_dir: Path | None = None,
+               workers: int = 2, batch_size: int = 40, use_cache: bool = True
+               ) -> dict[str, Outcome]:
+    """Check every job; the result of each: checked / failed (why) / absent (no coqc)."""
+    exe = coqc()
+    version = coq_version(exe) if exe else None
+    if build_dir is not None:
+        build_dir.mkdir(parents=True, exist_ok=True)
+    out: dict[str, Outcome] = {}
+    if not exe or not version:
+        for j in jobs:
+            out[j.key] = Outcome("absent", "coq not installed")
+        return out
+    root = Path(cache_dir) if cache_dir else cache_root()
+    lib = build_library(exe, version, root)
+    results = root / "results"
+    results.mkdir(parents=True, exist_ok=True)
+    pending: list[Job] = []
+    for j in jobs:
+        vfile = None
+        if build_dir is not None:
+            vfile = build_dir / f"{j.lemma}.v"
+            vfile.write_text(standalone(j))
+        why = refuse(j)
+        missing = sorted(m for m in _needed_modules(j.needs) if m not in lib.modules)
+        if why or missing:
+            reason = why or ("library module(s) " + ", ".join(missing) + " did not compile: "
+                             + "; ".join(str(lib.errors.get(m, "?")) for m in missing))
+            out[j.key] = Outcome("failed", reason, coq_version=version,
+                                 vfile=str(vfile) if vfile else None)
+            continue
+        key = job_key(j, lib, version)
+        hit = results / f"{key}.json"
+        if use_cache and hit.exists():
+            d = json.loads(hit.read_text())
+            out[j.key] = Outcome(d["status"], d["reason"], tuple(d["assumptions"]), version,
+                                 d["seconds"], True, str(vfile) if vfile else None,
+                                 d.get("print_assumptions", ""), d.get("scope", ""), True)
+            continue
+        pending.append(j)
+    batches = _make_batches(pending, workers, batch_size)
+    work = Path(tempfile.mkdtemp(prefix="peproof-coq-", dir=root))
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            futs = [pool.submit(_run_batch, exe, lib, b, work, f"batch{n}", version)
+                    for n, b in enumerate(batches)]
+            for f in futs:
+                out.update(f.result())
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    for j in pending:
+        o = out[j.key]
+        o.vfile = str(build_dir / f"{j.lemma}.v") if build_dir is not None else None
+        if o.cacheable:
+            key = job_key(j, lib, version)
+            (results / f"{key}.json").write_text(json.dumps(o.as_dict()))
+    return out
+
+
+def _needed_modules(needs: frozenset) -> set[str]:
+    return {"Defs", "Check", "PE", "Tactics"} | ({"CheckInterval"} if "interval" in needs
+                                                 else set())
+
+
+def _make_batches(jobs: list[Job], workers: int, size: int) -> list[_Batch]:
+    groups: dict[frozenset, list[Job]] = {}
+    for j in jobs:
+        groups.setdefault(j.needs, []).append(j)
+    out = []
+    for needs, js in groups.items():
+        n = min(len(js), max(workers, -(-len(js) // size)))
+        for k in range(n):
+            part = js[k::n]
+            if part:
+                out.append(_Batch(part, needs))
+    out.sort(key=lambda b: -len(b.jobs))
+    return out

@@ -1,0 +1,219 @@
+"""Coq as a kernel (peproof/kernel/coq/run.py, check.py): a verdict is read from Print
+Assumptions against the allow-list, never from coqc's exit code.
+
+Each sabotage below compiles with exit code 0 (or is stopped before coqc) and must not be
+"checked in Coq": Admitted, an Axiom, a Parameter, an Abort and a second lemma of the same
+name, a wrong statement, a tactic that fails, a script that stops coqc.  Plus: the
+definedness obligations keep a false statement unprovable, conflicts with the engines are
+reported, results are cached by content, and without coqc nothing is a verdict.
+
+The tests that need coqc skip when it is absent (``make test`` installs it when root); they
+share one cache folder per session (the library compiles once, about 10 s).
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import sympy as sp
+
+from peproof import registry
+from peproof.claims import Claim, Eq, Le, Source, Statement, var
+from peproof.kernel.coq import check, run
+from peproof.kernel.coq.translate import translate
+
+HAVE_COQ = run.coqc() is not None and run.coq_version() is not None
+needs_coq = pytest.mark.skipif(not HAVE_COQ, reason="coqc not installed (make coq installs it)")
+
+GOOD = "forall x : R, x + 0 = x"
+
+
+@pytest.fixture(scope="session")
+def cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("coqcache")
+
+
+def _job(key, goal=GOOD, script="intros; ring", needs=frozenset(), negation=False):
+    return run.Job(key, key, goal, script, needs, negation)
+
+
+# -- without Coq ---------------------------------------------------------------------------
+
+def test_absent_coqc_is_never_a_verdict(monkeypatch, tmp_path):
+    monkeypatch.setenv("PEPROOF_COQC", str(tmp_path / "no-such-coqc"))
+    out = run.check_jobs([_job("a"), _job("b", script="fail")], cache_dir=tmp_path)
+    assert {o.status for o in out.values()} == {"absent"}
+    assert all(o.reason == "coq not installed" for o in out.values())
+    res = check.check_claims([registry.get("rotation.sin_angle_addition")], cache_dir=tmp_path)
+    assert res["rotation.sin_angle_addition"].status == check.ABSENT
+
+
+@pytest.mark.parametrize("script", [
+    "intros; ring. Admitted", "admit", "intros; ring. Qed. Axiom cheat : False",
+    "(* ] *) idtac", "give_up", "idtac. Abort", "exact I. Qed. Lemma x : True",
+    "intros; ring.\nDefinition z := 0",
+])
+def test_scripts_with_vernacular_are_refused_before_coqc(script):
+    assert run.refuse(_job("a", script=script)) is not None
+
+
+def test_parse_assumptions():
+    assert run.parse_assumptions("Closed under the global context") == ((), [])
+    names, problems = run.parse_assumptions(
+        "Axioms:\nClassicalDedekindReals.sig_forall_dec\n  : forall P : nat -> Prop, P 0\n"
+        "M_a.a : forall x : R, x = x\nPrimFloat.float : Set")
+    assert names == ("ClassicalDedekindReals.sig_forall_dec", "M_a.a", "PrimFloat.float")
+    assert not problems
+    _, problems = run.parse_assumptions(
+        "Axioms:\nFoo.bar : False\nConstants/Inductives relying on type-in-type:\nfoo")
+    assert problems
+    _, problems = run.parse_assumptions("")
+    assert problems  # no output at all is not "no axioms"
+    j = _job("a")
+    assert run.judge(j, "Axioms:\nM_a.a : True", "8.16.1").status == "failed"
+    assert run.judge(j, "Closed under the global context", "8.16.1").status == "checked"
+
+
+# -- with Coq ------------------------------------------------------------------------------
+
+@needs_coq
+def test_good_and_failing_scripts_in_one_batch(cache):
+    jobs = [_job("good"), _job("fails", script="fail"),
+            _job("stops", script="no_such_tactic_anywhere"),
+            _job("false", goal="forall x : R, x + 1 = x", script="intros; ring"),
+            _job("also_good", goal="forall x y : R, x * y = y * x", script="intros; ring")]
+    out = run.check_jobs(jobs, cache_dir=cache, use_cache=False)
+    assert out["good"].status == "checked" and out["also_good"].status == "checked"
+    assert set(out["good"].assumptions) <= run.ALLOWED
+    assert out["fails"].status == "failed" and "did not close" in out["fails"].reason
+    assert out["false"].status == "failed"
+    assert out["stops"].status == "failed" and "no_such_tactic" in out["stops"].reason
+
+
+SABOTAGE = {
+    "admitted": "Theorem {n} :\n{g}.\nProof.\nAdmitted.\n",
+    "axiom": ("Axiom cheat : forall P : Prop, P.\nTheorem {n} :\n{g}.\n"
+              "Proof. exact (cheat _). Qed.\n"),
+    "parameter": "Parameter cheat : False.\nTheorem {n} :\n{g}.\nProof. destruct cheat. Qed.\n",
+    "abort": "Theorem {n} :\n{g}.\nProof. Abort.\nTheorem {n} : True.\nProof. exact I. Qed.\n",
+    "wrong_statement": "Theorem {n} : forall x : R, x = x.\nProof. reflexivity. Qed.\n",
+    "fallback_marker": "Theorem {n} :\n{g}.\nProof. exact (peproof_not_proved _). Qed.\n",
+}
+
+
+@needs_coq
+def test_sabotaged_lemmas_are_not_checked(cache, monkeypatch):
+    """Each lemma text sabotaged (past the script scan), all in one batch: everything compiles,
+    but the audit refuses each: an axiom outside the allow-list, or a lemma that does not prove
+    the printed goal; the honest lemma beside them is still checked."""
+    goal = "forall x : R, x / x = 1"  # false in Coq (x = 0): only a sabotage can 'prove' it
+    original = run.lemma_text
+
+    def sabotaged(job, n=None):
+        if job.key in SABOTAGE:
+            return SABOTAGE[job.key].format(n=job.lemma, g=goal)
+        return original(job, n)
+
+    monkeypatch.setattr(run, "lemma_text", sabotaged)
+    jobs = [_job(k, goal=goal) for k in sorted(SABOTAGE)] + [_job("bystander")]
+    out = run.check_jobs(jobs, cache_dir=cache, use_cache=False, workers=1)
+    assert out["bystander"].status == "checked", out["bystander"]
+    for kind in SABOTAGE:
+        assert out[kind].status == "failed", (kind, out[kind])
+        why = out[kind].reason
+        assert "allow-list" in why or "printed statement" in why or "did not close" in why, \
+            (kind, why)
+    assert "printed statement" in out["wrong_statement"].reason
+    assert "printed statement" in out["abort"].reason
+    assert "cheat" in out["axiom"].reason and "cheat" in out["parameter"].reason
+
+
+@needs_coq
+def test_obligations_keep_coq_totality_from_proving_a_false_statement(cache):
+    """x / x <= 1 and 0 <= sqrt x are false in SymPy's sense (undefined at 0, imaginary below
+    0) but true in Coq's total reals; with the obligations printed they are not provable."""
+    xx, X = var("x", "real")
+    div = Statement(Le(sp.Mul(xx, sp.Pow(xx, -1, evaluate=False), evaluate=False), 1), (X,))
+    root = Statement(Le(0, sp.sqrt(xx)), (X,))
+    scripts = {
+        "div": "intros; destruct (Req_dec x 0) as [E|E]; [subst; unfold Rdiv; "
+               "rewrite Rinv_0; lra | unfold Rdiv; rewrite Rinv_r by exact E; lra]",
+        "root": "intros; apply sqrt_pos",
+    }
+    jobs = []
+    for name, st in (("div", div), ("root", root)):
+        g = translate(st)
+        assert g.obligations, name
+        bare = f"forall (x : R), {g.concls[0]}"  # the same goal, its obligation removed
+        jobs += [_job(f"{name}_bare", goal=bare, script=scripts[name]),
+                 _job(f"{name}_full", goal=g.text, script=f"first [ {scripts[name]} | "
+                      f"(intros; split; [ lra | ]; {scripts[name]}) ]")]
+    out = run.check_jobs(jobs, cache_dir=cache, use_cache=False)
+    assert out["div_bare"].status == "checked" and out["root_bare"].status == "checked"
+    assert out["div_full"].status == "failed" and out["root_full"].status == "failed"
+
+
+@needs_coq
+def test_cache_is_reused_and_keyed_by_content(cache):
+    jobs = [_job("c1", goal="forall x : R, 2 * x = x + x"), _job("c2", goal="1 + 1 = 2",
+                                                                  script="lra")]
+    first = run.check_jobs(jobs, cache_dir=cache)
+    t0 = time.perf_counter()
+    again = run.check_jobs(jobs, cache_dir=cache)
+    assert all(o.cached for o in again.values()) and time.perf_counter() - t0 < 10
+    assert {k: o.status for k, o in again.items()} == {k: o.status for k, o in first.items()}
+    changed = run.check_jobs([_job("c1", goal="forall x : R, 2 * x = x + x",
+                                   script="intros; lra")], cache_dir=cache)
+    assert not changed["c1"].cached and changed["c1"].status == "checked"
+
+
+def _claim(cid, st):
+    return Claim(cid, "test", Source("test", "test", "test"), st, "identity")
+
+
+@needs_coq
+def test_conflicts_with_the_engines_are_reported(cache, tmp_path):
+    a, A = var("a", "real")
+    b, B = var("b", "real")
+    true = _claim("t.addition", Statement(
+        Eq(sp.sin(a + b), sp.sin(a) * sp.cos(b) + sp.cos(a) * sp.sin(b)), (A, B)))
+    res = check.check_claims([true], {"t.addition": {"status": "proved"}}, cache_dir=cache)
+    assert res["t.addition"].checked and not res["t.addition"].conflict
+    res = check.check_claims([true], {"t.addition": {"status": "unknown",
+                                                     "engines": {"z3": "refuted"}}},
+                             cache_dir=cache)
+    assert res["t.addition"].checked and "z3" in res["t.addition"].conflict
+    false = _claim("t.wrong", Statement(Le(sp.sin(a), sp.Rational(1, 2)), (A,)))
+    verdict = {"status": "refuted", "witness": {"point": {"a": "3/2"}},
+               "engines": {"z3": "proved"}}
+    res = check.check_claims([false], {"t.wrong": verdict}, cache_dir=cache,
+                             build_dir=tmp_path)
+    r = res["t.wrong"]
+    assert r.checked and r.what == "negation" and "z3" in r.conflict
+    assert (tmp_path / "t__wrong_negation.v").read_text().count("~ (forall") == 1
+    # a witness where the statement holds gives no proof of the negation
+    bad = {"status": "refuted", "witness": {"point": {"a": "1/10"}}}
+    res = check.check_claims([false], {"t.wrong": bad}, cache_dir=cache)
+    assert not res["t.wrong"].checked
+
+
+FAMILIES = ("rotation", "inner_product", "norm", "products")
+
+
+@needs_coq
+@pytest.mark.timeout(900)
+def test_registry_families_are_checked_in_coq():
+    """Every stated claim of rotation (with M_k), inner_product, norm and products is checked in
+    Coq, for every even d (the shared cache: after 'make report' this reads it)."""
+    claims = [c for f in FAMILIES for c in registry.family(f) if c.statement is not None]
+    from peproof.engines.decide import verdict_of
+
+    verdicts = {c.id: {"status": verdict_of(c.id).status, "witness": verdict_of(c.id).witness}
+                for c in claims}
+    res = check.check_claims(claims, verdicts)
+    missing = {k: r.status for k, r in res.items() if not r.checked}
+    assert not missing, missing
+    assert len(res) >= 33
+    for r in res.values():
+        assert set(r.assumptions) <= run.ALLOWED and r.coq_version
