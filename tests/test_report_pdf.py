@@ -398,3 +398,33 @@ def test_the_coq_fields_fit_the_page(built_coq):
     for log in _logs(res):
         bad = re.findall(r"Overfull \\hbox.*", log.read_text(errors="replace"))
         assert not bad, (log.name, bad[:5])
+
+
+def test_the_real_coq_pass_is_linked_from_the_record(built):
+    """The run's own Coq pass (no fixture): every claim with a .v file is linked from the record
+    by a relative link that resolves to that file in the build folder, with its Coq status; a
+    claim checked in Coq shows its version and each axiom Print Assumptions listed."""
+    import json
+
+    rows = json.loads((built.tex_path.parent / "results.json").read_text())["claims"]
+    ran = [r for r in rows if r.get("coq")]
+    if not ran:
+        pytest.skip("the run had no Coq pass")
+    with_file = {r["id"]: r["coq"]["vfile"] for r in ran if r["coq"].get("vfile")}
+    if shutil.which("coqc"):
+        assert with_file, "Coq is installed but no claim has a .v file"
+    record = record_pdf(built)
+    uris = {u for u in _uris(record) if u.endswith(".v")}
+    assert uris == set(with_file.values())
+    for u in uris:
+        assert (record.parent / u).is_file(), u
+    text = _squash(pdf_text(record))
+    for r in ran:
+        q = r["coq"]
+        m = re.search(re.escape(r["id"]) + r".*?coq" + re.escape(_squash(q["status"])[:40]), text)
+        assert m, (r["id"], q["status"])
+        if q["status"] == "checked in Coq":
+            assert f"Coq{q['coq_version']}" in text
+            tail = text[m.end():m.end() + 3000].replace("_", "")
+            for a in q["assumptions"]:
+                assert a.rpartition(".")[2].replace("_", "") in tail, (r["id"], a)

@@ -541,8 +541,10 @@ def build(build_dir: Path | None = None, pattern: str | None = None, numerics: s
                       workers=workers, fresh=fresh, quiet=quiet)
     phase("collect")
     reset_unknown()
+    # a relative .v name is relative to the folder the Coq pass wrote into: this one, or the
+    # checkout's reports/build (peproof prove)
     links = evidview.place_vfiles(run["results"]["claims"], build_dir,
-                                  tuple(p for p in (root,) if p))
+                                  tuple(p for p in (default_build_dir(), root) if p))
     ctx = context(run, root, links)
     phase("context")
     import os

@@ -75,6 +75,13 @@ def tt_breakable(name: str) -> str:
     return r"\texttt{" + s + "}"
 
 
+def path_tex(path: str) -> Markup:
+    """A relative file name in typewriter type, breakable after ``/`` and ``_`` only (never
+    before its extension)."""
+    s = tex(path).replace(r"\_", r"\_\allowbreak{}").replace("/", r"/\allowbreak{}")
+    return Markup(r"\texttt{" + s + "}")
+
+
 def axioms_tex(names) -> Markup:
     """``Module: a, b; Other: c`` in typewriter type, breaking after dots and underscores."""
     parts = []
@@ -100,7 +107,8 @@ def coq_view(row: dict, links: dict | None = None) -> dict:
             "axioms": list(dict.fromkeys(coq.get("assumptions") or ())),
             "axioms_tex": axioms_tex(coq.get("assumptions")),
             "axiom_groups": axiom_groups(coq.get("assumptions")),
-            "link": (links or {}).get(row["id"])}
+            "link": (links or {}).get(row["id"]),
+            "link_tex": path_tex((links or {}).get(row["id"]) or "")}
 
 
 def evidence_view(row: dict) -> dict:
