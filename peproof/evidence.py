@@ -156,7 +156,7 @@ def witness_text(verdict: dict) -> str:
     if "point" in w and w["point"] is not None:
         pt = w["point"]
         at = ", ".join(f"{k} = {v}" for k, v in pt.items()) if isinstance(pt, dict) else str(pt)
-        return f"at {at or 'no variables (a closed statement)'}, certified by {by}"
+        return (f"at {at}" if at else "in the closed statement") + f", certified by {by}"
     if w.get("kind") or w.get("negation"):
         return f"{w.get('kind') or 'proof of the negation'}: {w.get('negation', '')}; by {by}" \
             .replace(": ; ", "; ")

@@ -24,14 +24,19 @@ def failure_message(claim: Claim, v: Verdict, expected: str) -> str:
 
 def evidence_lines(claim: Claim) -> list[str]:
     """The claim's evidence level (:mod:`peproof.evidence`) and Coq status, for a failure
-    message: read from the claim's result row (its Coq entry when the row has one)."""
+    message: the claim's result row, with its Coq check run for it (only when a test fails)."""
     from peproof.evidence import evidence
-    from peproof.results import run_claim
+    from peproof.results import add_coq, run_claim
 
     try:
-        ev = evidence(run_claim(claim, falsifiers=False))
+        row = run_claim(claim, falsifiers=False)
     except Exception as exc:  # noqa: BLE001 - a message must not hide the failure it reports
         return [f"  evidence: not computed ({type(exc).__name__}: {exc})"]
+    try:  # the claim's own Coq check (cached by content; "coq not installed" without coqc)
+        add_coq([row], [claim])
+    except Exception as exc:  # noqa: BLE001
+        row["coq"] = {"status": f"Coq not run ({type(exc).__name__}: {exc})"}
+    ev = evidence(row)
     out = [f"  evidence: {ev['level']}" + (f" ({ev['why']})" if ev["why"] else ""),
            f"  Coq: {ev['coq']}"]
     if ev["witness"]:

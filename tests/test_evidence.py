@@ -7,6 +7,8 @@ Coq rows have the shape of ``peproof.kernel.coq.check.CoqResult.as_dict``.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from peproof import evidence as E
@@ -70,6 +72,8 @@ def test_a_coq_proof_of_the_negation_of_a_refuted_claim_is_kernel_and_names_the_
                         coq_entry=coq(what="negation")))
     assert ev["level"] == E.KERNEL
     assert ev["witness"] == "at d = 4, k = 3, certified by python-flint arb (rigorous balls)"
+    closed = row("refuted", "arb", "certified counterexample", witness={**WITNESS, "point": {}})
+    assert E.evidence(closed)["witness"].startswith("in the closed statement, certified by")
 
 
 def test_a_refutation_is_one_engine_with_its_witness_even_when_z3_refutes_too():
@@ -239,13 +243,13 @@ def test_real_rows_two_engines_only_on_independent_engines(real_rows):
 
 
 # ---------------------------------------------------------------------------- pytest proofs
-@pytest.mark.parametrize("cid,wrong,level", [
-    ("index.encoding_layouts_match_maps", "refuted", E.TWO),
-    ("worked.sin_five_hundred_seed_value", "proved", E.ONE)])
-def test_a_failing_claim_names_its_evidence_and_coq_status(monkeypatch, cid, wrong, level):
+@pytest.mark.parametrize("cid,wrong", [("index.encoding_layouts_match_maps", "refuted"),
+                                       ("worked.sin_five_hundred_seed_value", "proved"),
+                                       ("fourier.period_integral_lemma", "refuted")])
+def test_a_failing_claim_names_its_evidence_and_coq_status(monkeypatch, cid, wrong):
     """``pytest proofs`` (peproof.testing.check_claim): the message of a claim whose verdict
-    differs from the registry's reading names its evidence level, the Coq status and, for a
-    refutation, the certified witness."""
+    differs from the registry's reading names its evidence level, its Coq status (the claim
+    checked in Coq for the message) and, for a refutation, the certified witness."""
     from peproof import registry
     from peproof.testing import check_claim
 
@@ -254,6 +258,11 @@ def test_a_failing_claim_names_its_evidence_and_coq_status(monkeypatch, cid, wro
     with pytest.raises(AssertionError) as exc:
         check_claim(claim)
     msg = str(exc.value)
-    assert f"\n  evidence: {level} (" in msg
-    assert "\n  Coq: " in msg
-    assert ("certified witness: at " in msg) == (wrong == "proved")
+    level = re.search(r"\n  evidence: ([a-z ]+?)(?: \(|\n)", msg)
+    assert level and level.group(1) in E.LEVELS, msg
+    coq = re.search(r"\n  Coq: (.*)", msg)
+    assert coq and re.match(r"checked in Coq$|not checked in Coq: .|coq not installed$",
+                            coq.group(1)), msg
+    if coq.group(1) != "checked in Coq":
+        assert level.group(1) != E.KERNEL
+    assert ("certified witness: " in msg) == (wrong == "proved")
