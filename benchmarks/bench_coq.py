@@ -32,7 +32,7 @@ from peproof.kernel.coq import check, run  # noqa: E402
 
 def verdicts(claims) -> dict:
     from peproof.agreement import row
-    from peproof.engines.decide import verdict_of
+    from peproof.verdicts import verdict_of
 
     out = {}
     for c in claims:

@@ -207,7 +207,7 @@ def test_registry_families_are_checked_in_coq():
     """Every stated claim of rotation (with M_k), inner_product, norm and products is checked in
     Coq, for every even d (the shared cache: after 'make report' this reads it)."""
     claims = [c for f in FAMILIES for c in registry.family(f) if c.statement is not None]
-    from peproof.engines.decide import verdict_of
+    from peproof.verdicts import verdict_of
 
     verdicts = {c.id: {"status": verdict_of(c.id).status, "witness": verdict_of(c.id).witness}
                 for c in claims}

@@ -16,8 +16,7 @@ Open Scope R_scope.
 
 Ltac pe_interval :=
   unfold rpow in *; pe_zsum_eval;
-  first [ solve [interval] | solve [interval with (i_prec 100)]
-        | solve [interval with (i_prec 200, i_depth 20)] ].
+  first [ solve [interval] | solve [interval with (i_prec 120)] ].
 
 Ltac pe_refute :=
   unfold rpow in *;

@@ -121,11 +121,26 @@ class _P:
         return [first]
 
     def conjunction(self) -> list[Prop]:
-        out = [self.prop()]
+        out = self.conjunct()
         while self.peek() == "/\\":
             self.take("/\\")
-            out.append(self.prop())
+            out += self.conjunct()
         return out
+
+    def conjunct(self) -> list[Prop]:
+        """One proposition, or a parenthesized conjunction (a balanced tree), flattened."""
+        if self.peek() == "(":
+            save = self.i
+            try:
+                self.take("(")
+                inner = self.conjunction()
+                self.take(")")
+                if len(inner) > 1 or self.peek() in ("/\\", ")", "->", None):
+                    return inner
+            except ParseError:
+                pass
+            self.i = save
+        return [self.prop()]
 
     def prop(self) -> Prop:  # noqa: C901 - one dispatch over the printed forms
         if self.peek() == "Z.Even":

@@ -34,6 +34,11 @@ from math import gcd
 import sympy as sp
 
 from peproof.claims import Statement
+
+try:  # coqlib's module: which goals the library's tactics target, and their script
+    from peproof.kernel.coq import library as _library
+except ImportError:  # pragma: no cover - before it lands
+    _library = None
 from peproof.kernel.coq.translate import Binder, Goal, Printer, Untranslatable, domain_props
 
 MANY = 40  # conjuncts beyond which one tactic is tried on each in turn (not one per goal)
@@ -246,7 +251,8 @@ def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
         klass = "inequality" if "inequality" in classes else "trig" if "trig" in classes \
             else "algebra"
     n = len(goal.obligations) + len(st.concl)
-    library = "solve [pe_auto]"  # coqlib's: linear in the number of conjuncts
+    lib = _library.script_for(st, goal) if _library is not None else "intros; pe_auto"
+    library = f"solve [{lib or 'intros; pe_auto'}]"  # coqlib's: linear in the conjuncts
     if n > MANY or klass == "sum":
         return Script(library, klass, frozenset(needs))
     helpers, uses = _shapes(st, goal, 3)

@@ -61,6 +61,7 @@ RESERVED = frozenset("""
 """.split())
 IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
+BALANCE = 8  # conjunctions longer than this are printed as balanced trees
 ROPS = {"==": "=", "<=": "<=", "<": "<", "!=": "<>"}
 #: function heads printed as ``f (x)``, each with its definedness condition (None: total and
 #: equal to SymPy's on the reals)
@@ -115,11 +116,21 @@ class Goal:
 
 
 def _conj(props: list[str]) -> str:
-    """``A /\\ B /\\ C`` (right-nested, as Coq reads it; the library's [pe_conj] proves a long
-    one in linear time)."""
+    """``A /\\ B /\\ C``; a long conjunction as a balanced tree of parenthesized halves (the
+    same proposition; splitting a right-nested one of n conjuncts costs time quadratic in n,
+    the kernel re-typing the rest of the conjunction at every node)."""
     if not props:
         return "True"
-    return " /\\\n  ".join(props)
+    if len(props) <= BALANCE:
+        return " /\\\n  ".join(props)
+
+    def tree(ps):
+        if len(ps) == 1:
+            return ps[0]
+        m = len(ps) // 2
+        return f"({tree(ps[:m])} /\\\n  {tree(ps[m:])})"
+
+    return tree(props)
 
 
 def coq_name(name: str, taken: set[str]) -> str:

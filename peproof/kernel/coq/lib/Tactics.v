@@ -359,14 +359,17 @@ Lemma tprop_intro : forall t : ptree, tprop t.
 Proof. induction t as [[P p]|l IHl r IHr]; simpl; [exact p | split; assumption]. Qed.
 
 (** Pass 1: for each conjunct no kept lemma closes, the conjunct generalised over its variables
-    is proved and kept (when that fails, the conjunct is left to pass 2 as it is). *)
+    is proved and kept; when that fails, the conjunct itself (it may need the hypotheses in
+    context); when that fails too, [pe_conj] fails at once (a false conjunct is not followed by
+    the search of all the others). *)
 Ltac pe_learn_one A :=
   first [ assert_succeeds (assert A by first [pe_refl | pe_reuse])
         | let G := pe_generalize A in
           let G := eval cbv beta in G in
           let L := fresh "L" in
           assert (L : pe_lemma G) by (unfold pe_lemma; intros; pe_one)
-        | idtac ].
+        | let L := fresh "L" in
+          assert (L : pe_lemma A) by (unfold pe_lemma; pe_one) ].
 
 Ltac pe_learn G :=
   lazymatch G with
