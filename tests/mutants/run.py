@@ -9,6 +9,10 @@ the original text back.  The working tree is never written.  The copy's ``peproo
 imported (pytest runs in the copy, which ``python -m`` puts first on ``sys.path``; checked before
 the first mutant).
 
+Each pytest run gets a fresh, empty Coq result cache (``PEPROOF_COQ_CACHE``): a result is
+keyed by the job's inputs, not by the code that judged it, so a mutant of the Coq runner must
+neither read results cached by the real code nor leave its own in the user's cache.
+
 A mutant is *killed* when a test fails (or the run times out), *survived* when every test
 passes.  A mutant documented as ``equivalent`` is expected to survive; one that is killed is
 reported so that the note can be removed.  A snippet that does not occur exactly once is an
@@ -134,12 +138,19 @@ def _check_import(tree: Path) -> None:
 def _pytest(tree: Path, timeout: float, tests=TESTS) -> tuple[str, float, str]:
     cmd = [sys.executable, "-m", "pytest", *tests, "-x", "-q", "-p", "no:randomly",
            "-m", "not slow", "-rfE", "--no-header", "--tb=no"]
+    # a fresh Coq result cache per run: results are keyed by the job's inputs, not by the code
+    # that judged them, so a mutant's results must neither be read back by a later run nor be
+    # left in the user's cache
+    cache = Path(tempfile.mkdtemp(prefix="coq-cache-", dir=tree))
+    env = _env(tree) | {"PEPROOF_COQ_CACHE": str(cache)}
     t0 = time.perf_counter()
     try:
-        res = subprocess.run(cmd, cwd=tree, env=_env(tree), capture_output=True, text=True,
+        res = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True,
                              timeout=timeout, start_new_session=True)
     except subprocess.TimeoutExpired:
         return "killed", time.perf_counter() - t0, f"timeout after {timeout:.0f} s"
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
     secs = time.perf_counter() - t0
     out = res.stdout + res.stderr
     if res.returncode == 0:
