@@ -116,6 +116,15 @@ def test_a_construction_is_never_two_engines():
     assert level(cases) == E.ONE
 
 
+def test_a_settled_method_is_never_two_engines_whatever_the_engine_name():
+    """A verdict whose method says 'settled when built' under another engine name (a row from
+    another producer) is settled when built, not the primary half of two engines.
+    Kills the mutant evidence-settled-method-ignored (it reads the engine name only)."""
+    r = row(engine="sympy-exp", method="settled when built", z3=Z3_PROVED)
+    assert E.independent("sympy-exp", "z3")  # what would make it 'two engines' otherwise
+    assert level(r) == E.BUILT
+
+
 def test_the_flint_recheck_is_not_a_second_engine():
     r = row(kernels=EXP_KERNELS)  # FLINT re-checked the certificate; z3 not applicable
     assert r["verdict"]["certificates"]
