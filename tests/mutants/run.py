@@ -2,6 +2,9 @@
 
 ``make mutants`` (or ``python tests/mutants/run.py [--jobs N] [--only ID ...]``).
 
+Each mutant runs against its own ``tests`` (the test files of its module) when it lists them,
+else against the engine subset :data:`TESTS`; ``--tests`` overrides both.
+
 Each worker copies the tree (``peproof``, ``tests``, ``proofs``, ``pyproject.toml``) into a
 temporary folder once; per mutant it replaces the snippet in the copy, runs a fast engine-focused
 pytest subset there (``-x``: stop at the first failure; a wall-clock limit per mutant) and puts
@@ -51,7 +54,7 @@ TESTS = (
     "tests/test_encoding.py",
     "proofs",
 )
-KEYS = {"id", "file", "old", "new", "why", "equivalent"}
+KEYS = {"id", "file", "old", "new", "why", "equivalent", "tests"}
 TIMEOUT = 300.0
 
 
@@ -82,6 +85,13 @@ def check(mutants: list[dict], root: Path = ROOT) -> list[str]:
             errors.append(f"{name}: replacement equals the original")
         if not m["why"].strip():
             errors.append(f"{name}: no reason given")
+        tests = m.get("tests", [])
+        if not isinstance(tests, list) or not all(isinstance(t, str) for t in tests):
+            errors.append(f"{name}: tests must be a list of test paths")
+        else:
+            for t in tests:
+                if not (root / t.split("::")[0]).exists():
+                    errors.append(f"{name}: no test file {t.split('::')[0]}")
         path = root / m["file"]
         if not path.is_file():
             errors.append(f"{name}: no file {m['file']}")
@@ -161,6 +171,12 @@ def _pytest(tree: Path, timeout: float, tests=TESTS) -> tuple[str, float, str]:
     return "error", secs, f"pytest exit {res.returncode}: {out.strip()[-300:]}"
 
 
+def tests_of(m: dict, override=None) -> tuple[str, ...]:
+    """The tests a mutant runs against: ``--tests`` if given, else its own ``tests`` (the
+    module's test files, fastest first), else the engine subset :data:`TESTS`."""
+    return tuple(override or m.get("tests") or TESTS)
+
+
 def run_one(tree: Path, m: dict, timeout: float, tests=TESTS) -> tuple[str, float, str]:
     path = tree / m["file"]
     original = path.read_text()
@@ -195,7 +211,7 @@ def main(argv=None) -> int:
             print(f"mutants: unknown id(s) {', '.join(sorted(unknown))}")
             return 2
         mutants = [m for m in mutants if m["id"] in args.only]
-    tests = tuple(args.tests) if args.tests else TESTS
+    suites = list(dict.fromkeys(tests_of(m, args.tests) for m in mutants))
     t_start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="peproof-mutants-") as tmp:
         trees: queue.Queue = queue.Queue()
@@ -207,11 +223,13 @@ def main(argv=None) -> int:
         first = trees.get()
         _check_import(first)
         if not args.no_baseline:
-            status, secs, detail = _pytest(first, args.timeout, tests)
-            print(f"baseline (no mutant): {status} in {secs:.0f} s {detail}", flush=True)
-            if status != "survived":
-                print("mutants: the unmutated tree does not pass the test subset")
-                return 2
+            for tests in suites:
+                status, secs, detail = _pytest(first, args.timeout, tests)
+                print(f"baseline (no mutant): {status} in {secs:.0f} s {detail}"
+                      + (f" [{' '.join(tests)[:70]}]" if len(suites) > 1 else ""), flush=True)
+                if status != "survived":
+                    print("mutants: the unmutated tree does not pass the test subset")
+                    return 2
         trees.put(first)
         results: dict[str, tuple] = {}
         lock = threading.Lock()
@@ -226,7 +244,7 @@ def main(argv=None) -> int:
                     m = todo.get_nowait()
                 except queue.Empty:
                     return
-                res = run_one(tree, m, args.timeout, tests)
+                res = run_one(tree, m, args.timeout, tests_of(m, args.tests))
                 with lock:
                     results[m["id"]] = res
                     status, secs, detail = res
