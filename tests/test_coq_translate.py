@@ -222,6 +222,23 @@ def test_domains():
                               "/ IZR q_den)",)
 
 
+def test_an_existential_states_its_domains_in_its_body():
+    """exists p > 0 with p <= 0 must not become provable: the domain conjunct is printed in the
+    text of an existential.  Kills the mutant translate-exists-drops-domains."""
+    ex = translate(Statement(Le(p, 0), (P,), quant="exists")).text
+    assert ex.startswith("exists (p : R),") and "(0 < p)" in ex
+    ev = translate(Statement(Eq(d, 3), (D,), quant="exists")).text
+    assert "Z.Even d" in ev and "(0 < d)%Z" in ev
+
+
+def test_sqrt_of_a_negative_constant_is_an_obligation():
+    """sqrt(pi - 4) is imaginary in SymPy and 0 in Coq: it needs its obligation (which is false,
+    so the theorem cannot be proved).  Kills the mutant translate-sqrt-negative-constant."""
+    st = Statement(Le(sp.sqrt(sp.pi - 4), 5), (X,))
+    assert _obligations(st) == ["(0 <= (- 4 + PI))"]
+    assert _obligations(Statement(Le(sp.sqrt(2), 5), (X,))) == []
+
+
 def test_integer_relations_are_printed_in_Z():
     g = translate(Statement(Ne(2 * i, 2 * k + 1), (II, K)))
     assert g.concls == ("((2 * i) <> (1 + (2 * k)))%Z",) or "%Z" in g.concls[0]
