@@ -272,6 +272,17 @@ def test_division_by_literal_zero_is_refused():
         translate(Statement(Eq(x / sp.Integer(0), 0), (X,)))
 
 
+def test_an_unevaluated_division_by_zero_is_refused():
+    """x / 0 and 0**-2 built unevaluated (SymPy's zoo never appears): the divisor 0 is not
+    'evidently nonzero', so the node is refused (Coq's x / 0 = 0 would make x / 0 == 0 true).
+    Kills the mutant translate-zero-divisor-nonzero."""
+    zero = sp.Integer(0)
+    for e in (sp.Mul(x, sp.Pow(zero, -1, evaluate=False), evaluate=False),
+              sp.Pow(zero, -2, evaluate=False)):
+        with pytest.raises(Untranslatable, match="division by zero"):
+            translate(Statement(Eq(e, 0), (X,)))
+
+
 def test_names_never_clash_with_the_printed_vocabulary():
     names = ["sin", "R", "Z", "IZR", "zsum", "PI", "forall", "x y", "pe_h0", "Qed"]
     syms = [sp.Symbol(n, real=True) for n in names]
