@@ -75,6 +75,37 @@ def test_parse_assumptions():
     assert run.judge(j, "Closed under the global context", "8.16.1").status == "checked"
 
 
+def test_unreadable_or_missing_assumptions_are_never_checked():
+    """No Print Assumptions output at all, or one that cannot be read, is not 'no axioms'.
+    Kills the mutant run-problems-ignored-without-axioms (judge ignoring the problems when no
+    axiom name was read)."""
+    j = _job("a")
+    for text in ("", "Toplevel input, characters 0-5", "Constants relying on type-in-type:\nfoo"):
+        o = run.judge(j, text, "8.16.1")
+        assert o.status == "failed" and "Print Assumptions" in o.reason, (text, o)
+
+
+def test_a_type_in_type_section_is_a_problem_by_itself():
+    """Allowed axioms and a type-in-type section whose entries are indented: the section header
+    alone fails the lemma.  Kills the mutant run-type-in-type-ignored (which only failed on an
+    unindented entry, read as unexpected output)."""
+    text = ("Axioms:\nClassicalDedekindReals.sig_forall_dec : Prop\n"
+            "Constants/Inductives relying on type-in-type:\n  foo : Type")
+    names, problems = run.parse_assumptions(text)
+    assert names == ("ClassicalDedekindReals.sig_forall_dec",)
+    assert problems == ["Constants/Inductives relying on type-in-type:"]
+    assert run.judge(_job("a"), text, "8.16.1").status == "failed"
+
+
+@pytest.mark.parametrize("goal", ["True. Axiom cheat : False", "True.\nAxiom cheat : False",
+                                  "True (* x *)"])
+def test_goals_with_a_sentence_end_or_a_comment_are_refused(goal):
+    """A goal is printed into the batch as is: a sentence end in it could add vernacular.
+    Kills the mutant run-goal-not-scanned."""
+    assert run.refuse(_job("a", goal=goal)) is not None
+    assert run.refuse(_job("a", goal="forall x : R, x = x")) is None
+
+
 # -- with Coq ------------------------------------------------------------------------------
 
 @needs_coq
@@ -166,6 +197,30 @@ def test_cache_is_reused_and_keyed_by_content(cache):
     changed = run.check_jobs([_job("c1", goal="forall x : R, 2 * x = x + x",
                                    script="intros; lra")], cache_dir=cache)
     assert not changed["c1"].cached and changed["c1"].status == "checked"
+
+
+@needs_coq
+def test_a_cached_result_is_never_read_back_for_the_negation(cache):
+    """The same lemma name, goal and script, once as the statement and once as its negation:
+    the cache key must tell them apart (1 + 1 = 2 is checked, its negation is not).
+    Kills the mutant run-cache-key-ignores-negation."""
+    stmt = _job("neg_cache", goal="1 + 1 = 2", script="lra")
+    neg = _job("neg_cache", goal="1 + 1 = 2", script="lra", negation=True)
+    assert run.check_jobs([stmt], cache_dir=cache)["neg_cache"].status == "checked"
+    out = run.check_jobs([neg], cache_dir=cache)["neg_cache"]
+    assert not out.cached and out.status == "failed", out
+
+
+@needs_coq
+def test_a_script_out_of_time_falls_back_and_says_so(cache, monkeypatch):
+    """A script that never ends is stopped by the time limit, the marked fallback closes the
+    lemma and the report says it ran out of time (the audit alone would say 'did not close').
+    Kills the mutant run-fallback-unread."""
+    monkeypatch.setattr(run, "JOB_TIMEOUT", 1)
+    jobs = [_job("loops", script="do 1000000000 idtac"), _job("fine")]
+    out = run.check_jobs(jobs, cache_dir=cache, use_cache=False, workers=1)
+    assert out["fine"].status == "checked"
+    assert out["loops"].status == "failed" and "ran out of time (1 s wall)" in out["loops"].reason
 
 
 def _claim(cid, st):

@@ -119,6 +119,24 @@ def test_sabotage_added_axiom_is_rejected(tmp_path):
     assert "pe_cheat" in bad["pe_cheat_used"]
 
 
+def test_an_unclean_whole_is_read_again_lemma_by_lemma(tmp_path):
+    """A tiny library (three modules of one or two lemmas, one resting on an axiom), audited
+    without ``only``: the whole is not clean, so every lemma is read on its own and the
+    culprit is named.  Kills the mutant library-unclean-whole-kept (which returned the unclean
+    whole alone: no culprit)."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "Defs.v").write_text("Lemma tiny_a : True.\nProof. exact I. Qed.\n"
+                                "Axiom tiny_cheat : False.\n"
+                                "Lemma tiny_b : 1 = 2.\nProof. destruct tiny_cheat. Qed.\n")
+    (lib / "PE.v").write_text("Lemma tiny_c : True.\nProof. exact I. Qed.\n")
+    (lib / "Tactics.v").write_text("Lemma tiny_d : True.\nProof. exact I. Qed.\n")
+    audit = library.audit(COQC, tmp_path / "work", lib=lib)
+    assert sorted(a.lemma for a in audit) == ["tiny_a", "tiny_b", "tiny_c", "tiny_d"], audit
+    assert [a.lemma for a in audit if not a.ok] == ["tiny_b"]
+    assert next(a for a in audit if a.lemma == "tiny_b").axioms == ("tiny_cheat",)
+
+
 def test_a_module_that_does_not_compile_is_an_error(tmp_path):
     lib = sabotaged(tmp_path, "PE", lambda s: s.replace("apply pair_inner.", "apply pair_norm.", 1))
     with pytest.raises(library.AuditError, match="PE.v does not compile"):
