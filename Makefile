@@ -101,7 +101,8 @@ fuzz: $(STAMP)
 clean:
 	rm -rf $(VENV) reports/build *.egg-info
 
-# one-line mutants of the encoding and the engines (tests/mutants/mutants.toml) against the
-# engine tests, in temporary copies of the tree; prints killed / survived and the score
+# one-line mutants of the encoding, the engines, the falsification gate, the Coq kernel and the
+# evidence levels (tests/mutants/mutants.toml), each against its tests (the engine tests by
+# default), in temporary copies of the tree; prints killed / survived and the score
 mutants: $(STAMP)
 	$(PY) tests/mutants/run.py --jobs 2
