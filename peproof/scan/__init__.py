@@ -8,9 +8,8 @@ implies (:mod:`.catalogue` for the architectures' tables, :mod:`.config` for RoP
 :mod:`.judge`).  Learned positional embeddings are named and not judged.  The result is a
 :class:`~.report.ScanReport` (one line per buffer, or the ``peproof.scan/1`` envelope).
 
-Everything taken from the oracle is imported in :mod:`.oracle_api` (the public ``peproof.oracle``
-and, not public, the rotary ``check_rotary``, the ``.npz`` loader, the verdict codes and the
-catalogue of real implementations).
+Everything taken from the oracle is imported in :mod:`.oracle_api`, from its public API only
+(``peproof.oracle.__all__``, ``peproof.oracle.rotary.__all__``).
 """
 
 from __future__ import annotations
