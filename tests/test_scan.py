@@ -103,6 +103,26 @@ def test_buffers_found_by_content_under_any_name(tmp_path):
     assert by["model.pos_embed"].ok is None  # learned: not judged
 
 
+def test_a_cache_scaled_by_an_attention_factor_is_found(tmp_path):
+    """YaRN's and LongRoPE's caches hold ``a cos``, ``a sin`` with the attention factor ``a``
+    (``0.1 ln s + 1`` = 1.139 at s = 4): found under transformers' names and by content alone
+    (before, only caches bounded by 1 were candidates: these were skipped)."""
+    c, s = cache(96, 16)
+    a = np.float32(0.1 * np.log(4.0) + 1)
+    for names in (("rotary_emb.cos_cached", "rotary_emb.sin_cached"), ("buf.u", "buf.v")):
+        p = write_st(tmp_path / f"{names[1]}.safetensors",
+                     {**weights(), names[0]: c * a, names[1]: s * a})
+        rep = scan(str(p))
+        assert [(tuple(j.found.names), j.found.kind) for j in rep.judged] == [(names, CACHE)]
+        assert rep.ok and "positions" not in rep.judged[0].headline, rep.render()
+    # a weight matrix with a constant first row is still no cache half
+    w = (RNG.standard_normal((96, 16)) * 0.5).astype(np.float32)
+    w[0] = 1.0
+    assert detect(scan(str(write_st(tmp_path / "w.safetensors", {**weights(), "x": w,
+                                                                  "y": s}))).checkpoint
+                  .tensors).found == []
+
+
 def test_lookalikes_are_not_called_wrong(tmp_path, capsys):
     n = 64
     had = np.array([[1.0]])

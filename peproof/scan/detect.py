@@ -39,6 +39,7 @@ SIN_NAME = re.compile(r"(^|[._])(sin)(_cached|_cache)?$", re.I)
 NOT_POS = re.compile(r"alibi|slopes?$", re.I)  # ALiBi slopes are geometric too
 CIS_NAME = re.compile(r"(^|[._])(freqs_cis|cos_sin_cache|rope_cache|rotary_cache)$", re.I)
 AMP_TOL = 2.0**-5   # relative spread of sin^2 + cos^2 tolerated (bfloat16 stores 2^-8)
+MAX_AMPLITUDE = 4.0  # of a cos/sin cache: its attention factor (YaRN's at factor 10^6: 2.38)
 MAX_WIDTH = 1 << 16
 MAX_VECTOR = 1 << 16
 
@@ -238,17 +239,21 @@ def _stacked(t: Tensor, sq: tuple, named: bool) -> Found | None:
 
 def _cache_side(name: str, x: np.ndarray) -> str | None:
     """``"cos"`` / ``"sin"`` for a bounded array that may be one half of a cache: by its name,
-    or by its first row (position 0: the constant amplitude for cos, zeros for sin)."""
-    if float(np.abs(x).max()) > 1 + 2.0**-6:
+    or by its first row (position 0: the constant amplitude for cos, zeros for sin).  The
+    amplitude is an attention factor (1, or YaRN's / LongRoPE's ``sqrt(1 + ln s / ln L)`` and
+    the like), so it is bounded by :data:`MAX_AMPLITUDE`, not by 1; the pairing checks that the
+    two halves share it."""
+    top = float(np.abs(x).max())
+    if not top <= MAX_AMPLITUDE:
         return None
     if COS_NAME.search(name):
         return "cos"
     if SIN_NAME.search(name):
         return "sin"
     r0 = x[0]
-    if r0[0] > 0 and np.all(r0 == r0[0]):
+    if r0[0] > 0 and np.all(r0 == r0[0]) and top <= r0[0] * (1 + AMP_TOL):
         return "cos"
-    if np.all(r0 == 0) and np.abs(x).max() > 0:
+    if np.all(r0 == 0) and top > 0:
         return "sin"
     return None
 
