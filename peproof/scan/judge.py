@@ -200,8 +200,21 @@ def _count_against(e: RopeExpect, count: int | None, f: Found) -> str | None:
     return None
 
 
+#: keys of a setting that size the model rather than define its RoPE (given in the messages'
+#: width reasons instead)
+SIZES = ("type", "hidden_size", "num_attention_heads", "max_position_embeddings")
+
+
 def _params_text(e: RopeExpect) -> str:
-    return ", ".join(f"{k} {v}" for k, v in e.params.items() if k not in ("type",))
+    """The setting in a line: ``rope_type`` first, lists cut to three entries."""
+    def val(v):
+        if isinstance(v, list) and len(v) > 3:
+            return "[" + ", ".join(f"{x:g}" if isinstance(x, float) else str(x) for x in v[:3]) \
+                + f", ...] ({len(v)})"
+        return v
+
+    keys = ["rope_type"] + [k for k in e.params if k not in SIZES and k != "rope_type"]
+    return ", ".join(f"{k} {val(e.params[k])}" for k in keys if k in e.params)
 
 
 def _from_rotary(f: Found, rep, expected: str) -> Judged:

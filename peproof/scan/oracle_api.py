@@ -4,7 +4,9 @@
 
 * :func:`check` (sinusoidal tables) and :func:`check_rotary` (``inv_freq`` vectors and cos/sin
   caches in any native layout), the verdict words, ``CODES`` and :class:`InputError`;
-* :func:`rope_parameters_of` -- a config's ``rope_parameters`` as transformers reads them;
+* :func:`rope_parameters_of` -- a config's ``rope_parameters`` as transformers reads them,
+  :func:`stored_frequencies` -- how many frequencies its initialisation stores, and
+  :func:`text_config_of` -- the part of a multimodal config that holds the text model's;
 * :func:`read_artefact` -- how the rotary oracle reads a buffer (kind, layout, ``d``, the native
   library layout);
 * :func:`load` -- the ``.npz`` reader (sized from headers, stored members memory-mapped, never
@@ -31,8 +33,8 @@ from peproof.oracle import (
     load,
     rope_parameters_of,
 )
-from peproof.oracle.rotary import read_artefact
+from peproof.oracle.rotary import read_artefact, stored_frequencies, text_config_of
 
 __all__ = ["CODES", "CONFORMS", "CREATE_WEIGHT", "DEGENERATE", "OUTSIDE", "PADDED", "VARIANT",
            "WITHIN", "WRONG", "InputError", "check", "check_rotary", "load", "read_artefact",
-           "rope_parameters_of"]
+           "rope_parameters_of", "stored_frequencies", "text_config_of"]

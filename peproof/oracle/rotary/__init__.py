@@ -22,7 +22,7 @@ rotary artefact), hooked in by :mod:`peproof.commands.check`.
 
 from .artefacts import Artefact, read_artefact
 from .check import check_rotary
-from .config import rope_from_config, rope_parameters_of
+from .config import rope_from_config, rope_parameters_of, stored_frequencies, text_config_of
 from .layouts import FREQS_CIS, GPTJ, MLX_FREQS, PAIR, STACK, TORCHTUNE, VLLM
 from .report import RotaryReport
 
@@ -31,4 +31,4 @@ from .report import RotaryReport
 #: report's ``native`` field (JSON ``native_layout``)
 __all__ = ["FREQS_CIS", "GPTJ", "MLX_FREQS", "PAIR", "STACK", "TORCHTUNE", "VLLM", "Artefact",
            "RotaryReport", "check_rotary", "read_artefact", "rope_from_config",
-           "rope_parameters_of"]
+           "rope_parameters_of", "stored_frequencies", "text_config_of"]
