@@ -23,7 +23,7 @@ rotary artefact), hooked in by :mod:`peproof.commands.check`.
 from .artefacts import Artefact, read_artefact
 from .check import check_rotary
 from .config import rope_from_config, rope_parameters_of, stored_frequencies, text_config_of
-from .layouts import FREQS_CIS, GPTJ, MLX_FREQS, PAIR, STACK, TORCHTUNE, VLLM
+from .layouts import FREQS_CIS, GPTJ, MLX_FREQS, PAIR, STACK, TORCHTUNE, VLLM, short_layout
 from .report import RotaryReport
 
 #: the public API of the rotary side (``peproof.oracle`` re-exports :func:`check_rotary`,
@@ -31,4 +31,4 @@ from .report import RotaryReport
 #: report's ``native`` field (JSON ``native_layout``)
 __all__ = ["FREQS_CIS", "GPTJ", "MLX_FREQS", "PAIR", "STACK", "TORCHTUNE", "VLLM", "Artefact",
            "RotaryReport", "check_rotary", "read_artefact", "rope_from_config",
-           "rope_parameters_of", "stored_frequencies", "text_config_of"]
+           "rope_parameters_of", "short_layout", "stored_frequencies", "text_config_of"]

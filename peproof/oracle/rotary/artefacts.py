@@ -18,7 +18,7 @@ import numpy as np
 from peproof.formats import Format, format_of_dtype
 
 from ..common.tables import InputError, to_numpy
-from .layouts import FREQS_CIS, GPTJ, PAIR, TORCHTUNE, periods, split, squeeze
+from .layouts import FREQS_CIS, GPTJ, PAIR, TORCHTUNE, layout_named, periods, split, squeeze
 
 #: archive / dict members holding a whole cache in one array (vLLM, Meta, GPT-J, torchtune)
 ONE_ARRAY = ("cos_sin_cache", "freqs_cis", "embed_positions", "cache")
@@ -61,10 +61,13 @@ def _fmt_of(a, what) -> Format:
 
 
 def read_artefact(obj=None, *, cos=None, sin=None, inv_freq=None, kind=None, d=None,
-                  layout=None, angles=None) -> Artefact:
-    """Normalise what the user gave into an :class:`Artefact` (see the module docstring)."""
+                  layout=None, angles=None, native=None) -> Artefact:
+    """Normalise what the user gave into an :class:`Artefact` (see the module docstring).
+    ``native``: the library layout one 2-D array is expected in (:func:`.layouts.layout_named`:
+    ``"vllm"``, ``"gptj"`` ...), read so whatever its content."""
     if kind == "angles" or angles is not None:
         return _read_angles(obj if angles is None else angles, d, layout)
+    expected_layout = layout_named(native) if native else None
     native = ""
     if obj is not None:
         if isinstance(obj, dict):
@@ -91,7 +94,7 @@ def read_artefact(obj=None, *, cos=None, sin=None, inv_freq=None, kind=None, d=N
                                       and arr.dtype.kind != "c"):
                 inv_freq = arr
             else:
-                got = split(arr)
+                got = split(arr, expected_layout)
                 if got is None:
                     raise InputError(f"an array of shape {tuple(arr.shape)} is neither an "
                                      "inv_freq vector (1-D) nor a cos/sin cache in a layout "
