@@ -125,7 +125,27 @@ def table_spec(model_type: str | None, name: str, cfg: dict) -> TableSpec | None
     if mt in ("musicgen", "musicgen_melody"):
         return TableSpec("h-1", "cos_sin", mpe, d_model,
                          source="transformers MusicgenSinusoidalPositionalEmbedding.get_embedding")
-    if mt in ("gptj", "codegen"):
-        return TableSpec("paper", "sin_cos", mpe, _int(cfg, "rotary_dim"),
-                         source=f"{mt} create_sinusoidal_positions (the rotary sin|cos table)")
+    return None
+
+
+#: architectures whose rotary cos/sin cache is stored as ONE array under their positional name,
+#: and the library layout it is in (the rotary oracle's name for it): GPT-J's and CodeGen's
+#: ``embed_positions`` = ``cat(sin, cos)`` of ``rotary_dim / 2`` frequencies (transformers'
+#: ``create_sinusoidal_positions``); judged as rotary caches, not as sinusoidal tables
+ROTARY_TABLE = {"gptj": "gptj", "codegen": "gptj"}
+#: names that say which library's single-array cache a tensor is: vLLM's ``cos_sin_cache``
+#: (``cat(cos, sin)`` of ``rotary_dim / 2`` frequencies)
+NATIVE_NAME = ((re.compile(r"(^|[._])cos_sin_cache$"), "vllm"),)
+
+
+def native_layout(model_type: str | None, name: str) -> str | None:
+    """The library layout a one-array rotary cache at tensor ``name`` is expected in (a name
+    the rotary oracle reads: ``"vllm"``, ``"gptj"``), from its name or its architecture;
+    None when neither says (the oracle then reads the layout from the content)."""
+    for rx, native in NATIVE_NAME:
+        if rx.search(name):
+            return native
+    mt = (model_type or "").replace("-", "_")
+    if mt in ROTARY_TABLE and ARCH_NAME.search(name):
+        return ROTARY_TABLE[mt]
     return None

@@ -13,7 +13,10 @@ or its name is positional; never the whole of a large tensor):
 * **cos/sin cache** -- two float arrays of one shape whose squares add up to one constant in
   every sampled entry, the cos one holding that constant in its first row (names ``cos``/``sin``
   pair them first); or one complex array of constant modulus (Meta's ``freqs_cis``), a
-  ``(2, S, d)`` stack or a ``(S, d/2, 2)`` array whose two parts do the same.
+  ``(2, S, d)`` stack or a ``(S, d/2, 2)`` array whose two parts do the same (torchtune's
+  ``cache``, Meta's ``view_as_real(freqs_cis)``), or a 2-D array of sin/cos pairs named as one
+  cache (vLLM's ``cos_sin_cache``, ``rope_cache`` ...; :mod:`.judge` also reads GPT-J's and
+  CodeGen's ``embed_positions`` so under their config).
 
 A tensor with a positional name (``embed_positions``, ``wpe``, ``position_embeddings``, ``pe``
 ...) that passes none of these is **learned** and not judged.  Every other tensor is skipped.
@@ -54,6 +57,7 @@ class Found:
     note: str = ""
     by: str = "content"  # content | name and content | name
     amplitude: float | None = None  # of a table's sin/cos pairs, from the sampled rows
+    native: str | None = None  # the library layout a one-array cache is expected in ("vllm" ...)
 
 
 @dataclass
@@ -189,6 +193,10 @@ def detect(tensors: list[Tensor]) -> Detection:
         rows = sample_rows(n)
         x = rows_of(t, rows)
         tl = trig_layout(x)
+        if tl is not None and CIS_NAME.search(t.name):  # named as one array of cos and sin
+            found.append(Found(CACHE, [t.name], t.shape, t.dtype, [t],
+                               f"one array of cos and sin, {tl[0]}", "name and content"))
+            continue
         if tl is not None:
             found.append(Found(TABLE, [t.name], t.shape, t.dtype, [t],
                                f"sin/cos channel pairs {tl[0]}, amplitude {tl[1]:.6g}",

@@ -8,7 +8,8 @@
   :func:`stored_frequencies` -- how many frequencies its initialisation stores, and
   :func:`text_config_of` -- the part of a multimodal config that holds the text model's;
 * :func:`read_artefact` -- how the rotary oracle reads a buffer (kind, layout, ``d``, the native
-  library layout);
+  library layout), :func:`short_layout` -- a few words naming that layout, ``PAIR`` -- the
+  layout of two arrays cos and sin (no library layout to name);
 * :func:`load` -- the ``.npz`` reader (sized from headers, stored members memory-mapped, never
   unpickled);
 * ``CREATE_WEIGHT``, ``PADDED`` -- the catalogue of real implementations the scan's
@@ -33,8 +34,15 @@ from peproof.oracle import (
     load,
     rope_parameters_of,
 )
-from peproof.oracle.rotary import read_artefact, stored_frequencies, text_config_of
+from peproof.oracle.rotary import (
+    PAIR,
+    read_artefact,
+    short_layout,
+    stored_frequencies,
+    text_config_of,
+)
 
-__all__ = ["CODES", "CONFORMS", "CREATE_WEIGHT", "DEGENERATE", "OUTSIDE", "PADDED", "VARIANT",
-           "WITHIN", "WRONG", "InputError", "check", "check_rotary", "load", "read_artefact",
-           "rope_parameters_of", "stored_frequencies", "text_config_of"]
+__all__ = ["CODES", "CONFORMS", "CREATE_WEIGHT", "DEGENERATE", "OUTSIDE", "PADDED", "PAIR",
+           "VARIANT", "WITHIN", "WRONG", "InputError", "check", "check_rotary", "load",
+           "read_artefact", "rope_parameters_of", "short_layout", "stored_frequencies",
+           "text_config_of"]
