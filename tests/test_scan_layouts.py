@@ -205,3 +205,17 @@ def test_a_buffer_the_oracle_cannot_read_is_not_checked(tmp_path, capsys):
     out = capsys.readouterr().out
     assert rc == 1 and "FAIL transformer.rotary_emb.embed_positions" in out
     assert "not checked: the oracle does not read it (an array of shape (4096, 15)" in out
+
+
+def test_a_half_precision_complex_freqs_cis(tmp_path):
+    """A complex32 ``freqs_cis`` in a ``.pt`` (NumPy has no complex32): read as its real view in
+    float16, judged with float16's error model; at a wrong base it fails.  Before, the scan of the
+    whole checkpoint ended in exit 2 ('a tensor of dtype torch.complex32')."""
+    import warnings
+
+    warnings.filterwarnings("ignore", "ComplexHalf support is experimental")
+    for base, ok in ((10000.0, True), (500000.0, False)):
+        z = meta(_angles(base=base))["freqs_cis"].to(torch.complex32)
+        rep = scan(str(_write(tmp_path / str(base), {"freqs_cis": z}, LLAMA, "pt")))
+        j = _cache(rep)
+        assert (j.found.dtype, j.layout, rep.ok) == ("float16", TORCHTUNE, ok), rep.render()
