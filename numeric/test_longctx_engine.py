@@ -82,7 +82,9 @@ def test_scheduler_address_from_the_command_line(cluster, capsys):
 
 def test_merge_in_completion_order_would_differ(reference, monkeypatch):
     """The check above can fail: a merge fed chunks in the order they finished (here reversed)
-    reports a later first decrease of D, so the engine's job order is what keeps it exact."""
+    would report a later first decrease of D (it did, silently, before the final
+    re-certification); now the re-certification finds the decrease the merge missed and stops
+    with an internal error instead of a wrong result."""
     real = engine.run_chunks
 
     def completion_order(*args, **kw):
@@ -90,9 +92,9 @@ def test_merge_in_completion_order_would_differ(reference, monkeypatch):
         return value[::-1], info
 
     monkeypatch.setattr("peproof.numeric.separation.run_chunks", completion_order)
-    wrong = certify(D, N, chunk=CHUNK, run=RunConfig(engine="inline"))
-    assert wrong.first_decrease != reference.first_decrease, (wrong.first_decrease,
-                                                              reference.first_decrease)
+    with pytest.raises(RuntimeError, match="final re-certification: D\\(25\\) < D\\(24\\)"):
+        certify(D, N, chunk=CHUNK, run=RunConfig(engine="inline"))
+    assert reference.first_decrease == 24
 
 
 def test_killed_worker_costs_only_its_chunks(cluster):

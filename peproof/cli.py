@@ -1,6 +1,7 @@
 """The ``peproof`` command line.
 
-Exit codes: 0 ok, 1 a check failed, 2 bad input (one-line message, never a traceback).
+Exit codes: 0 ok, 1 a check failed, 2 bad input (one-line message, never a traceback), 3 an
+internal error, 4 a fault of the environment (disk, worker, scheduler; rerun to resume).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import os
 import re
 import sys
 
-from peproof.guard import UsageError
+from peproof.guard import ENVIRONMENT_ERRNOS, EnvironmentFault, UsageError
 from peproof.guard.paths import emit, out_file, write_atomic
 
 __all__ = ["UsageError", "main", "write_atomic"]
@@ -131,7 +132,10 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command; every outcome is an exit code and at most one line on stderr.
 
     0 ok, 1 a check failed, 2 bad input, 3 an internal error (a bug: ``PEPROOF_TRACEBACK=1``
-    shows the traceback), 130 / 143 interrupted by SIGINT / SIGTERM, 141 stdout closed early.
+    shows the traceback), 4 a fault of the environment met during the work (a full or read-only
+    disk, a killed worker, a Dask scheduler stopped, silent or without workers: the line names
+    it; finished chunks stay in the checkpoint), 130 / 143 interrupted by SIGINT / SIGTERM, 141
+    stdout closed early.
     """
     from peproof.guard import signals
 
@@ -145,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except UsageError as exc:
         return _fail(f"error: {exc}", 2)
+    except EnvironmentFault as exc:
+        return _fail(f"environment fault: {exc}", 4)
     except signals.Interrupted as exc:
         _reap(argv)
         return _fail(f"interrupted by {exc.name}; stopped", exc.exit_code)
@@ -160,6 +166,8 @@ def main(argv: list[str] | None = None) -> int:
         if _traceback():
             raise
         where = f": {exc.filename}" if exc.filename else ""
+        if exc.errno in ENVIRONMENT_ERRNOS:
+            return _fail(f"environment fault: {exc.strerror}{where}", 4)
         return _fail(f"error: {exc.strerror or type(exc).__name__}{where}", 2)
     except MemoryError:
         return _fail("error: out of memory (ask for less, or see --max-memory)", 2)

@@ -271,7 +271,9 @@ def test_a_failed_vectors_write_leaves_the_folder_as_it_was(tmp_path, monkeypatc
     if failure == "interrupt":
         assert code == 130 and err == "peproof: interrupted"
     else:
-        assert code == 2 and err.startswith("peproof: error: No space left on device")
+        # a full disk is the machine's fault, not bad input: exit code 4 (issue 19)
+        assert code == 4 and err.startswith("peproof: environment fault: No space left on "
+                                            "device"), (code, err)
     assert len(calls) == 2
     assert _snapshot(out) == before  # the old vectors and their manifest, byte for byte
     assert verify(out) == []

@@ -101,6 +101,12 @@ def test_signal_stops_everything(tmp_path, what, sig, to_group):
         assert json.loads(p.read_text())["result"], p
     kept = chunks + [p for p in work.glob("checkpoints/*/manifest.json")
                      if json.loads(p.read_text())]
+    # and what lists them (issue 19: one signed line per chunk, each parsing) and the mark of a
+    # checkpoint folder peproof made
+    for log in work.glob("checkpoints/*/manifest.log"):
+        assert len([json.loads(x) for x in log.read_text().splitlines()]) == len(chunks)
+        kept.append(log)
+    kept += list(work.glob("checkpoints/.peproof-checkpoints"))
     if chunks:
         assert "run the same command again to resume" in lines[-1], lines[-1]
     leftovers = [p for p in work.rglob("*") if p.name != LOCK_NAME and p not in kept]

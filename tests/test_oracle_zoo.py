@@ -124,8 +124,10 @@ def test_float16_overflow():
         pos16 = np.arange(70000).astype(np.float16)  # inf from 65520 on
     rep = check(pipeline(pos16, d=16, dt=np.float16))
     assert rep.verdict == WRONG and rep.exit_code == 1
-    assert rep.diagnoses[0].startswith("float16 overflow: rows from position 65520 on hold inf "
-                                       "or NaN")
+    # the rows before the overflow are the float16 grid of the positions, within the model
+    assert rep.diagnoses[0].startswith("float16 overflow: from row 65520 (position 65520) on the "
+                                       "position is infinite in float16")
+    assert "rounded to float16, within its error model (from row 2049 on" in rep.diagnoses[0]
     assert "paper family, base 10000" in rep.headline
 
 
@@ -169,3 +171,46 @@ def _walk(tb):
     while tb is not None:
         yield tb
         tb = tb.tb_next
+
+
+# ----------------------------------------------------------------------------- issue 20 red team
+def _torch_table(n=1024, d=64, den=None, adt=None):
+    torch = pytest.importorskip("torch")
+    i = torch.arange(0, d, 2).float()
+    w = torch.exp(i * (-np.log(10000.0) / (d if den is None else den)))
+    a = torch.arange(n).float()[:, None] * w[None, :]
+    if adt is not None:
+        a = a.to(adt).float()
+    return torch.stack([torch.sin(a), torch.cos(a)], -1).reshape(n, d).numpy()
+
+
+def test_the_exponent_denominator_off_by_one():
+    """``exp(arange(0, d, 2) * -ln(10000) / (d - 1))``: no base of a family gives it (previous
+    code: 'outside the model', the closest variant does not fit)."""
+    rep = check(_torch_table(den=63))
+    assert rep.verdict == WRONG and "paper family, base 10000" in rep.headline
+    assert rep.diagnoses == ["the frequencies use the exponent 2i/63 where the paper family's "
+                             "2i/d = 2i/64 was expected (the denominator off by -1)"]
+
+
+def test_angles_computed_in_bfloat16_stored_as_float32():
+    """A float32 table whose angles were rounded to bfloat16: within the model of a bfloat16
+    pipeline, which is named with the option that accepts it (previous code: 'outside the
+    model')."""
+    torch = pytest.importorskip("torch")
+    t = _torch_table(adt=torch.bfloat16)
+    rep = check(t)
+    assert rep.verdict == WRONG and "paper family, base 10000" in rep.headline
+    assert rep.diagnoses[0].startswith("every entry is within the error model of a bfloat16 "
+                                       "pipeline")
+    assert check(t, pipeline_dtype="bfloat16").ok
+    t[[300, 301]] = t[[301, 300]]  # a swap is not excused by the narrower pipeline
+    assert not any("pipeline" in x for x in check(t).diagnoses[:1])
+
+
+def test_interleaved_cosine_first_keeps_its_own_diagnosis():
+    t = _torch_table()
+    t = t.reshape(t.shape[0], -1, 2)[:, :, ::-1].reshape(t.shape[0], -1).copy()
+    rep = check(t)
+    assert rep.verdict == OUTSIDE
+    assert rep.diagnoses[-1].startswith("interleaved pairs with the cosine first")

@@ -6,7 +6,8 @@
 For each ``d`` the minimum separation ``delta`` of the ``N`` positions is certified first; then
 every (dtype, recipe) is scanned for (a) the first collision, (b) the first position whose
 error exceeds ``delta/2``, (c) the first overflow.  Exit code 0 (the horizons are findings, not
-failures), 2 on bad input.
+failures), 2 on bad input, 4 on a fault of the environment (the checkpoint keeps the finished
+chunks, as for ``separation``).
 """
 
 from __future__ import annotations
@@ -14,24 +15,30 @@ from __future__ import annotations
 import time
 from decimal import Decimal
 
+from peproof.commands._runs import (
+    CHUNK_OVERHEAD,
+    add_engine_flags,
+    check_room,
+    engine_line,
+    interrupted,
+    run_config,
+)
 from peproof.commands.separation import (
     DEFAULT_N,
-    add_engine_flags,
+    checkpoint_bytes,
     emit,
-    engine_line,
     envelope,
     estimate,
-    interrupted,
-    parse_count,
+    output_bytes,
     parse_ds,
     render,
-    run_config,
     validate,
 )
 from peproof.guard import UsageError
 from peproof.guard.limits import RATES, Estimate, Limits, count
 from peproof.guard.limits import add_arguments as add_limit_arguments
 from peproof.guard.paths import out_file
+from peproof.guard.positions import parse_count
 
 SCHEMA = "peproof.horizon/1"
 
@@ -101,6 +108,7 @@ def horizon_estimate(ds: list[int], n_pos: int, jobs: int) -> Estimate:
 def cmd_horizon(args) -> int:
     from dataclasses import replace
 
+    from peproof.numeric import checkpoint
     from peproof.numeric import recipes as R
     from peproof.numeric.engine import Interrupted, run_chunks
     from peproof.numeric.horizon import half_separation, jobs_for, scan_job
@@ -113,27 +121,31 @@ def cmd_horizon(args) -> int:
     Limits.from_args(args).enforce(horizon_estimate(ds, n_pos, len(dtypes) * len(recipes)))
     validate(ds, n_pos, args.family, args.base)
     cfg = run_config(args, "horizon")
+    jobs_n = len(dtypes) * len(recipes)
+    check_room(out_path, output_bytes(ds, 8) + 2048 * len(ds) * jobs_n, cfg.checkpoint,
+               checkpoint_bytes(ds, n_pos, 1 << 20) + len(ds) * jobs_n * (2048 + CHUNK_OVERHEAD))
     t0 = time.perf_counter()
     out, texts = [], []
     try:
-        for d in ds:
-            sep, half = half_separation(d, n_pos, args.family, args.base,
-                                        run=replace(cfg, label=f"separation d={d} N={n_pos}"))
-            jobs = jobs_for(d, dtypes, recipes, n_pos, half, args.family, args.base)
-            rows, info = run_chunks(scan_job, jobs, config=replace(cfg, label=f"horizon d={d}"),
-                                    sizes=[n_pos] * len(jobs), unit="positions",
-                                    estimate=len(jobs) * n_pos * d * 2e-9)
-            out.append({"d": d, "n_pos": n_pos, "half_separation": list(half),
-                        "separation": sep.as_dict(), "horizons": rows, "run": info.as_dict()})
-            texts.append(table(d, n_pos, half, rows) + "\n" + engine_line(info.as_dict()))
+        with checkpoint.session(remove=True):  # the checkpoints go once the output is written
+            for d in ds:
+                sep, half = half_separation(d, n_pos, args.family, args.base,
+                                            run=replace(cfg, label=f"separation d={d} N={n_pos}"))
+                jobs = jobs_for(d, dtypes, recipes, n_pos, half, args.family, args.base)
+                rows, info = run_chunks(scan_job, jobs,
+                                        config=replace(cfg, label=f"horizon d={d}"),
+                                        sizes=[n_pos] * len(jobs), unit="positions",
+                                        estimate=len(jobs) * n_pos * d * 2e-9)
+                out.append({"d": d, "n_pos": n_pos, "half_separation": list(half),
+                            "separation": sep.as_dict(), "horizons": rows,
+                            "run": info.as_dict()})
+                texts.append(table(d, n_pos, half, rows) + "\n" + engine_line(info.as_dict()))
+            params = {"d": ds, "dtypes": dtypes, "recipes": recipes, "max_pos": n_pos,
+                      "family": args.family, "base": args.base}
+            emit(envelope(SCHEMA, params, out, time.perf_counter() - t0), args,
+                 "\n\n".join(texts), out_path, cfg.checkpoint)
     except Interrupted as exc:
         return interrupted(exc)
-    except OSError as exc:  # an unreachable --scheduler
-        raise UsageError(f"cannot run on {cfg.scheduler or 'the engine'}: {exc}") from None
-    params = {"d": ds, "dtypes": dtypes, "recipes": recipes, "max_pos": n_pos,
-              "family": args.family, "base": args.base}
-    emit(envelope(SCHEMA, params, out, time.perf_counter() - t0), args, "\n\n".join(texts),
-         out_path)
     return 0
 
 

@@ -8,7 +8,8 @@ landmarks.
 where it first rises, how far it never climbs back to an earlier level, its minimum and maximum
 on ``K <= k <= N``, each with a certified interval.  ``--out`` writes the certified curve
 (``k, lo, hi`` per offset).  Exit code 0 when every landmark is certified, 1 when some comparison
-stayed undecided, 2 on bad input.
+stayed undecided, 2 on bad input, 4 on a fault of the environment (finished chunks stay in the
+checkpoint, as for ``separation``).
 """
 
 from __future__ import annotations
@@ -17,20 +18,22 @@ import json
 import time
 from pathlib import Path
 
-from peproof.cli import UsageError, write_atomic
-from peproof.commands.separation import (
-    WORKER_BASE,
+from peproof.commands._runs import (
+    CHUNK_OVERHEAD,
     add_engine_flags,
+    check_room,
     engine_line,
-    envelope,
     interrupted,
-    parse_count,
-    render,
     run_config,
+    write_output,
 )
+from peproof.commands.separation import WORKER_BASE, envelope, render
 from peproof.encoding import ParameterError
+from peproof.guard import UsageError
 from peproof.guard.limits import RATES, Estimate, Limits, count
 from peproof.guard.limits import add_arguments as add_limit_arguments
+from peproof.guard.paths import out_file
+from peproof.guard.positions import parse_count
 from peproof.numeric import N_TURN
 
 SCHEMA = "peproof.rope-decay/1"
@@ -72,7 +75,7 @@ def table(lm: dict) -> str:
     return head + "\n\n" + render(rows)
 
 
-def write_curve(path: Path, curve, params: dict) -> None:
+def write_curve(path: Path, curve, params: dict, ck: str | None = None) -> None:
     """The certified curve as JSON (an envelope), CSV (``k,lo,hi``) or NPZ (arrays)."""
     import numpy as np
 
@@ -81,23 +84,24 @@ def write_curve(path: Path, curve, params: dict) -> None:
         body = envelope(CURVE_SCHEMA, params, [{"k0": curve.k0, "bound": curve.bound,
                                                 "lo": curve.lo.tolist(), "hi": curve.hi.tolist()}],
                         curve.seconds)
-        write_atomic(path, json.dumps(body))
+        data: str | bytes = json.dumps(body)
     elif path.suffix == ".csv":
         lines = ["k,lo,hi"] + [f"{k},{lo!r},{hi!r}" for k, lo, hi in
                                zip(ks.tolist(), curve.lo.tolist(), curve.hi.tolist(), strict=True)]
-        write_atomic(path, "\n".join(lines) + "\n")
+        data = "\n".join(lines) + "\n"
     else:
         import io
 
         buf = io.BytesIO()
         np.savez(buf, k=ks, lo=curve.lo, hi=curve.hi)
-        tmp = path.with_name(f".{path.name}.tmp")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            tmp.write_bytes(buf.getvalue())
-            tmp.replace(path)
-        finally:
-            tmp.unlink(missing_ok=True)
+        data = buf.getvalue()
+    write_output(path, data, ck)
+
+
+def curve_bytes(n: int, suffix: str) -> int:
+    """The size of the curve file for ``n`` offsets: about 50 bytes per offset as text, 24 in
+    an ``.npz``."""
+    return 4096 + n * (24 if suffix == ".npz" else 50)
 
 
 def estimate(d: int, n_end: int, k0: int = 0, workers: int | None = None) -> Estimate:
@@ -123,9 +127,10 @@ def estimate(d: int, n_end: int, k0: int = 0, workers: int | None = None) -> Est
 
 
 def cmd_rope_decay(args) -> int:
+    from peproof.numeric import checkpoint
     from peproof.numeric.engine import Interrupted
-    from peproof.numeric.rope_decay import certify_curve, check_params
-    from peproof.numeric.rope_landmarks import landmarks
+    from peproof.numeric.rope_decay import CHUNK, check_params
+    from peproof.numeric.rope_landmarks import certified_landmarks
 
     if args.d is None:
         raise UsageError("--d is required: the rotary dimension, an even integer >= 2")
@@ -138,6 +143,7 @@ def cmd_rope_decay(args) -> int:
     out = Path(args.out) if args.out else None
     if out is not None and out.suffix not in OUT_SUFFIXES:
         raise UsageError(f"--out must end in {', '.join(OUT_SUFFIXES)}, got {args.out!r}")
+    out = out_file(out)
     try:
         check_params(d, n_end, args.base)
         if k_from > n_end:
@@ -146,18 +152,20 @@ def cmd_rope_decay(args) -> int:
         raise UsageError(str(exc)) from None
     cfg = run_config(args, f"rope-decay d={d} N={n_end}")
     Limits.from_args(args).enforce(estimate(d, n_end, 0, cfg.workers))
+    n = n_end + 1
+    check_room(out, curve_bytes(n, out.suffix) if out else 0, cfg.checkpoint,
+               n * 22 + -(-n // CHUNK) * CHUNK_OVERHEAD)
     t0 = time.perf_counter()
     try:
-        curve = certify_curve(d, n_end, args.base, run=cfg)
+        with checkpoint.session(remove=True):  # the checkpoint goes once the curve is written
+            curve, lm = certified_landmarks(d, n_end, args.base, max(k_from, 0), run=cfg)
+            lm = lm.as_dict()
+            params = {"d": d, "max_offset": n_end, "base": args.base, "from": k_from}
+            env = envelope(SCHEMA, params, [lm], time.perf_counter() - t0)
+            if out is not None:
+                write_curve(out, curve, params, cfg.checkpoint)
     except Interrupted as exc:
         return interrupted(exc)
-    except OSError as exc:  # an unreachable --scheduler
-        raise UsageError(f"cannot run on {cfg.scheduler or 'the engine'}: {exc}") from None
-    lm = landmarks(d, n_end, args.base, max(k_from, 0), curve=curve).as_dict()
-    params = {"d": d, "max_offset": n_end, "base": args.base, "from": k_from}
-    env = envelope(SCHEMA, params, [lm], time.perf_counter() - t0)
-    if out is not None:
-        write_curve(out, curve, params)
     print(json.dumps(env, indent=1) if args.json else table(lm))
     if not args.json and curve.run:
         print(engine_line(curve.run))

@@ -6,11 +6,13 @@
 
 Long scans run on Dask (a LocalCluster started for the scan, or ``--scheduler ADDRESS``), small
 ones inline or on a process pool (``--engine`` forces one; the JSON says which ran).  Finished
-chunks are saved to ``--checkpoint DIR`` (default: ``checkpoints/`` beside ``--out``); after
-Ctrl-C or SIGTERM (exit code 130) the same command resumes from them.
+chunks are saved to ``--checkpoint DIR`` (default: ``checkpoints/`` in the folder of ``--out``)
+and kept until the output is written; after Ctrl-C or SIGTERM (exit code 130), or a fault of the
+machine (exit code 4), the same command resumes from them (:mod:`peproof.commands._runs`).
 
 Exit code 0 when every requested ``d`` is certified (positions pairwise distinct, the minimum
-separated from every other offset, mpmath agreeing), 1 otherwise, 2 on bad input.
+separated from every other offset, mpmath agreeing), 1 otherwise, 2 on bad input, 4 on a fault
+of the environment (a full disk, a killed worker, a scheduler gone).
 """
 
 from __future__ import annotations
@@ -18,42 +20,33 @@ from __future__ import annotations
 import json
 import os
 import platform
-import re
 import sys
 import time
 from pathlib import Path
 
+from peproof.commands._runs import (
+    CHUNK_OVERHEAD,
+    add_engine_flags,
+    check_room,
+    engine_line,
+    interrupted,
+    run_config,
+    write_output,
+)
 from peproof.guard import UsageError
 from peproof.guard.limits import RATES, Estimate, Limits, count
 from peproof.guard.limits import add_arguments as add_limit_arguments
 from peproof.guard.paths import emit as say
-from peproof.guard.paths import out_file, write_atomic
+from peproof.guard.paths import out_file
+from peproof.guard.positions import parse_count
 from peproof.numeric import D_ALL
 from peproof.numeric import N_TURN as DEFAULT_N  # ceil(2 pi 10000)
+
+__all__ = ["add_engine_flags", "engine_line", "interrupted", "run_config", "DEFAULT_N"]
 
 SCHEMA = "peproof.separation/1"
 #: memory of one pool worker before its chunk (an interpreter with NumPy and python-flint)
 WORKER_BASE = 150 * 2**20
-
-
-def parse_count(text: str, name: str, low: int) -> int:
-    """An integer written as ``62832``, ``1_000_000``, ``1e6``, ``10^6`` or ``10**6`` (and
-    >= ``low``), read exactly (``1e23`` is ten to the 23, not the float64 nearest to it)."""
-    from peproof.guard.positions import exact_number
-
-    try:
-        value = exact_number(text, name)
-    except UsageError:
-        value = None
-    if value is None or value.denominator != 1:
-        raise UsageError(f"{name} must be an integer >= {low} (e.g. 62832, 1e6, 10^6), "
-                         f"got {text!r}")
-    if value < low:
-        raise UsageError(f"{name} must be an integer >= {low}, got {int(value)}")
-    if value >= 2**63:
-        raise UsageError(f"{name} must be an integer below 2**63 (about 9.2e18), got "
-                         f"{text.strip()[:40]!r}")
-    return int(value)
 
 
 def parse_ds(values: list[str] | None) -> list[int]:
@@ -115,49 +108,14 @@ def table(results: list[dict]) -> str:
     return render(rows)
 
 
-def add_engine_flags(p) -> None:
-    """``--engine``, ``--scheduler``, ``--workers``, ``--checkpoint`` (separation, horizon)."""
-    p.add_argument("--engine", choices=("auto", "inline", "pool", "dask"), default="auto",
-                   help="where the chunks run: auto (Dask for long scans, a process pool or "
-                   "this process for short ones), inline, pool, dask")
-    p.add_argument("--scheduler", metavar="ADDRESS",
-                   help="address of a running Dask scheduler (e.g. tcp://host:8786)")
-    p.add_argument("--workers", help="local worker processes (default: all cores)")
-    p.add_argument("--checkpoint", metavar="DIR", help="save finished chunks here and resume "
-                   "from them (default: checkpoints/ beside --out)")
+def output_bytes(ds: list[int], sample: int) -> int:
+    """The size of the JSON envelope: about 2 KiB per ``d`` and 400 bytes per mpmath check."""
+    return 1024 + len(ds) * (2048 + 400 * (sample + 4))
 
 
-_ADDRESS = re.compile(r"^([a-z0-9+]+://)?[\w.\-\[\]:]+:\d+$", re.IGNORECASE)
-
-
-def run_config(args, label: str):
-    """The engine configuration of ``args`` (validated: UsageError on bad input)."""
-    from peproof.numeric.engine import RunConfig
-
-    workers = parse_count(args.workers, "--workers", 1) if args.workers else None
-    if args.scheduler and not _ADDRESS.match(args.scheduler):
-        raise UsageError("--scheduler must be a Dask scheduler address such as "
-                         f"tcp://127.0.0.1:8786, got {args.scheduler!r}")
-    if args.scheduler and args.engine not in ("auto", "dask"):
-        raise UsageError(f"--scheduler runs on Dask; it cannot be combined with --engine "
-                         f"{args.engine}")
-    ck = args.checkpoint or (str(Path(args.out).parent / "checkpoints") if args.out else None)
-    if ck and Path(ck).exists() and not Path(ck).is_dir():
-        raise UsageError(f"--checkpoint must be a folder, {ck!r} is a file")
-    return RunConfig(engine=args.engine, scheduler=args.scheduler, workers=workers,
-                     checkpoint=ck, progress=not args.json, label=label)
-
-
-def engine_line(run: dict) -> str:
-    resumed = f", {run['resumed']} resumed from the checkpoint" if run.get("resumed") else ""
-    return (f"engine: {run['engine']} ({run['where']}), {run['chunks']} chunks{resumed}, "
-            f"{run['seconds']:.2f}s")
-
-
-def interrupted(exc) -> int:
-    """One line on stderr for an interrupted scan; exit code 128 + the signal (130, 143)."""
-    print(f"peproof: {exc}", file=sys.stderr)
-    return 128 + int(getattr(exc, "signum", 2))
+def checkpoint_bytes(ds: list[int], n_pos: int, chunk: int) -> int:
+    """A chunk file and its manifest line: the result (about 1 KiB) and the overhead."""
+    return len(ds) * -(-(n_pos - 1) // chunk) * (1024 + CHUNK_OVERHEAD)
 
 
 def estimate(ds: list[int], n_pos: int, chunk: int = 1 << 20, workers: int | None = None,
@@ -188,6 +146,7 @@ def estimate(ds: list[int], n_pos: int, chunk: int = 1 << 20, workers: int | Non
 def cmd_separation(args) -> int:
     from dataclasses import replace
 
+    from peproof.numeric import checkpoint
     from peproof.numeric.confirm import confirm
     from peproof.numeric.engine import Interrupted
     from peproof.numeric.separation import certify
@@ -199,29 +158,29 @@ def cmd_separation(args) -> int:
         raise UsageError(f"--sample must be >= 0, got {args.sample}")
     out = out_file(args.out)
     cfg = run_config(args, "separation")
-    Limits.from_args(args).enforce(estimate(ds, n_pos, chunk, cfg.workers,
-                                            0 if args.no_confirm else args.sample))
+    sample = 0 if args.no_confirm else args.sample
+    Limits.from_args(args).enforce(estimate(ds, n_pos, chunk, cfg.workers, sample))
     validate(ds, n_pos, args.family, args.base)
+    check_room(out, output_bytes(ds, sample), cfg.checkpoint, checkpoint_bytes(ds, n_pos, chunk))
     t0 = time.perf_counter()
     results, ok = [], True
-    for d in ds:
-        try:
-            sep = certify(d, n_pos, args.family, args.base, chunk=chunk,
-                          run=replace(cfg, label=f"separation d={d} N={n_pos}"))
-        except Interrupted as exc:
-            return interrupted(exc)
-        except OSError as exc:  # an unreachable --scheduler
-            raise UsageError(f"cannot run on {cfg.scheduler or 'the engine'}: {exc}") from None
-        row = {"separation": sep.as_dict()}
-        if not args.no_confirm:
-            row["mpmath"] = confirm(sep, sample=args.sample, seed=args.seed)
-            ok &= row["mpmath"]["agree"]
-        ok &= sep.distinct and sep.certified_unique and not sep.undecided
-        results.append(row)
-    params = {"d": ds, "max_pos": n_pos, "family": args.family, "base": args.base,
-              "chunk": chunk, "sample": args.sample, "seed": args.seed}
-    env = envelope(SCHEMA, params, results, time.perf_counter() - t0)
-    emit(env, args, table(results), out)
+    try:
+        with checkpoint.session(remove=True):  # the checkpoints go once the output is written
+            for d in ds:
+                sep = certify(d, n_pos, args.family, args.base, chunk=chunk,
+                              run=replace(cfg, label=f"separation d={d} N={n_pos}"))
+                row = {"separation": sep.as_dict()}
+                if not args.no_confirm:
+                    row["mpmath"] = confirm(sep, sample=args.sample, seed=args.seed)
+                    ok &= row["mpmath"]["agree"]
+                ok &= sep.distinct and sep.certified_unique and not sep.undecided
+                results.append(row)
+            params = {"d": ds, "max_pos": n_pos, "family": args.family, "base": args.base,
+                      "chunk": chunk, "sample": args.sample, "seed": args.seed}
+            env = envelope(SCHEMA, params, results, time.perf_counter() - t0)
+            emit(env, args, table(results), out, cfg.checkpoint)
+    except Interrupted as exc:
+        return interrupted(exc)
     if not args.json:
         for r in results:
             say(f"d={r['separation']['d']}: {engine_line(r['separation']['run'])}")
@@ -245,11 +204,11 @@ def validate(ds, n_pos: int, family: str, base: str) -> None:
         raise UsageError(str(exc)) from None
 
 
-def emit(env: dict, args, text: str, out: Path | None) -> None:
+def emit(env: dict, args, text: str, out: Path | None, ck: str | None = None) -> None:
     """The envelope to ``out`` (atomically; validated by :func:`peproof.guard.paths.out_file`
     before the work) and to stdout as JSON, or the table for people."""
     if out:
-        write_atomic(out, json.dumps(env, indent=1))
+        write_output(out, json.dumps(env, indent=1), ck)
     say(json.dumps(env, indent=1) if args.json else text)
 
 

@@ -1,4 +1,11 @@
-"""``peproof vectors``: golden vectors (decimal strings and a checksummed manifest)."""
+"""``peproof vectors``: golden vectors (decimal strings and a checksummed manifest).
+
+The output folder is locked for the run; its size is estimated with the work and refused up
+front when the folder's file system lacks the room (exit code 2); the new set of files replaces
+the one an older run left there as a whole (the files its manifest listed and the new one does
+not have are removed once the new manifest is in place); a disk that fills while writing
+leaves the folder as it was (exit code 4).
+"""
 
 from __future__ import annotations
 
@@ -34,6 +41,19 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
+def output_bytes(n: int, d: int, digits: int, dtypes: int, fmt: str) -> int:
+    """The size of the files ``vectors`` writes: per entry a decimal string (``digits`` + sign,
+    point and exponent, quoted and separated in JSON) and a hex float per dtype (about 26
+    bytes in text), or ``4 (digits + 8)`` bytes of unicode and 8 per dtype in ``.npy``; per
+    position its text; and the manifest."""
+    entries = n * d
+    if fmt == "npy":
+        per = 4 * (digits + 8) + 8 * dtypes
+    else:
+        per = (digits + 10) + 26 * dtypes
+    return entries * per + n * (24 + 8 * dtypes) + 16 * 1024
+
+
 def estimate(n: int, d: int, digits: int, dtypes: int, fmt: str) -> Estimate:
     """Every entry is a certified decimal string (arb balls) held as a Python ``str`` (about
     ``digits + 60`` bytes with its list slot), then written out (``digits + 4`` bytes of text,
@@ -49,7 +69,7 @@ def run(args) -> int:
     from peproof.encoding import ParameterError
     from peproof.formats import get_format
     from peproof.guard import positions as P
-    from peproof.guard.paths import folder_lock, out_folder
+    from peproof.guard.paths import check_space, folder_lock, out_folder
     from peproof.oracle.common.tables import InputError
     from peproof.oracle.sinusoidal.variant import Variant
     from peproof.oracle.sinusoidal.vectors import write
@@ -79,7 +99,10 @@ def run(args) -> int:
     if args.format == "npy":
         P.npy_array(values)  # a position .npy cannot hold is refused before the work
     out = out_folder(args.out)
+    check_space(out, output_bytes(len(pos), args.d, args.digits, len(dtypes), args.format),
+                "--out", "the vectors")
     with folder_lock(out, "peproof vectors"):
+        _adopt_older_run(out)
         man = write(out, args.format, args.d, values, variant, args.digits, dtypes,
                     progress=_progress)
     emit(f"wrote {len(man['files'])} file(s) and manifest.json to {out} "
@@ -87,6 +110,24 @@ def run(args) -> int:
     for f in man["files"]:
         emit(f"  {f['name']}  {f['bytes']} bytes  sha256 {f['sha256'][:16]}...")
     return 0
+
+
+def _adopt_older_run(out) -> None:
+    """Files an older run's manifest lists become the folder's current set, so that the new
+    set replaces them (an older peproof kept no record of its set besides the manifest)."""
+    import json
+
+    from peproof.guard.paths import adopt_set, previous_set
+
+    if previous_set(out):
+        return
+    try:
+        man = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+        names = [f["name"] for f in man["files"] if isinstance(f, dict)]
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    if man.get("created_by") == "peproof vectors":
+        adopt_set(out, names + ["manifest.json"])
 
 
 def _progress(n: int, total: int) -> None:

@@ -8,28 +8,37 @@
   the user may not write to is caught whatever ``os.access`` would say for root.
 * :func:`write_atomic` writes a temporary file in the same folder and renames it over the
   target, with the permissions an ordinary ``open(path, "w")`` would give (``0666 & ~umask``),
-  so a reader sees the old file or the new one, never half of it; :func:`write_group_atomic`
-  does the same for a set of files and the index that lists them (all staged before any is
-  replaced, the index renamed last).
-* :func:`folder_lock` holds ``fcntl.flock`` on ``<folder>/.peproof.lock`` for a whole run: a
-  second run into the same folder says it is waiting and starts when the first is done.
+  so a reader sees the old file or the new one, never half of it; the file and then its folder
+  are synced.  Temporary names keep at most 200 bytes of the target's name, so they never pass
+  the 255-byte limit of a file name.  A target that is a symbolic link writes the file the link
+  points to (as ``>`` and ``cp`` do), atomically beside that file; the link stays.
+  :func:`write_group_atomic` does the same for a set of files and the index that lists them
+  (all staged before any is replaced, the index renamed last), and removes the files of the
+  previous set that the new one no longer has, so no stale file stays beside a new index.
+* :func:`check_space` refuses before the work when the output's file system lacks the room
+  the output needs (each command estimates its output size, as it estimates its memory).
+* :func:`folder_lock` (:mod:`.locks`) holds ``fcntl.flock`` on ``<folder>/.peproof.lock`` for a
+  whole run: a second run into the same folder says it is waiting and starts when the first is
+  done.
 * :func:`emit` prints to stdout; a closed pipe (``peproof prove --json | head``) silences the
   rest of the output instead of raising.
 """
 
 from __future__ import annotations
 
-import fcntl
+import errno
+import json
 import os
 import stat
 import sys
 import tempfile
-from contextlib import contextmanager
 from pathlib import Path
 
 from . import UsageError
+from .locks import LOCK_NAME, current_umask, folder_lock
 
-LOCK_NAME = ".peproof.lock"
+__all__ = ["LOCK_NAME", "folder_lock", "out_file", "out_folder", "write_atomic",
+           "write_group_atomic", "check_space", "resolve_link", "emit"]
 
 _KINDS = (
     (stat.S_ISDIR, "a directory"),
@@ -48,20 +57,6 @@ def kind_of(mode: int) -> str | None:
         if test(mode):
             return name
     return "not a regular file"
-
-
-def current_umask() -> int:
-    """The process umask, read without changing it where Linux allows (``/proc``)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def _probe(folder: Path, flag: str, shown: str) -> None:
@@ -98,10 +93,15 @@ def _named(value, flag: str, noun: str):
 
 def out_file(value: str | os.PathLike | None, flag: str = "--out") -> Path | None:
     """Validate an output *file* before any work: its folder exists and takes a new file, and
-    the name is not a folder, FIFO or device."""
+    the name is not a folder, FIFO or device.  A symbolic link is judged by the file it points
+    to (that is where the output goes); a loop is refused."""
     if value is None:
         return None
     p, shown, st = _named(value, flag, "a file name")
+    try:
+        target = resolve_link(p)
+    except OSError:
+        raise UsageError(f"{flag} {shown} is a symbolic link that loops") from None
     if st is not None:
         kind = kind_of(st.st_mode)
         if kind == "a directory":
@@ -109,7 +109,7 @@ def out_file(value: str | os.PathLike | None, flag: str = "--out") -> Path | Non
                              f"{p / 'results.json'}")
         if kind is not None:
             raise UsageError(f"{flag} {shown} is {kind}, not a regular file")
-    parent = p.parent
+    parent = target.parent
     if not parent.exists():
         raise UsageError(f"{flag} {shown}: the folder {parent} does not exist (create it first)")
     if not parent.is_dir():
@@ -137,10 +137,60 @@ def out_folder(value: str | os.PathLike, flag: str = "--out") -> Path:
     return p
 
 
+#: the longest file name most file systems take (bytes); a temporary name never exceeds it
+NAME_MAX = 255
+#: bytes of the target's name kept in a temporary name (``.`` + this + ``.`` + 8 + ``.tmp``)
+TEMP_KEEP = 200
+#: the hidden file listing the set of files a group write put in a folder
+SET_NAME = ".peproof-set"
+
+
+def temp_prefix(name: str) -> str:
+    """``.<name>.`` with the name cut to :data:`TEMP_KEEP` bytes (at a character boundary),
+    so that ``mkstemp``'s temporary name stays within :data:`NAME_MAX` bytes whatever the
+    target is called."""
+    raw = os.fsencode(name)
+    if len(raw) > TEMP_KEEP:
+        raw = raw[:TEMP_KEEP]
+        while raw and (raw[-1] & 0xC0) == 0x80:  # a UTF-8 continuation byte: drop the rest
+            raw = raw[:-1]
+        if raw and raw[-1] >= 0xC0:
+            raw = raw[:-1]
+    return "." + os.fsdecode(raw) + "."
+
+
+def resolve_link(path: str | os.PathLike) -> Path:
+    """The file a write to ``path`` lands on, as shell redirection and ``cp`` see it: ``path``
+    itself, or the end of its chain of symbolic links (a relative link read against the link's
+    folder; the end may not exist yet).  A loop raises ``OSError(ELOOP)``."""
+    p, hops = Path(path), 0
+    while p.is_symlink():
+        hops += 1
+        if hops > 40:
+            raise OSError(errno.ELOOP, "Too many levels of symbolic links", str(path))
+        p = p.parent / os.readlink(p)
+    return p
+
+
+def fsync_folder(folder: str | os.PathLike) -> None:
+    """Make a rename in ``folder`` durable (a file system without directory fsync is skipped)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.EBADF, errno.ENOTSUP):
+            raise
+    finally:
+        os.close(fd)
+
+
 def _stage(path: Path, raw: bytes) -> str:
     """Write ``raw`` to a synced temporary file next to ``path``; returns its name."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=temp_prefix(path.name), suffix=".tmp")
     try:
         os.fchmod(fd, 0o666 & ~current_umask())
         with os.fdopen(fd, "wb") as fh:
@@ -157,98 +207,109 @@ def _raw(data: str | bytes, encoding: str) -> bytes:
     return data.encode(encoding) if isinstance(data, str) else data
 
 
-def write_atomic(path: str | os.PathLike, data: str | bytes, encoding: str = "utf-8") -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename;
-    the file gets the mode ``open()`` would give it (``0666 & ~umask``)."""
-    path = Path(path)
-    tmp = _stage(path, _raw(data, encoding))
+def write_atomic(path: str | os.PathLike, data: str | bytes, encoding: str = "utf-8") -> Path:
+    """Write ``data`` to ``path`` through a synced temporary file in the same folder and a
+    rename (the folder synced after it); the file gets the mode ``open()`` would give it
+    (``0666 & ~umask``).  A ``path`` that is a symbolic link writes the file it points to,
+    atomically beside that file, and the link stays.  Returns the file written."""
+    target = resolve_link(path)
+    tmp = _stage(target, _raw(data, encoding))
     try:
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    fsync_folder(target.parent)
+    return target
+
+
+def _plain_name(name: object) -> bool:
+    return (isinstance(name, str) and name not in ("", ".", "..", SET_NAME, LOCK_NAME)
+            and "/" not in name and "\0" not in name)
+
+
+def previous_set(folder: str | os.PathLike) -> list[str]:
+    """The names the last group write put in ``folder`` (its :data:`SET_NAME` file)."""
+    try:
+        names = json.loads((Path(folder) / SET_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return [n for n in names if _plain_name(n)] if isinstance(names, list) else []
+
+
+def adopt_set(folder: str | os.PathLike, names) -> None:
+    """Record ``names`` (files an older run wrote, e.g. those its manifest lists) as the
+    folder's current set, so the next group write replaces them too."""
+    keep = sorted({n for n in names if _plain_name(n)} | set(previous_set(folder)))
+    if keep:
+        write_atomic(Path(folder) / SET_NAME, json.dumps(keep))
 
 
 def write_group_atomic(folder: str | os.PathLike, files: dict[str, str | bytes],
                        last: tuple[str, str | bytes], encoding: str = "utf-8") -> None:
-    """Write a set of files and then ``last`` (the index that lists them, e.g. a manifest).
+    """Write a set of files and then ``last`` (the index that lists them, e.g. a manifest), and
+    replace the set the previous group write left in the folder as a whole.
 
     Every file is first written to a synced temporary file; only when all of them are on disk
     is the old index removed, the files renamed into place and the new index renamed last.  A
     failure or a signal while writing (a full disk, Ctrl-C) leaves the folder as it was: the
     temporaries are removed and the old files and old index are untouched.  A reader who finds
     an index always finds the files it lists (renames are atomic and the index goes last).
+    Files of the previous set that the new one does not have are removed after the new index
+    is in place; the set is recorded in :data:`SET_NAME` (first as old + new, then as new), so
+    a run stopped half-way leaves a record the next run completes.  Names listed there and not
+    ours to write (another run's, the user's) are never touched: only names a group write put
+    there, or that :func:`adopt_set` was given.
     """
     folder = Path(folder)
+    old = previous_set(folder)
+    new = list(files) + [last[0]]
     staged: list[tuple[str, Path]] = []
     try:
         for name, data in files.items():
-            staged.append((_stage(folder / name, _raw(data, encoding)), folder / name))
-        index_tmp = _stage(folder / last[0], _raw(last[1], encoding))
-        staged.append((index_tmp, folder / last[0]))
-        (folder / last[0]).unlink(missing_ok=True)
+            target = resolve_link(folder / name)
+            staged.append((_stage(target, _raw(data, encoding)), target))
+        index = resolve_link(folder / last[0])
+        index_tmp = _stage(index, _raw(last[1], encoding))
+        staged.append((index_tmp, index))
+        if set(old) - set(new):
+            write_atomic(folder / SET_NAME, json.dumps(sorted(set(old) | set(new))))
+        index.unlink(missing_ok=True)
         for tmp, target in staged[:-1]:
             os.replace(tmp, target)
-        os.replace(index_tmp, folder / last[0])
+        os.replace(index_tmp, index)
     finally:
         for tmp, _ in staged:
             Path(tmp).unlink(missing_ok=True)
+    for name in sorted(set(old) - set(new)):
+        (folder / name).unlink(missing_ok=True)
+    write_atomic(folder / SET_NAME, json.dumps(sorted(new)))
 
 
-def _holder(fd: int) -> str:
+def free_bytes(path: str | os.PathLike) -> tuple[int, Path]:
+    """Bytes an unprivileged write may still use on the file system of ``path`` (its nearest
+    existing ancestor, links followed), and that ancestor."""
+    p = Path(os.path.abspath(path))
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    st = os.statvfs(p)
+    return st.f_bavail * st.f_frsize, p
+
+
+def check_space(path: str | os.PathLike, need: float, flag: str = "--out",
+                what: str = "the output") -> None:
+    """Refuse (one line, exit code 2) before the work when the file system of ``path`` has less
+    free space than ``need`` bytes plus a margin (10% and 64 KiB)."""
+    from .limits import human_bytes
+
     try:
-        os.lseek(fd, 0, os.SEEK_SET)
-        text = os.read(fd, 64).decode("ascii", "replace").strip()
-        return f"pid {text}" if text.isdigit() else "another process"
+        free, where = free_bytes(path)
     except OSError:
-        return "another process"
-
-
-@contextmanager
-def folder_lock(folder: str | os.PathLike, what: str = "peproof", wait: bool = True):
-    """Hold an exclusive lock on ``folder`` (created if missing) for the ``with`` block.
-
-    A second holder waits (saying so on stderr) or, with ``wait=False``, is refused.  If the
-    folder was created here and the block fails, the folder is removed again when it holds
-    nothing but the lock file, so a refused or interrupted run leaves nothing behind.
-    """
-    folder = Path(folder)
-    created = not folder.exists()
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o666 & ~current_umask())
-    except OSError as exc:
-        raise UsageError(f"cannot use the output folder {folder} "
-                         f"({exc.strerror or type(exc).__name__})") from None
-    ok = False
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if not wait:
-                raise UsageError(f"{folder} is in use by {_holder(fd)} ({what}); wait for it "
-                                 "or choose another --out") from None
-            print(f"peproof: waiting for {_holder(fd)}, which is writing to {folder} ...",
-                  file=sys.stderr, flush=True)
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        yield folder
-        ok = True
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
-        if created and not ok:
-            _remove_if_empty(folder)
-
-
-def _remove_if_empty(folder: Path) -> None:
-    try:
-        if {p.name for p in folder.iterdir()} <= {LOCK_NAME}:
-            (folder / LOCK_NAME).unlink(missing_ok=True)
-            folder.rmdir()
-    except OSError:
-        pass
+        return  # no statvfs here: the write itself will say
+    want = need * 1.1 + 64 * 1024
+    if free < want:
+        raise UsageError(f"{flag} {path}: {what} would take about {human_bytes(want)}, and only "
+                         f"{human_bytes(free)} is free on the file system of {where}")
 
 
 def silence_stdout() -> None:

@@ -215,3 +215,21 @@ def _floats(values, n: int, refusal: str) -> np.ndarray:
             raise UsageError(refusal.format(text(v)))
         out[k] = f
     return out
+
+
+def parse_count(text: str, name: str, low: int) -> int:
+    """An integer written as ``62832``, ``1_000_000``, ``1e6``, ``10^6`` or ``10**6`` (and
+    >= ``low``), read exactly (``1e23`` is ten to the 23, not the float64 nearest to it)."""
+    try:
+        value = exact_number(text, name)
+    except UsageError:
+        value = None
+    if value is None or value.denominator != 1:
+        raise UsageError(f"{name} must be an integer >= {low} (e.g. 62832, 1e6, 10^6), "
+                         f"got {text!r}")
+    if value < low:
+        raise UsageError(f"{name} must be an integer >= {low}, got {int(value)}")
+    if value >= 2**63:
+        raise UsageError(f"{name} must be an integer below 2**63 (about 9.2e18), got "
+                         f"{text.strip()[:40]!r}")
+    return int(value)

@@ -12,7 +12,10 @@
 ``engine``      ``run_chunks``: any chunked scan inline, on a process pool or on Dask, with
                 checkpoints, progress and Ctrl-C/SIGTERM leaving a resumable state
 ``distributed`` the Dask side: a cluster by address or a LocalCluster of worker processes
-``checkpoint``  finished chunks on disk, atomically, keyed by scan parameters and code version
+``checkpoint``  finished chunks on disk, atomically, keyed by scan parameters and code version,
+                listed in a signed manifest, locked for one run, kept until the outputs are written
+``recertify``   every chunk of the separation scan checked, its named values and the merged
+                result certified again in arb (why no corrupted chunk changes a result)
 ``progress``    the tqdm progress bar (terminals only)
 ``longctx``     the long-context results file (schema ``peproof.longctx/1``) and its tables
 

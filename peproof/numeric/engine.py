@@ -22,11 +22,21 @@ Engines (``RunConfig.engine``):
 ``executor`` any caller-owned ``concurrent.futures.Executor`` (``RunConfig.executor``).
 
 Every worker reports the code version it ran (:func:`.checkpoint.code_version`); a result from
-other code is refused.  With ``RunConfig.checkpoint`` each finished chunk is saved atomically
-(:class:`.checkpoint.Checkpoint`) and a rerun of the same scan computes only the missing
-chunks.  Ctrl-C or SIGTERM stops the engine (pending work cancelled, workers stopped) and
-raises :class:`Interrupted`: the checkpoint then holds every chunk finished before it.  The
-SIGTERM handler is installed only for the duration of the scan, in the main thread.
+other code is refused, and so is a result failing the scan's own ``check(job, result)``.  With
+``RunConfig.checkpoint`` each finished chunk is saved atomically and signed
+(:class:`.checkpoint.Checkpoint`), the folder is locked for the run, and a rerun of the same scan
+computes only the chunks missing or failing their checks (``RunConfig.notify`` is told which,
+and :attr:`RunInfo.rejected` lists them); ``redo={index: reason}`` recomputes chunks the
+caller's re-certification refused.  The checkpoint stays until the outermost
+:func:`.checkpoint.session` ends without an error (a command ends it after writing its outputs).
+
+Ctrl-C or SIGTERM stops the engine (pending work cancelled, workers stopped) and raises
+:class:`Interrupted`; a fault of the machine (a pool worker killed, as the out-of-memory killer
+does; the Dask scheduler stopped, silent or without workers; the checkpoint's disk full or
+read-only) raises :class:`Fault`, an :class:`~peproof.guard.EnvironmentFault` (exit code 4) whose
+one line names the fault and where the finished chunks are.  Either way the checkpoint holds
+every chunk finished before it.  The SIGTERM handler is installed only for the duration of the
+scan, in the main thread.
 """
 
 from __future__ import annotations
@@ -36,12 +46,13 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from peproof.guard import signals
-from peproof.numeric import distributed
+from peproof.guard import ENVIRONMENT_ERRNOS, EnvironmentFault, describe_os_error, signals
+from peproof.numeric import checkpoint, distributed
 from peproof.numeric.checkpoint import Checkpoint, code_version, plain
 from peproof.numeric.progress import Bar, wanted
 
@@ -56,6 +67,8 @@ class RunConfig:
     scheduler: str | None = None  # address of an existing Dask scheduler
     workers: int | None = None  # local processes (pool or LocalCluster); default: the cores
     checkpoint: str | Path | None = None  # folder for finished chunks (resume after interrupt)
+    checkpoint_default: bool = False  # the folder is a default (not named by the user): it goes
+    # too when the run leaves it empty
     keep_checkpoint: bool = False  # keep the chunk files after a finished scan
     progress: bool = False  # a progress bar on stderr when it is a terminal
     label: str = "scan"
@@ -63,6 +76,9 @@ class RunConfig:
     dask_threshold: float = DASK_THRESHOLD
     callback: Callable[[int, int], None] | None = field(default=None, repr=False)
     client: object | None = field(default=None, repr=False)  # a connected dask Client
+    wait: bool = True  # the checkpoint is in use by another run: wait for it, or refuse
+    scheduler_timeout: float = distributed.TIMEOUT  # handshake, wait for workers, silence
+    notify: Callable[[str], None] | None = field(default=None, repr=False)  # one-line notes
 
 
 @dataclass
@@ -75,9 +91,13 @@ class RunInfo:
     estimate_seconds: float | None  # the caller's estimate of the whole scan on one core
     seconds: float
     checkpoint: str | None
+    rejected: list[dict] = field(default_factory=list)  # chunks recomputed: index, file, why
+    resumed_indices: list[int] = field(default_factory=list, repr=False)
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        out.pop("resumed_indices")
+        return out
 
 
 class Interrupted(Exception):  # noqa: N818 (what the user did, not an internal error)
@@ -90,6 +110,28 @@ class Interrupted(Exception):  # noqa: N818 (what the user did, not an internal 
                  "again to resume") if checkpoint else f" after {done} of {total} chunks"
         name = {2: "SIGINT", 15: "SIGTERM"}.get(signum, f"signal {signum}")
         super().__init__(f"interrupted by {name}; stopped{where}")
+
+
+class Fault(EnvironmentFault):
+    """A fault of the machine stopped the scan; finished chunks are in the checkpoint."""
+
+    def __init__(self, what: str, done: int, total: int, checkpoint: str | None):
+        self.done, self.total, self.checkpoint = done, total, checkpoint
+        if checkpoint:
+            where = (f"; {done} of {total} chunks saved in {checkpoint}: run the same command "
+                     "again to resume")
+        else:
+            where = (f"; stopped after {done} of {total} chunks (--checkpoint DIR keeps them "
+                     "for a rerun)") if done else ""
+        super().__init__(what + where)
+
+
+def rejected_line(ck_dir, rejected: list[dict], limit: int = 4) -> str:
+    """One line naming the chunks recomputed and why (the first ``limit`` of them)."""
+    parts = [f"{r['file']} ({r['reason']})" for r in rejected[:limit]]
+    more = f" and {len(rejected) - limit} more" if len(rejected) > limit else ""
+    return (f"checkpoint {ck_dir}: recomputing {len(rejected)} chunk(s) that failed their "
+            f"checks: {'; '.join(parts)}{more}")
 
 
 def call(fn, job):
@@ -135,29 +177,68 @@ def _sigterm_interrupts():
 
 def _pool(fn, jobs, pending, on_result, ex: Executor) -> None:
     futs = {ex.submit(call, fn, jobs[i]): i for i in pending}
+    procs = dict(getattr(ex, "_processes", None) or {})
     try:
         for f in as_completed(futs):
             on_result(futs[f], f.result())
+    except BrokenProcessPool:
+        procs.update(getattr(ex, "_processes", None) or {})
+        raise EnvironmentFault(_death(procs.values())) from None
     except BaseException:
         for f in futs:
             f.cancel()
         raise
 
 
+def _death(procs) -> str:
+    """What ended a pool worker, from the exit codes of the pool's processes."""
+    for p in procs:
+        code = getattr(p, "exitcode", None)
+        if code is not None and code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            oom = " (as the out-of-memory killer does)" if -code == signal.SIGKILL else ""
+            return f"a worker process of the local pool (pid {p.pid}) was killed by {name}{oom}"
+        if code not in (None, 0):
+            return f"a worker process of the local pool (pid {p.pid}) died with exit code {code}"
+    return "a worker process of the local pool died abruptly"
+
+
 def run_chunks(job_fn, jobs: list, merge: Callable | None = None, *,
                config: RunConfig | None = None, sizes: list[int] | None = None,
-               estimate: float | None = None, unit: str = "offsets"):
+               estimate: float | None = None, unit: str = "offsets", check=None,
+               redo: dict[int, str] | None = None):
     """Run every job (see the module docstring); return ``(merge(results), RunInfo)``.
 
     ``sizes`` are the units (offsets) of each job, for the progress bar's rate and time left;
-    ``estimate`` is the caller's estimate in seconds of the whole scan on one core.
+    ``estimate`` is the caller's estimate in seconds of the whole scan on one core; ``check``
+    the scan's check of a result (None when it is accepted, else why not); ``redo`` chunks to
+    compute again even when the checkpoint holds them, with the reason.
     """
     cfg = config or RunConfig()
+    with checkpoint.session(remove=not cfg.keep_checkpoint):
+        return _run(job_fn, jobs, merge, cfg, sizes, estimate, unit, check, redo or {})
+
+
+def _run(job_fn, jobs, merge, cfg: RunConfig, sizes, estimate, unit, check, redo):
     t0 = time.perf_counter()
     total = len(jobs)
     sizes = list(sizes) if sizes is not None else [1] * total
-    ck = Checkpoint(cfg.checkpoint, job_fn, jobs) if cfg.checkpoint is not None else None
+    ck = (Checkpoint(cfg.checkpoint, job_fn, jobs, check, cfg.wait, cfg.checkpoint_default)
+          if cfg.checkpoint is not None else None)
     results: dict[int, object] = ck.open() if ck else {}
+    if ck and redo:
+        ck.discard({i: why for i, why in redo.items() if i in results})
+    for i in redo:
+        results.pop(i, None)
+    rejected = list(ck.rejected) if ck else []
+    if ck and cfg.notify:
+        for note in ck.notes:
+            cfg.notify(note)
+        if rejected:
+            cfg.notify(rejected_line(ck.dir, rejected))
     resumed = len(results)
     pending = [i for i in range(total) if i not in results]
     todo = estimate * sum(sizes[i] for i in pending) / max(sum(sizes), 1) if estimate else None
@@ -171,9 +252,17 @@ def run_chunks(job_fn, jobs: list, merge: Callable | None = None, *,
         if out["code"] != mine:
             raise RuntimeError(f"a worker runs other peproof code ({out['code'][:12]}, this "
                                f"process {mine[:12]}): install the same version everywhere")
-        results[i] = out["result"]
+        why = check(plain(jobs[i]), out["result"]) if check else None
+        if why:
+            raise RuntimeError(f"chunk {i} as computed fails the scan's check: {why}")
         if ck:
-            ck.save(i, out["result"])
+            try:
+                ck.save(i, out["result"])
+            except OSError as exc:
+                if exc.errno not in ENVIRONMENT_ERRNOS and not isinstance(exc, PermissionError):
+                    raise
+                raise EnvironmentFault(describe_os_error(exc, "writing the checkpoint")) from None
+        results[i] = out["result"]  # counted as saved only now
         if bar:
             bar.advance(sizes[i])
         if cfg.callback:
@@ -197,18 +286,19 @@ def run_chunks(job_fn, jobs: list, merge: Callable | None = None, *,
                 _pool(job_fn, jobs, pending, on_result, cfg.executor)
             elif engine == "dask":
                 where = distributed.run(call, job_fn, jobs, pending, on_result, cfg.scheduler,
-                                        cfg.workers, client=cfg.client)
+                                        cfg.workers, client=cfg.client,
+                                        timeout=cfg.scheduler_timeout)
     except KeyboardInterrupt as exc:
         raise Interrupted(len(results), total, str(ck.dir) if ck else None,
                           getattr(exc, "signum", signal.SIGINT)) from None
+    except EnvironmentFault as exc:
+        raise Fault(str(exc), len(results), total, str(ck.dir) if ck else None) from None
     finally:
         if bar:
             bar.close()
     value = [results[i] for i in range(total)]
     info = RunInfo(engine=engine, where=where, chunks=total, resumed=resumed,
                    computed=total - resumed, estimate_seconds=estimate,
-                   seconds=time.perf_counter() - t0,
-                   checkpoint=str(ck.dir) if ck and cfg.keep_checkpoint else None)
-    if ck and not cfg.keep_checkpoint:
-        ck.remove()
+                   seconds=time.perf_counter() - t0, checkpoint=str(ck.dir) if ck else None,
+                   rejected=rejected, resumed_indices=sorted(set(range(total)) - set(pending)))
     return (merge(value) if merge else value), info

@@ -160,6 +160,33 @@ def decay_chunk(job: dict) -> dict:
             "bound": expo.fraction_up(bound)}
 
 
+@lru_cache(maxsize=256)
+def _bound_for(d: int, err: Fraction) -> float:
+    return expo.fraction_up(error_bound(d, err))
+
+
+def check_chunk(job: dict, r) -> str | None:
+    """None when a stored result of :func:`decay_chunk` is the shape ``job`` gives and its bound
+    is the one the chunk's seeds give (recomputed: one arb seed per block); else what is
+    wrong.  The values themselves are checked where the landmarks use them
+    (:func:`peproof.numeric.rope_landmarks.audit`), the rest rests on the checkpoint's
+    integrity (:mod:`peproof.numeric.checkpoint`)."""
+    if not isinstance(r, dict) or r.get("a") != job["a"] or r.get("b") != job["b"]:
+        return "its offsets are not the job's"
+    vals = r.get("values")
+    if (not isinstance(vals, list) or len(vals) != job["b"] - job["a"]
+            or not all(type(v) is float and np.isfinite(v) for v in vals)):
+        return "its values are not one finite number per offset"
+    d, cols = job["d"], job.get("cols", COLS)
+    om, table = list(_thetas(d, job["base"])), _columns(d, job["base"], cols)
+    err = Fraction(0)
+    for q0 in range(job["a"] - job["a"] % cols, job["b"], cols):
+        err = max(err, expo.mul_err(expo.seed(om, q0).err, table.err))
+    if r.get("bound") != _bound_for(d, err):
+        return "its bound is not the one its seeds give"
+    return None
+
+
 def decay_jobs(d: int, base: str, k0: int, n_end: int, chunk: int = CHUNK) -> list[dict]:
     return [{"d": d, "base": base, "a": a, "b": min(a + chunk, n_end + 1), "cols": COLS}
             for a in range(k0, n_end + 1, chunk)]
@@ -180,6 +207,11 @@ class Curve:
     chunks: int
     seconds: float
     run: dict | None = None  # how the chunks ran (engine.RunInfo.as_dict())
+    chunk: int = CHUNK  # offsets per job (from k0), to find the chunk of an offset
+    resumed: list[int] | None = None  # indices of the chunks read back from a checkpoint
+
+    def chunk_of(self, k: int) -> int:
+        return (k - self.k0) // self.chunk
 
     def index(self, k: int) -> int:
         if not self.k0 <= k <= self.n_end:
@@ -189,10 +221,11 @@ class Curve:
 
 def certify_curve(d, n_end: int, base="10000", k0: int = 0, *, chunk: int = CHUNK,
                   executor: Executor | None = None, workers: int | None = None,
-                  run: RunConfig | None = None) -> Curve:
+                  run: RunConfig | None = None, redo: dict[int, str] | None = None) -> Curve:
     """The certified curve on ``k0 <= k <= N`` (module docstring, steps 1-3).  The chunks run
     on the scan engine (:func:`peproof.numeric.engine.run_chunks`: inline, a process pool, Dask,
-    ``executor``; checkpoints and progress from ``run``); results are merged in offset order."""
+    ``executor``; checkpoints and progress from ``run``); results are merged in offset order.
+    Each result is checked (:func:`check_chunk`); ``redo`` recomputes chunks by index."""
     t0 = time.perf_counter()
     d, base, n_end, k0 = check_params(d, n_end, base, k0)
     if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
@@ -202,13 +235,13 @@ def certify_curve(d, n_end: int, base="10000", k0: int = 0, *, chunk: int = CHUN
         run = RunConfig(engine="auto" if (workers or 1) > 1 else "inline", workers=workers,
                         executor=executor)
     res, info = run_chunks(decay_chunk, jobs, config=run, sizes=[j["b"] - j["a"] for j in jobs],
-                           estimate=(n_end + 1 - k0) * d * 4e-9)
+                           estimate=(n_end + 1 - k0) * d * 4e-9, check=check_chunk, redo=redo)
     mid = np.concatenate([np.asarray(r["values"], dtype=np.float64) for r in res])
     bound = max(r["bound"] for r in res)
     lo = np.nextafter(mid - bound, -np.inf)
     hi = np.nextafter(mid + bound, np.inf)
     return Curve(d, base, k0, n_end, mid, lo, hi, bound, len(jobs), time.perf_counter() - t0,
-                 info.as_dict())
+                 info.as_dict(), chunk=chunk, resumed=info.resumed_indices)
 
 
 @lru_cache(maxsize=8)

@@ -9,6 +9,11 @@ decide goes to ``undecided`` and the landmark is reported as not certified.
 ``record_prefix``     largest ``K`` with ``B(k') < B(k)`` for all ``k0 <= k <= K``, ``k < k' <= N``
                       ("the curve never climbs back to the level of any offset up to K"), with
                       the certified witness ``B(k') > B(K + 1)`` that ends it
+
+:func:`certified_landmarks` checks the landmarks against the encoding once more: the arb ball of
+``B`` at every landmark offset must meet the curve's interval there; a chunk read back from a
+checkpoint that fails is recomputed (a freshly computed one failing is a bug).  The curve's other
+values rest on the checkpoint's integrity (:mod:`peproof.numeric.checkpoint`).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass, field
 
+import flint
 import numpy as np
 
 from peproof.numeric.rope_decay import TRUSTED_BASE, ArbB, Curve, certify_curve, sign
@@ -122,6 +128,45 @@ class Landmarks:
 
 def _ball(arb: ArbB, k: int) -> dict:
     return {"k": k, **asdict(Ball.of(arb(k)))}
+
+
+def audit(c: Curve, lm: Landmarks) -> dict[int, str]:
+    """``{chunk index: why}`` for the landmark offsets whose arb ball misses the curve."""
+    arb = ArbB(c.d, c.base)
+    balls = [lm.minimum, lm.maximum] + [b for part in (lm.rise, lm.record_break) if part
+                                        for b in part.values()]
+    bad: dict[int, str] = {}
+    for b in balls:
+        k = b["k"]
+        i = c.index(k)
+        ball = arb(k)
+        if ball > flint.arb(float(c.hi[i])) or ball < flint.arb(float(c.lo[i])):
+            bad[c.chunk_of(k)] = (f"its value of B({k}) misses the arb ball "
+                                  f"{ball.str(8, radius=False)} by more than its bound")
+    return bad
+
+
+def certified_landmarks(d, n_end: int, base="10000", k_from: int = 1, *, run=None,
+                        **kw) -> tuple[Curve, Landmarks]:
+    """The curve and its landmarks, checked once more against arb (module docstring)."""
+    from peproof.numeric.checkpoint import session
+
+    keep = bool(run is not None and run.keep_checkpoint)
+    redo: dict[int, str] = {}
+    with session(remove=not keep):
+        for attempt in (0, 1):
+            c = certify_curve(d, n_end, base, run=run, redo=redo, **kw)
+            lm = landmarks(d, n_end, base, k_from, curve=c)
+            bad = audit(c, lm)
+            if not bad:
+                return c, lm
+            fresh = sorted(set(bad) - set(c.resumed or ()))
+            if fresh or attempt:
+                i = (fresh or sorted(bad))[0]
+                raise RuntimeError(f"chunk {i} of the decay curve as computed fails the final "
+                                   f"re-certification: {bad[i]}")
+            redo = bad
+    raise AssertionError("unreachable")
 
 
 def landmarks(d, n_end: int, base="10000", k_from: int = 1, *, curve: Curve | None = None,

@@ -89,8 +89,10 @@ def scan_chunk(job: dict) -> dict:
 
     Returns the chunk minimum, every offset within ``window`` of it (candidates for the global
     minimum), the offsets certainly / possibly closer than adjacent positions (given the
-    certified interval ``adj`` of ``D(1)``), and the first certain decrease ``D(k+1) < D(k)``
-    with the undecided steps before it.
+    certified interval ``adj`` of ``D(1)``; the certain ones counted, and named up to ``cap``),
+    and the first certain decrease ``D(k+1) < D(k)`` with the undecided steps before it.
+    :mod:`peproof.numeric.recertify` checks every field of a stored result before the merge
+    uses it.
     """
     d, family, base = job["d"], job["family"], job["base"]
     a, b = job["a"], job["b"]
@@ -115,7 +117,9 @@ def scan_chunk(job: dict) -> dict:
     }
     lo, hi = job["adj"]
     two = kb >= 2
-    out["closer_sure"] = int(np.count_nonzero(two & (body + bound < lo)))
+    sure_closer = np.nonzero(two & (body + bound < lo))[0]
+    out["closer_sure"] = int(sure_closer.size)
+    out["closer_sure_at"] = [int(kb[i]) for i in sure_closer[:cap]]
     maybe = np.nonzero(two & (body - bound < hi) & (body + bound >= lo))[0]
     out["closer_maybe"] = [int(kb[i]) for i in maybe[:cap]]
     out["closer_overflow"] = bool(maybe.size > cap)

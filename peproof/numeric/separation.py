@@ -20,7 +20,10 @@ Method
      can be, since ``D(k) >= D~(k) - B > U >= min D``;
   4. the minimum is *certified unique* when the ball of one candidate lies strictly below the
      balls of all others (precision is raised up to 1024 bits to separate near-ties; ties that
-     survive are reported, not hidden).
+     survive are reported, not hidden);
+  5. every chunk result is checked before the merge and the result certified again at the end
+     from the encoding (:mod:`.recertify`); a chunk read back from a checkpoint that fails is
+     recomputed, so a corrupted checkpoint costs time, never a wrong result.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from fractions import Fraction
 import flint
 
 from peproof.encoding import Encoding, ParameterError
-from peproof.numeric import scan
+from peproof.numeric import checkpoint, recertify, scan
 from peproof.numeric.engine import RunConfig, run_chunks
 
 REDUCTION_CLAIMS = (
@@ -121,6 +124,7 @@ class ArbD:
     def __init__(self, enc: Encoding):
         self.enc = enc
         self._om: dict[int, list] = {}
+        self._cache: dict[tuple[int, int], flint.arb] = {}
 
     def omegas(self, prec: int) -> list:
         if prec not in self._om:
@@ -128,12 +132,17 @@ class ArbD:
         return self._om[prec]
 
     def __call__(self, k: int, prec: int = 128) -> flint.arb:
+        if (k, prec) in self._cache:
+            return self._cache[k, prec]
         with flint.ctx.workprec(prec):
             half = flint.arb(flint.fmpq(k, 2))
             acc = flint.arb(0)
             for w in self.omegas(prec):
                 acc += (w * half).sin() ** 2
-            return 4 * acc
+            value = 4 * acc
+        if len(self._cache) < 100_000:
+            self._cache[k, prec] = value
+        return value
 
 
 def _jobs(enc: Encoding, n_pos: int, chunk: int, adj: tuple[float, float], **extra) -> list[dict]:
@@ -270,19 +279,14 @@ def certify(enc_or_d, n_pos: int, family: str = "paper", base="10000", *,
     if executor is not None or workers is not None or progress is not None:
         cfg = replace(cfg, executor=executor or cfg.executor, workers=workers or cfg.workers,
                       callback=progress or cfg.callback)
-    res, info = run_chunks(scan.scan_chunk, jobs, config=cfg,
-                           sizes=[j["b"] - j["a"] for j in jobs],
-                           estimate=(n_pos - 1) * seconds_per_offset(enc.d))
-    if any(r["overflow"] for r in res):
-        raise RuntimeError("too many near-minimal offsets for a certified comparison")
-    k_low, ties, min_ball, n_cands = _minimum(dk, res, undecided)
+    with checkpoint.session(remove=not cfg.keep_checkpoint):
+        res, info, (k_low, ties, min_ball, n_cands, closer, first) = _scan_and_merge(
+            dk, jobs, cfg, n_pos, enc.d, undecided)
     with flint.ctx.workprec(128):
         if min_ball > 0:
             dist_ball = min_ball.sqrt()
         else:
             dist_ball = flint.arb(0).union(min_ball.upper().sqrt())
-    closer = _closer(dk, res, undecided)
-    first = _first_decrease(dk, res, n_pos, undecided)
     wrap, wrap_pos = wrap_position(enc)
     return Separation(
         d=enc.d, family=enc.family, base=str(enc._base), n_pos=n_pos,
@@ -293,6 +297,39 @@ def certify(enc_or_d, n_pos: int, family: str = "paper", base="10000", *,
         chunks=len(jobs), seconds=time.perf_counter() - t0, undecided=undecided,
         run=info.as_dict(),
     )
+
+
+def _scan_and_merge(dk: ArbD, jobs: list[dict], cfg: RunConfig, n_pos: int, d: int,
+                    undecided: list[str]):
+    """Steps 1-5: scan (or resume), check, merge, certify again; a resumed chunk the checks
+    refuse is recomputed (once); a fresh one is a bug."""
+    redo: dict[int, str] = {}
+    rejected: list[dict] = []
+    for attempt in (0, 1):
+        res, info = run_chunks(scan.scan_chunk, jobs, config=cfg, check=recertify.check_chunk,
+                               sizes=[j["b"] - j["a"] for j in jobs], redo=redo,
+                               estimate=(n_pos - 1) * seconds_per_offset(d))
+        rejected += info.rejected
+        info.rejected = rejected
+        und: list[str] = []
+        bad = recertify.audit(dk, res)
+        if not bad:
+            if any(r["overflow"] for r in res):
+                raise RuntimeError("too many near-minimal offsets for a certified comparison")
+            k_low, ties, min_ball, n_cands = _minimum(dk, res, und)
+            closer = _closer(dk, res, und)
+            first = _first_decrease(dk, res, n_pos, und)
+            bad = recertify.final(dk, jobs, n_pos, min_ball, first)
+        if not bad:
+            undecided += und
+            return res, info, (k_low, ties, min_ball, n_cands, closer, first)
+        fresh = sorted(set(bad) - set(info.resumed_indices))
+        if fresh or attempt:
+            i = (fresh or sorted(bad))[0]
+            raise RuntimeError(f"chunk {i} ({jobs[i]['a']}..{jobs[i]['b']}) as computed fails "
+                               f"the final re-certification: {bad[i]}")
+        redo = bad
+    raise AssertionError("unreachable")
 
 
 def wrap_position(enc: Encoding, prec: int = 128) -> tuple[flint.arb, int | None]:

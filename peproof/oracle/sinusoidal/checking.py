@@ -50,7 +50,10 @@ from ..common.verdicts import (
 from .compare import Comparison, compare
 from .consistency import applies
 from .identification import Identification, detect_format, identify, padding_rows
+from .posmap import PositionMap, explain
+from .reread import reread
 from .variant import Variant, describe_difference
+from .whole import Whole
 
 
 @dataclass
@@ -76,6 +79,7 @@ class Report:
     nonfinite: dict = field(default_factory=dict)
     allow_collisions: bool = False
     explained_by: Variant | None = None
+    position_map: PositionMap | None = None
     seconds: float = 0.0
 
     @property
@@ -205,41 +209,56 @@ def _check(table_or_callable, d, n, positions, expect, base, layout, offset, sca
         keep = np.ones(n_rows, bool)
         keep[pad] = False
     ident = identify(arr, pos if given else None, dtype=eff.name, pipeline_dtype=pipe.name)
+    ident = reread(arr, pos, given, ident, eff, pipe,
+                   float(want.offset) if want is not None else 0.0) or ident
+    whole = Whole(arr, pos, given, eff, pipe, keep)
     scan = RowScan(width, keep)
     iv = ident.variant
     target = want if want is not None else iv
     spec = other = None
     if target is not None:
-        spec = compare(arr, _rows_at(target, pos, given, n_rows), target, eff, pipe,
-                       progress=progress, row_hook=scan.add, keep=keep)
+        spec = compare(arr, whole.rows(target), target, eff, pipe, progress=progress,
+                       row_hook=scan.add, keep=keep)
     else:
         for k0 in range(0, n_rows, 4096):  # still scan the rows for collisions and NaN
             scan.add(k0, np.asarray(arr[k0:k0 + 4096], dtype=np.float64))
-    level = _level(spec) if spec is not None else None
-    tied: list[str] = []
-    if level == WITHIN:
-        level = _one_computation(arr, _rows_at(target, pos, given, n_rows), target, eff, pipe,
-                                 keep, tied)
+    level = whole.level(target, spec) if spec is not None else None
+    if level is not None and want is not None and iv is not None and not iv.same_as(want, width):
+        # the expected variant fits: whatever else fits too, the table is the one expected
+        ident.notes.append(f"also within the error model: {iv.name(width)}")
+        ident.variant = iv = want.with_(dtype=eff.name)
     if level is None and iv is not None and want is not None and not iv.same_as(want, width):
-        other = compare(arr, _rows_at(iv, pos, given, n_rows), iv, eff, pipe, keep=keep)
-    o_level = _level(other) if other is not None else None
-    if o_level == WITHIN:
-        o_level = _one_computation(arr, _rows_at(iv, pos, given, n_rows), iv, eff, pipe, keep,
-                                   tied)
-    if level is None and o_level is None and ident.confident and iv is not None:
-        # before "wrong": the identified variant with its offset moved a little may explain the
-        # whole table (a 16-bit format blurs the rows an offset is read from)
-        alt = _nearby_offset(arr, pos, given, iv, want, eff, pipe, keep, n_rows)
+        other = compare(arr, whole.rows(iv), iv, eff, pipe, keep=keep)
+    o_level = whole.level(iv, other) if other is not None else None
+    if level is None and o_level is None and iv is not None and ident.confident:
+        # before "wrong": the further candidates that fit the examined rows, simplest first, then
+        # the named variant with its offset moved a little (a 16-bit format blurs the rows an
+        # offset is read from), each on the whole table
+        alt = whole.first_fitting(c for c in ident.candidates
+                                  if want is None or not c.same_as(want, width))
+        note = "the simplest variant that fits every row"
+        if alt is None:
+            alt = whole.nearby_offset(iv, want)
+            note = "offset read again from the whole table"
         if alt is not None:
             iv, cmp2, lvl2 = alt
-            ident.variant = iv
-            ident.notes.append(f"offset read again from the whole table: {iv.offset}")
+            ident.variant = iv.with_(dtype=eff.name)
+            ident.notes.append(f"{note}: {iv.name(width)}")
             if want is not None and iv.same_as(want, width):
                 spec, level = cmp2, lvl2
             else:
                 other, o_level = cmp2, lvl2
                 if want is None:
                     spec, level = cmp2, lvl2
+    if level is None and o_level is not None and want is not None:
+        # name only the differences the table shows: those the error model explains go back
+        back = whole.toward(iv, want, width)
+        if back is not None:
+            iv, other, o_level = back
+            ident.variant = iv.with_(dtype=eff.name)
+            ident.notes.append("named with the expected parameters wherever the whole table "
+                               "fits them")
+    tied = whole.tied
     if level is not None:
         verdict = level
     elif o_level is not None:
@@ -248,7 +267,7 @@ def _check(table_or_callable, d, n, positions, expect, base, layout, offset, sca
         verdict = WRONG
     else:
         verdict = OUTSIDE
-    collisions = scan.collisions(arr, _rows_at(target, pos, given, n_rows)
+    collisions = scan.collisions(arr, whole.rows(target)
                                  if target is not None else pos)
     reasons: list[str] = []
     if collisions.get("identical_row_groups"):
@@ -257,15 +276,35 @@ def _check(table_or_callable, d, n, positions, expect, base, layout, offset, sca
         elif verdict in (CONFORMS, WITHIN, VARIANT):
             verdict = DEGENERATE
     rep = Report(verdict, width, n_rows, st, eff, pipe, want, ident, spec, other,
-                 collisions=collisions, horizon=horizon(_rows_at(target, pos, given, n_rows)
+                 collisions=collisions, horizon=horizon(whole.rows(target)
                                                           if target is not None else pos,
                                                           pipe, spec),
                  source=source or {}, reasons=reasons, padding=pad,
                  nonfinite=scan.nonfinite_info(pos), allow_collisions=allow_collisions)
+    if rep.verdict == WRONG:
+        pm = rep.position_map = _position_map(rep, whole)
+        if pm is not None:
+            rep.explained_by = pm.variant
+            if want is not None and pm.variant.same_as(want, width):
+                ident.variant = want.with_(dtype=eff.name)  # the expected, at other positions
+                rep.other = None  # the counts are against it
     from .diagnose import diagnose
 
     rep.diagnoses = diagnose(rep, arr, pos, given)
-    if tied and rep.verdict not in (CONFORMS, WITHIN, VARIANT):
+    if rep.verdict in (WRONG, OUTSIDE) and rep.position_map is None and \
+            rep.explained_by is None and (rep.verdict == OUTSIDE or not rep.diagnoses):
+        # nothing more specific: the expected (else the identified) variant computed in a
+        # narrower pipeline than the table's dtype, the whole table within that model
+        v = want if want is not None else (iv if ident.confident else None)
+        fmt = whole.narrower(v) if v is not None else None
+        if fmt is not None:
+            rep.verdict, rep.explained_by = WRONG, v
+            rep.diagnoses = [
+                f"every entry is within the error model of a {fmt.name} pipeline (angles, "
+                f"positions or frequencies computed in {fmt.name}, the result stored as "
+                f"{eff.name}): pipeline_dtype='{fmt.name}' (--pipeline-dtype {fmt.name}) "
+                "accepts that"]
+    if tied and rep.verdict not in (CONFORMS, WITHIN, VARIANT) and rep.position_map is None:
         rep.diagnoses.insert(0, tied[0])
     if rep.explained_by is not None and rep.verdict == OUTSIDE:
         rep.verdict = WRONG  # the expected variant, computed with a mistake diagnose named
@@ -276,84 +315,35 @@ def _check(table_or_callable, d, n, positions, expect, base, layout, offset, sca
     return rep
 
 
-def _nearby_offset(arr, pos, given, iv: Variant, want, eff: Format, pipe: Format, keep,
-                   n_rows: int):
-    """``(variant, comparison, level)`` for the first variant that differs from ``iv`` only in
-    its offset (moved by a multiple of 1/2 up to 4, or the expected offset) and explains the
-    whole table: every entry within the error model and, in a 16-bit pipeline, one computation
-    (the same standard as any "within").  None when there is none.  Candidates are screened on
-    a sample of rows (the smallest positions, which a narrow format resolves, and rows spread
-    over the table) before the whole table is compared."""
-    from fractions import Fraction
-
-    o = Fraction(iv.offset)
-    cands = [o + Fraction(k, 2) for k in sorted(range(-8, 9), key=abs) if k]
-    if want is not None and Fraction(want.offset) not in cands and Fraction(want.offset) != o:
-        cands.insert(0, Fraction(want.offset))
-    rows0 = _rows_at(iv, pos, given, n_rows)
-    sample = np.unique(np.concatenate([
-        np.argsort(np.abs(rows0.astype(np.float64)), kind="stable")[:128],
-        np.linspace(0, n_rows - 1, min(n_rows, 128)).astype(np.int64)]))
-    sub = np.asarray(arr[sample])
-    ksub = keep[sample] if keep is not None else None
-    for off in cands:
-        try:
-            v = iv.with_(offset=off)
-            v.encoding(arr.shape[1])
-        except Exception:  # an offset the variant cannot take (e.g. a negative position)
+def _position_map(rep: Report, whole: Whole) -> PositionMap | None:
+    """The map of the positions under which the whole table is the expected variant, else the
+    identified one (:mod:`.posmap`), each from the first row known to depart from it at its own
+    position: outside the error model, NaN or infinite, or equal to an earlier row."""
+    if not rep.identified.confident:
+        return None
+    out = None
+    for c in (rep.spec, rep.other):
+        if c is None:
             continue
-        rows = _rows_at(v, pos, given, n_rows)
-        if _level(compare(sub, rows[sample], v, eff, pipe, keep=ksub)) is None:
+        first = []
+        if c.row_index is not None and c.row_budget is not None and len(c.row_budget):
+            over = np.nonzero(c.row_budget > 1.0)[0]
+            if over.size:
+                first.append(int(c.row_index[over[0]]))
+        if rep.nonfinite:
+            first.append(int(rep.nonfinite["first_row"]))
+        rows = rep.collisions.get("first_rows") or []
+        if len(rows) > 1:
+            first.append(int(rows[1]))
+        if not first:
             continue
-        full = compare(arr, rows, v, eff, pipe, keep=keep)
-        lvl = _level(full)
-        if lvl == WITHIN:
-            lvl = _one_computation(arr, rows, v, eff, pipe, keep, [])
-        if lvl is not None:
-            return v, full, lvl
-    return None
-
-
-def _one_computation(arr, pos: np.ndarray, v: Variant, stored: Format, pipe: Format,
-                     keep, out: list) -> str | None:
-    """``WITHIN`` when one computation explains the whole table, else ``None`` (and the reason
-    appended to ``out``).
-
-    Every entry within its own bound of a 16-bit pipeline ``pipe`` is not enough: there the bound
-    lets the angle of one entry be anything beyond a few positions, so rows swapped or shifted
-    would pass.  The table is within the model when one computation gives every row: one
-    frequency per pair, one position per row (exact, or rounded to ``pipe``), the angle rounded
-    to ``pipe`` or computed in float32 or wider (:mod:`peproof.oracle.sinusoidal.consistency`).
-    """
-    from ..common.budget import Budget
-    from ..common.exact import Plan
-    from .consistency import consistent
-
-    if not applies(pipe):
-        return WITHIN
-    plan = Plan(v.encoding(arr.shape[1]))
-    c = consistent(arr, pos, plan, Budget(plan, pipe, stored), keep, unit=float(v.max_freq))
-    if c.ok is None or c.ok:  # the refinement does not apply: the entries' bound decides
-        return WITHIN
-    rows = ""
-    if c.rows:
-        rows = (f"; with the frequency nearest the variant's, row{'s' if len(c.rows) > 1 else ''}"
-                f" {', '.join(map(str, c.rows[:6]))}{', ...' if len(c.rows) > 6 else ''} do"
-                f"{'' if len(c.rows) > 1 else 'es'} not fit")
-    out.append(f"every entry is within its own bound of {pipe.name}, yet no one computation gives "
-               f"these rows (rows swapped, shifted or copied?): no single frequency of pair "
-               f"{c.pair} (channels {_channels(plan, c.pair)}) fits every row{rows}")
-    return None
-
-
-def _channels(plan, i: int) -> str:
-    sc, cc = plan.pair_columns
-    return f"{int(sc[i])}, {int(cc[i])}"
-
-
-def _rows_at(v: Variant, pos: np.ndarray, given: bool, n: int) -> np.ndarray:
-    """The positions of the rows under variant ``v``: the given ones, else ``v``'s row order."""
-    return pos if given or v.order == "forward" else v.positions(n)
+        r0 = min(first)
+        held = [float(whole.rows(c.variant)[rows[0]])] if r0 in rows[1:] else []
+        out = explain(whole, c.variant, r0, held)
+        if out is not None:
+            out.variant = c.variant
+            return out
+    return out
 
 
 def _reasons(rep: Report) -> list[str]:
@@ -383,14 +373,6 @@ def _reasons(rep: Report) -> list[str]:
                    f"{', '.join(map(str, ex))}; {rep.pipe.name} holds integer positions exactly "
                    f"up to {rep.pipe.horizon}")
     return out
-
-
-def _level(c: Comparison) -> str | None:
-    if c.faithful:
-        return CONFORMS
-    if c.within_budget:
-        return WITHIN
-    return None
 
 
 def _positions(positions, n: int) -> np.ndarray:

@@ -34,6 +34,12 @@ EXPLAINS = 0.99  # a cause must bring this fraction of the sampled entries withi
 
 def diagnose(rep, arr, pos: np.ndarray, given: bool) -> list[str]:
     out: list[str] = []
+    if rep.position_map is not None:  # the whole table, explained by a map of its positions
+        out.append(rep.position_map.text)
+        want, iv = rep.expected, rep.position_map.variant
+        if want is not None and not iv.same_as(want, rep.d):
+            out += _variant_lines(want, iv, rep.d)
+        return out
     if rep.nonfinite:
         out.append(_nonfinite(rep))
     ident, want, d = rep.identified, rep.expected, rep.d
@@ -46,10 +52,10 @@ def diagnose(rep, arr, pos: np.ndarray, given: bool) -> list[str]:
                 rep.explained_by = want
                 return out + lines
         return out + _outside(rep, arr)
+    if rep.verdict in (CONFORMS, WITHIN):
+        return out  # the expected variant fits: no difference the error model explains is named
     if want is not None and not iv.same_as(want, d) and ident.confident:
         out += _variant_lines(want, iv, d)
-    if rep.verdict in (CONFORMS, WITHIN):
-        return out
     c = rep.counted
     if c is not None and c.over_budget and not rep.nonfinite:
         many = int((c.row_budget > 1.0).sum()) > 8
@@ -249,6 +255,29 @@ def _pipelines(rep, arr, pos, given, v) -> list[str]:
                 T, *_model(rep, P, omega=w, iv=v)[1:]) >= max(EXPLAINS, base):
             return [f"the frequencies were rounded to {fmt.name} before the product "
                     f"(relative error up to {fmt.u:.2g})"]
+    return _exponents(rep, T, P, plan, v, base)
+
+
+def _exponents(rep, T, P, plan, v, base) -> list[str]:
+    """The variant's frequencies with the exponent's denominator off by one (``2i/(d-1)`` for
+    the paper's ``2i/d``, ``i/(h-2)`` for h-1's ``i/(h-1)``): a typo that no base of the family
+    reproduces."""
+    from .variant import family_rate
+
+    d, h = rep.d, rep.d // 2
+    rate = family_rate(v.family, d) if v.family != "nerf" else None
+    if rate is None or h < 3:
+        return []
+    k, den = (2, d) if v.family == "paper" else (1, h - 1)
+    lnb = float(np.log(float(v.base)))
+    i = np.arange(h, dtype=np.float64)
+    for den2 in (den - 1, den + 1):
+        w = plan.omega[0] * np.exp(-lnb * k * i / den2)
+        if _fraction_within(T, *_model(rep, P, omega=w, iv=v)[1:]) >= max(EXPLAINS, base):
+            what = {"paper": f"2i/d = 2i/{d}", "h-1": f"i/(d/2-1) = i/{h - 1}"}[v.family]
+            return [f"the frequencies use the exponent {k if k > 1 else ''}i/{den2} where the "
+                    f"{v.family} family's {what} was expected (the denominator off by "
+                    f"{den2 - den:+d})"]
     return []
 
 
@@ -286,6 +315,11 @@ def _outside(rep, arr) -> list[str]:
             out.append(f"the table is transposed ({n} x {d}): its columns are the encoding "
                        f"({t.name}); pass table.T")
             return out
+    from .posmap import unread_positions
+
+    line = unread_positions(head, rep.dtype.u if rep.dtype.is_binary else 2.0**-24)
+    if line:
+        return out + [line]
     if fin.size and (np.abs(fin).max() > 1e6 or (fin[fin != 0].size and
                                                   np.abs(fin[fin != 0]).min() < 1e-30)
                      or fin.size < head.size):

@@ -237,9 +237,15 @@ def scale_candidates(s: float, d: int) -> list:
 
 
 def offset_estimate(theta: np.ndarray, P: np.ndarray, w: np.ndarray, noise: float,
-                    u: float = 0.0) -> float:
+                    u: float = 0.0, reach: float = 2.0**17) -> float:
     """Offset from the residual phases, read slow pair first and refined towards fast ones
-    (each pair on the rows whose phase the dtype resolves)."""
+    (each pair on the rows whose phase the dtype resolves).
+
+    The slowest pair gives the offset modulo its period ``2 pi / omega``; every branch within
+    ``reach`` (or four times the positions' span) is refined towards the fast pairs, and the one
+    all coherent pairs agree with best is kept (the branch nearest zero unless another is
+    clearly better), so that an offset beyond the slowest period (a slice of a table, rows from
+    65000 on) is read."""
     rho = wrap(theta - np.outer(P, w))
     z = np.exp(1j * rho)
     if u:
@@ -249,21 +255,29 @@ def offset_estimate(theta: np.ndarray, P: np.ndarray, w: np.ndarray, noise: floa
     zm = z.mean(axis=0)
     c = np.angle(zm)
     coherent = np.abs(zm) >= 0.5 * np.max(np.abs(zm))  # a broken pair has no common phase
-    order = np.argsort(w)
-    o = None
-    for i in order:
+    order = [i for i in np.argsort(w) if w[i] > 0 and coherent[i]]
+    if not order:
+        return 0.0
+    w0 = float(w[order[0]])
+    span = float(np.ptp(P)) if len(P) else 0.0
+    M = min(int(math.ceil(max(reach, 4.0 * span) * w0 / (2 * np.pi))), 4096)
+    o = c[order[0]] / w0 + (2 * np.pi / w0) * np.arange(-M, M + 1, dtype=np.float64)
+    live = np.ones(o.size, bool)
+    for i in order[1:]:
         wi = w[i]
-        if wi <= 0 or not coherent[i]:
-            continue
-        if o is None:
-            o = c[i] / wi
-            continue
-        k = round((o * wi - c[i]) / (2 * np.pi))
+        k = np.round((o * wi - c[i]) / (2 * np.pi))
         cand = (c[i] + 2 * np.pi * k) / wi
-        if abs(cand * wi - o * wi) > np.pi / 2 and noise / wi < abs(o) * 0.5:
-            break
-        o = cand
-    return 0.0 if o is None else float(o)
+        stop = (np.abs(cand * wi - o * wi) > np.pi / 2) & (noise / wi < np.abs(o) * 0.5)
+        live &= ~stop
+        o = np.where(live, cand, o)
+    # the branch whose offset the coherent pairs agree with best; the first branch (the offset
+    # nearest zero the slowest pair gives) unless another is clearly better
+    idx = np.array(order)
+    res = np.abs(wrap(c[idx][None, :] - o[:, None] * w[idx][None, :])).mean(axis=1)
+    best = int(np.argmin(res))
+    if res[M] <= 1.25 * res[best] + 1e-9:
+        best = M
+    return float(o[best])
 
 
 def snap_offset(o: float) -> list:

@@ -18,8 +18,10 @@ built by :class:`~peproof.encoding.Encoding`:
    (``max_freq``, possibly in full turns ``2 pi``); round numbers near each are candidates.
 5. *Offset.*  The phase left after removing ``omega_i * pos`` is ``offset * omega_i (mod 2 pi)``,
    read slow pair first.
-6. *Confirmation.*  Every candidate is compared with its reference within the proved error model of
-   the table's dtype (:mod:`peproof.oracle.common.budget`); candidates are ranked by the fraction of
+6. *Selection* (:mod:`.choice`).  Every candidate is compared with its reference within the proved
+   error model of the table's dtype (:mod:`peproof.oracle.common.budget`); the simplest
+   (:mod:`.simplicity`) of those every examined entry of which is within the bound is named, however
+   much closer another fits.  When none fits everywhere, candidates are ranked by the fraction of
    *entries* within the bound (a broken pair or row does not hide the variant of the rest), then the
    simplest is named; exactly equal variants are reported as equivalent.
 """
@@ -29,27 +31,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cached_property
 
 import numpy as np
 
 from peproof.encoding import row_positions
 from peproof.formats import Format, format_of_dtype, narrowest_exact
 
-from ..common.budget import Budget
 from ..common.exact import Plan
 from ..common.tables import as_table
-from .estimate import (
-    base_candidates,
-    digits,
-    estimate,
-    frequency_scales,
-    hypotheses,
-    offset_estimate,
-    scale_candidates,
-    snap_offset,
-)
-from .variant import LAYOUT_NAMES, SCALE_FORMS, Variant
+from .choice import candidates, rank, select
+from .estimate import base_candidates, estimate, hypotheses, scale_candidates
+from .variant import LAYOUT_NAMES, Variant
 
 EST_ROWS = 384
 EVAL_ROWS = 128
@@ -75,6 +67,7 @@ class Identification:
     notes: list = field(default_factory=list)
     estimates: dict = field(default_factory=dict)
     left_out_rows: list = field(default_factory=list)
+    candidates: list = field(default_factory=list)  # further variants that fit, simplest first
 
     @property
     def fits(self) -> bool:
@@ -263,77 +256,29 @@ def _identify(table, positions, dtype, pipeline_dtype) -> Identification:
 
 
 # ----------------------------------------------------------------------------- choice
-class _ApproxPlan(Plan):
-    """A plan whose float64 frequencies come from the encoding's law evaluated by NumPy (a few
-    ulps off, instead of correctly rounded from arb): fast enough to rank many candidates."""
-
-    @cached_property
-    def omega(self) -> np.ndarray:
-        const, b, rate = self.enc.law
-        i = np.arange(self.h, dtype=np.float64)
-        return float(const) * np.power(float(b), float(rate) * i)
-
-
-def _evaluate(v: Variant, T, P, stored: Format, pipe: Format, approx: bool = False) -> tuple:
-    """(fraction of entries within the bound, rms abs error, max ratio, max abs, fraction of
-    rows within) against ``v`` at positions ``P``."""
-    d = T.shape[1]
-    plan = (_ApproxPlan if approx else Plan)(v.encoding(d))
-    x = plan.angles(P)
-    vals = plan.assemble(np.sin(x), np.cos(x))
-    if plan.scale != 1.0:
-        vals *= plan.scale
-    E = plan.row_bound(P)
-    diff = T - vals
-    ad = np.abs(diff)
-    bud = Budget(plan, pipe, stored)
-    B = bud.bound(bud.angle_error(P, x), vals) + E * (1.0 + bud.beta)
-    with np.errstate(over="ignore", invalid="ignore"):
-        r = ad / B
-    rr = r.max(axis=1)
-    return (float((r <= 1).mean()), float(np.sqrt(np.mean(diff * diff))), float(rr.max()),
-            float(ad.max()), float((rr <= 1).mean()), float((r <= 0.125).mean()))
-
-
 def _choose(ident: Identification, rows, T, est, hyps, stored, pipe) -> None:
+    """Name the simplest candidate that fits every examined entry (:mod:`.choice`), else the
+    simplest of the best-ranked; fill in its fit, equivalents and alternatives."""
     d = T.shape[1]
     sub = np.arange(min(len(rows), 128))
     if len(rows) > 128:
         sub = np.concatenate([sub, np.linspace(128, len(rows) - 1, 128).astype(np.int64)])
-    Ts = T[sub]
-    scales = scale_candidates(est["scale"], d)
-    fams = base_candidates(est, d)
-    if not fams:
+    if not base_candidates(est, d):
         ident.notes.append("no frequency family fits the phases")
         return
-    scored = []
-    for hyp in hyps:
-        P = hyp["P"]
-        for fam, base in fams:
-            for mf, turns in frequency_scales(est, fam):
-                try:
-                    probe = Variant(fam, base, hyp["layout"], 0, scales[0], max_freq=mf,
-                                    turns=turns, order=hyp["order"])
-                    w = _ApproxPlan(probe.encoding(d)).omega
-                except ValueError:
-                    continue
-                # the offset read with the candidate's own frequencies (the estimated ones
-                # alias for fast pairs and are noisy in 16-bit formats)
-                for o in snap_offset(offset_estimate(hyp["theta"], P, w, est["phase_noise"],
-                                                     est["resolved_u"])):
-                    v = probe.with_(offset=o)
-                    scored.append((_evaluate(v, Ts, P[sub], stored, pipe, approx=True), v, P))
+    scales = scale_candidates(est["scale"], d)
+    scored = candidates(est, hyps, d, T[sub], sub, stored, pipe)
     if not scored:
         ident.notes.append("no candidate variant could be built")
         return
-    best, _ = _pick([(s, v) for s, v, _ in scored])
-    P = next(p for _, v, p in scored if v == best)
-    # the scale, with the family, base, frequency scale and offset fixed
-    sc = [(_evaluate(best.with_(scale=s), Ts, P[sub], stored, pipe, approx=True),
-           best.with_(scale=s)) for s in scales]
-    best, ok2 = _pick(sc)
-    _, ok1 = _pick([(s, v.with_(scale=best.scale)) for s, v, p in scored if p is P])
-    fit = _evaluate(best, T, P, stored, pipe)
+    chosen = select(scored, scales, T, sub, stored, pipe)
+    if chosen is not None:
+        best, P, fit, kept = chosen
+        ident.candidates = kept
+        others = [(None, v) for v in kept]
+    else:
+        best, P, fit, ok = rank(scored, scales, T, sub, stored, pipe)
+        others = ok
     ident.variant = best.with_(dtype=stored.name)
     (ident.entries_within_budget, _, ident.budget_ratio, ident.residual_abs,
      ident.rows_within_budget, _) = fit
@@ -341,14 +286,14 @@ def _choose(ident: Identification, rows, T, est, hyps, stored, pipe) -> None:
     vals = plan.refine_rows(P)[0] if stored.is_binary and stored.p > 40 else plan.values(P)
     with np.errstate(over="ignore", divide="ignore"):
         ident.residual_ulp = float((np.abs(T - vals) / stored.ulp(vals)).max())
-    for score, v in ok1 + ok2:  # as well supported by the data as the one named
+    for score, v in others:  # as well supported by the data as the one named
         if v == best or v.name(d) == best.name(d):
             continue
         if v.same_as(best, d):
             ident.equivalent.append(v.name(d))
         else:
-            ident.alternatives.append({"name": v.name(d), "rms_error": score[1],
-                                       "max_budget_ratio": score[2]})
+            ident.alternatives.append({"name": v.name(d), "rms_error": score[1] if score else
+                                       None, "max_budget_ratio": score[2] if score else None})
     ident.equivalent = sorted(set(ident.equivalent))
     ident.alternatives = ident.alternatives[:5]
     if "note" in est:
@@ -359,39 +304,3 @@ def _choose(ident: Identification, rows, T, est, hyps, stored, pipe) -> None:
                            f"examined entries do; max ratio to the bound "
                            f"{ident.budget_ratio:.3g})")
     ident.estimates["layout"] = LAYOUT_NAMES[best.layout]
-
-
-def _pick(scored: list):
-    """The simplest candidate that fits as well as the best one.
-
-    Candidates are ranked by the fraction of entries within the error model; among those
-    within 0.1% of the best, every candidate within 10% of the best rms error and within 20% of
-    the best largest ratio is equally supported by the data, and the simplest is named.
-    """
-    top = max(s[0] for s, _ in scored)
-    pool = [(s, v) for s, v in scored if s[0] >= top - 1e-3]
-    # closeness on the rows the dtype resolves well: the fraction within an eighth of the bound
-    tight = max(s[5] for s, _ in pool)
-    pool = [(s, v) for s, v in pool if s[5] >= tight - 0.01]
-    best_rms = min(s[1] for s, _ in pool)
-    best_max = min(s[2] for s, _ in pool)
-    near = [(s, v) for s, v in pool if s[1] <= 1.5 * best_rms + 1e-300]
-    ok = [(s, v) for s, v in near if s[2] <= 1.5 * best_max + 0.02] or near
-    return min(ok, key=lambda sv: (_complexity(sv[1]), sv[0][1]))[1], ok
-
-
-def _complexity(v: Variant) -> tuple:
-    fam = {"paper": 0, "h-1": 1, "nerf": 2}[v.family]
-    sc = str(v.scale)
-    if sc == "1":
-        sk = 0
-    elif sc in SCALE_FORMS:
-        sk = 1 + SCALE_FORMS.index(sc) / 10
-    else:
-        try:
-            sk = 2 + digits(Fraction(sc))
-        except (ValueError, ZeroDivisionError):
-            sk = 30
-    freq = (0 if v.max_freq == 1 else digits(v.max_freq)) + (1 if v.turns else 0)
-    order = {"forward": 0, "symmetric": 1, "reversed": 2}[v.order]
-    return (order, digits(v.base) + freq, Fraction(v.offset).denominator, sk, fam)

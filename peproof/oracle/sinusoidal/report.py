@@ -90,6 +90,7 @@ def envelope(rep) -> dict:
             "outside_error_model": c.over_budget, "undecided_error_model": c.budget_undecided})
     summary["identical_row_groups"] = col.get("identical_row_groups", 0)
     summary["nonfinite"] = rep.nonfinite
+    summary["position_map"] = rep.position_map.to_json() if rep.position_map else None
     arb = sum(x.arb_decisions for x in (rep.spec, rep.other) if x is not None)
     return plain_json({
         "schema": SCHEMA, "suite": "peproof", "suite_version": __version__,
