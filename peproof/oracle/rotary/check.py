@@ -115,7 +115,7 @@ def _route(art, want, hint, seq_len, st, pipe, pipes, notes, positions, exp_layo
     if seq_len is None:
         seq_len = int(pos.max()) + 1
     if art.kind == "angles":
-        return check_angles(art, want, hint, seq_len, st, pipe, notes, pos, exp_layout, allow,
+        return check_angles(art, want, hint, seq_len, st, pipes, notes, pos, exp_layout, allow,
                             expect)
     return check_cache(art, want, hint, seq_len, st, pipes, notes, pos, exp_layout, allow,
                        expect, find_offset=positions is None)
