@@ -168,3 +168,37 @@ def test_rotary_dim_outside_gptj(tmp_path):
     assert rep.ok and [j.found.kind for j in rep.judged] == [INV_FREQ], rep.render()
     rep = scan(str(_model(tmp_path, "bad", {**MINIMAX, "rotary_dim": 32}, ts)))
     assert [j.verdict for j in rep.failing] == ["contradicts the config"]
+
+
+@pytest.mark.peers
+def test_a_hyphenated_model_type_and_a_multimodal_config(tmp_path):
+    """Kosmos-2's config says ``model_type: kosmos-2`` (the catalogue keys it ``kosmos2``) and
+    keeps its text model's sizes in ``text_config``: its fairseq-style text table is expected
+    (h-1, [sin|cos], padding row), so a copy with the halves swapped fails.  Before, the spelling
+    missed the catalogue and the swapped table passed as a [cos|sin] variant."""
+    tr = pytest.importorskip("transformers")
+    torch = pytest.importorskip("torch")
+    from safetensors.torch import load_file, save_file
+
+    tr.logging.set_verbosity_error()
+    torch.manual_seed(0)
+    m = tr.Kosmos2Model(tr.Kosmos2Config(
+        text_config={"vocab_size": 100, "embed_dim": 64, "layers": 1, "attention_heads": 4,
+                     "ffn_dim": 64, "max_position_embeddings": 256},
+        vision_config={"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2,
+                       "intermediate_size": 32, "image_size": 32, "patch_size": 16},
+        latent_query_num=4))
+    name = "text_model.model.embed_positions.weights"
+    table = dict(m.named_buffers())[name]
+    for label, t in (("ok", table), ("swapped", torch.cat([table[:, 32:], table[:, :32]], 1))):
+        d = tmp_path / label
+        m.save_pretrained(d)
+        sd = load_file(str(d / "model.safetensors"))
+        sd[name] = t.contiguous()
+        save_file(sd, str(d / "model.safetensors"), metadata={"format": "pt"})
+        rep = scan(str(d))
+        j = next(j for j in rep.judged if j.found.names == [name])
+        assert "Kosmos2TextSinusoidalPositionalEmbedding" in j.expected, rep.render()
+        assert j.ok == (label == "ok") and rep.ok == (label == "ok"), rep.render()
+        if label == "swapped":
+            assert "[cos|sin]" in j.headline
