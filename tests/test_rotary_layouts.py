@@ -137,6 +137,9 @@ def test_an_expected_layout_reads_swapped_halves_as_swapped():
         good = check_rotary(torch.cat([a.cos(), a.sin()], dim=-1), kind="cache", native="vllm",
                             expect=exp)
         assert good.verdict in OK and good.native == L.VLLM
+    # a dict member named cos_sin_cache is vLLM's, embed_positions GPT-J's
+    assert check_rotary({"cos_sin_cache": swapped}).verdict == "wrong"
+    assert check_rotary({"embed_positions": swapped}).verdict in OK
     with pytest.raises(InputError, match="unknown cache layout"):
         check_rotary(swapped, kind="cache", native="flax")
 

@@ -18,10 +18,22 @@ import numpy as np
 from peproof.formats import Format, format_of_dtype
 
 from ..common.tables import InputError, to_numpy
-from .layouts import FREQS_CIS, GPTJ, PAIR, TORCHTUNE, layout_named, periods, split, squeeze
+from .layouts import (
+    FREQS_CIS,
+    GPTJ,
+    PAIR,
+    TORCHTUNE,
+    VLLM,
+    layout_named,
+    periods,
+    split,
+    squeeze,
+)
 
 #: archive / dict members holding a whole cache in one array (vLLM, Meta, GPT-J, torchtune)
 ONE_ARRAY = ("cos_sin_cache", "freqs_cis", "embed_positions", "cache")
+#: the library layout a 2-D member of those names is in (vLLM's [cos | sin], GPT-J's [sin | cos])
+ONE_ARRAY_LAYOUT = {"cos_sin_cache": VLLM, "embed_positions": GPTJ}
 
 LAYOUT_TEXT = {"half": "half-split [c|c] (GPT-NeoX, transformers rotate_half)",
                "interleaved": "interleaved (GPT-J, Meta: each angle repeated in place)",
@@ -77,6 +89,7 @@ def read_artefact(obj=None, *, cos=None, sin=None, inv_freq=None, kind=None, d=N
                 inv_freq = obj[keys["inv_freq"]]
             elif one is not None and kind != "inv_freq":
                 obj = obj[one]
+                expected_layout = expected_layout or ONE_ARRAY_LAYOUT.get(one.lower())
             else:
                 ck = next((keys[k] for k in ("cos", "cos_cached", "cos_cache") if k in keys), None)
                 sk = next((keys[k] for k in ("sin", "sin_cached", "sin_cache") if k in keys), None)
