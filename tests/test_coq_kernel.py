@@ -168,6 +168,20 @@ def test_cache_is_reused_and_keyed_by_content(cache):
     assert not changed["c1"].cached and changed["c1"].status == "checked"
 
 
+@needs_coq
+def test_a_damaged_cache_entry_is_computed_again(tmp_path):
+    """A result file cut short (a run killed while writing, a full disk) is a cache miss, not a
+    crash and not a verdict."""
+    job = _job("c3", goal="forall x : R, 3 * x = x + x + x")
+    first = run.check_jobs([job], cache_dir=tmp_path)
+    files = list((tmp_path / "results").glob("*.json"))
+    assert len(files) == 1 and first["c3"].status == "checked"
+    files[0].write_text(files[0].read_text()[:20])
+    again = run.check_jobs([job], cache_dir=tmp_path)
+    assert again["c3"].status == "checked" and not again["c3"].cached
+    assert not list((tmp_path / "results").glob(".*.tmp"))
+
+
 def _claim(cid, st):
     return Claim(cid, "test", Source("test", "test", "test"), st, "identity")
 
