@@ -19,7 +19,7 @@ import pytest
 import sympy as sp
 
 from peproof import registry
-from peproof.claims import Claim, Eq, Le, Source, Statement, var
+from peproof.claims import Claim, Eq, Le, Lt, Source, Statement, var
 from peproof.kernel.coq import check, run
 from peproof.kernel.coq.translate import translate
 
@@ -223,6 +223,20 @@ def test_a_script_out_of_time_falls_back_and_says_so(cache, monkeypatch):
     assert out["loops"].status == "failed" and "ran out of time (1 s wall)" in out["loops"].reason
 
 
+@needs_coq
+def test_a_damaged_cache_entry_is_computed_again(tmp_path):
+    """A result file cut short (a run killed while writing, a full disk) is a cache miss, not a
+    crash and not a verdict."""
+    job = _job("c3", goal="forall x : R, 3 * x = x + x + x")
+    first = run.check_jobs([job], cache_dir=tmp_path)
+    files = list((tmp_path / "results").glob("*.json"))
+    assert len(files) == 1 and first["c3"].status == "checked"
+    files[0].write_text(files[0].read_text()[:20])
+    again = run.check_jobs([job], cache_dir=tmp_path)
+    assert again["c3"].status == "checked" and not again["c3"].cached
+    assert not list((tmp_path / "results").glob(".*.tmp"))
+
+
 def _claim(cid, st):
     return Claim(cid, "test", Source("test", "test", "test"), st, "identity")
 
@@ -272,3 +286,30 @@ def test_registry_families_are_checked_in_coq():
     assert len(res) >= 33
     for r in res.values():
         assert set(r.assumptions) <= run.ALLOWED and r.coq_version
+
+
+@needs_coq
+def test_powers_with_variable_exponents_for_every_d(cache):
+    """pe_rpow (Check.v): the paper's frequencies 10000^(-2i/d) for every even d -- strictly
+    decreasing in i, a constant ratio, between 1/10000 and 1 -- are checked in Coq; the same
+    statements made false (increasing, the ratio at 2/d, a lower bound of 1) are not."""
+    d, D = var("d", "even_pos_integer")
+    i, Ii = var("i", "nonneg_integer")
+    w = lambda j: sp.Integer(10000) ** (-2 * j / d)  # noqa: E731
+    in_range = (Le(i, d / 2 - 1),)
+    claims = {
+        "p.decrease": (Statement(Lt(w(i + 1), w(i)), (D, Ii), hyps=(Le(i + 1, d / 2 - 1),)), 1),
+        "p.ratio": (Statement(Eq(w(i + 1) / w(i), sp.Integer(10000) ** (-2 / d)), (D, Ii)), 1),
+        "p.range": (Statement((Lt(sp.Rational(1, 10000), w(i)), Le(w(i), 1)), (D, Ii),
+                              hyps=in_range), 1),
+        "p.increase": (Statement(Lt(w(i), w(i + 1)), (D, Ii), hyps=(Le(i + 1, d / 2 - 1),)), 0),
+        "p.ratio_wrong": (Statement(Eq(w(i + 1) / w(i), sp.Integer(10000) ** (2 / d)), (D, Ii)),
+                          0),
+        "p.range_wrong": (Statement(Lt(1, w(i)), (D, Ii), hyps=in_range), 0),
+    }
+    res = check.check_claims([_claim(k, st) for k, (st, _) in claims.items()], {},
+                             cache_dir=cache)
+    got = {k: int(r.checked) for k, r in res.items()}
+    assert got == {k: want for k, (_, want) in claims.items()}, \
+        {k: r.status for k, r in res.items()}
+    assert all("rpow" in res[k].goal for k in claims)

@@ -301,3 +301,18 @@ def test_parse_term_reads_the_printed_vocabulary():
     assert parse_term("(1 / sqrt x)", syms) == 1 / sp.sqrt(x)
     assert parse_term("IZR (Int_part (x / 2))", syms) == sp.floor(x / 2)
     assert parse_term("Rmax x (Rabs x)", syms) == sp.Max(x, sp.Abs(x))
+
+
+def test_a_sum_over_two_indices_is_two_nested_sums():
+    """SymPy flattens Sum(Sum(f, i), j) into one node with two limits; the translator printed it
+    by rebuilding that node and recursed forever (found by the fuzzer's Coq judge).  The read-back
+    is the statement's sum, and at a point it has the statement's value."""
+    i, j = sp.Symbol("i", integer=True), sp.Symbol("j", integer=True)
+    total = sp.Sum(sp.Sum(i * j + x, (i, 0, j)), (j, 0, k))
+    assert len(total.limits) == 2
+    st = Statement(Eq(total, 0), (X, K))
+    goal, parsed, back = _read_back(st)
+    assert "zsum 0 k (fun j : Z => zsum 0 j (fun i : Z =>" in goal.text
+    read = back(parsed.body[-1].lhs)
+    for pt in ({x: sp.Rational(1, 3), k: 3}, {x: -2, k: 0}, {x: 5, k: -2}):
+        assert read.subs(pt).doit() == total.subs(pt).doit(), pt

@@ -21,9 +21,10 @@ import sympy as sp
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fuzz"))
 
 from fragment import FAMILIES, case  # noqa: E402
-from run import run  # noqa: E402
+from run import coq_judge, run  # noqa: E402
 
-from peproof.claims import DOMAINS, Verdict  # noqa: E402
+from peproof.claims import DOMAINS, Eq, Statement, Verdict, var  # noqa: E402
+from peproof.kernel.coq import run as coqrun  # noqa: E402
 
 EXAMPLES = int(os.environ.get("PEPROOF_FUZZ_EXAMPLES", "120"))
 SEED = int(os.environ.get("PEPROOF_FUZZ_SEED", "18"))
@@ -108,3 +109,21 @@ def test_the_generator_covers_the_fragment():
     assert set(DOMAINS) <= domains, set(DOMAINS) - domains
     assert set(FAMILIES) | {"forall", "exists", "several conclusions", "nested sum",
                             "empty range", "contradictory hypotheses", "complex view"} <= seen
+
+
+@pytest.mark.skipif(coqrun.coqc() is None, reason="coqc not installed")
+def test_a_refutation_of_a_statement_coq_proves_is_a_wrong_verdict(tmp_path):
+    """The Coq judge: a refuted sin^2 + cos^2 = 1 is a finding (Coq proves it); a refuted
+    sin x = 0 (false) and a true refuted statement Coq cannot translate (Piecewise) are not."""
+    x, vx = var("x", "real")
+    true = Statement((Eq(sp.sin(x) ** 2 + sp.cos(x) ** 2, 1),), (vx,))
+    false = Statement((Eq(sp.sin(x), 0),), (vx,))
+    odd = Statement((Eq(sp.Piecewise((sp.sin(x) ** 2, x > 0), (1 - sp.cos(x) ** 2, True)),
+                        sp.sin(x) ** 2),), (vx,))
+    refs = [{"case": 1, "engine": "forger", "stmt": true},
+            {"case": 2, "engine": "forger", "stmt": false},
+            {"case": 3, "engine": "forger", "stmt": odd}]
+    found, counts = coq_judge(refs, cache_dir=tmp_path)
+    assert [f["case"] for f in found] == [1], (found, counts)
+    assert "refuted a statement Coq proved" in found[0]["why"]
+    assert counts.get("checked in Coq") == 1, counts

@@ -199,3 +199,52 @@ def test_crossing_imports_are_found():
         f"{TOP}.rotary.model -> {TOP} (rotary imports top)",
         f"{TOP}.sinusoidal.compare -> {TOP}.rotary.model (sinusoidal imports rotary)",
     ]
+
+
+# ----------------------------------------------------------------------------- its users
+#: the packages whose ``__all__`` is the oracle's public API
+PUBLIC = (TOP, f"{TOP}.rotary")
+SCAN = ROOT / "peproof" / "scan"
+
+
+def private_uses(source: str, public: dict[str, set[str]]) -> list[str]:
+    """The imports from ``peproof.oracle`` in ``source`` that are not of a public name: a module
+    other than the packages of ``public``, or a name missing from that package's ``__all__``."""
+    bad = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            bad += [a.name for a in node.names if a.name.startswith(TOP + ".")]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module and (
+                node.module == TOP or node.module.startswith(TOP + ".")):
+            names = public.get(node.module)
+            if names is None:
+                bad.append(node.module)
+            else:
+                bad += [f"{node.module}.{a.name}" for a in node.names if a.name not in names]
+    return bad
+
+
+def _public() -> dict[str, set[str]]:
+    import importlib
+
+    return {m: set(importlib.import_module(m).__all__) for m in PUBLIC}
+
+
+def test_the_scan_uses_only_the_public_api():
+    pub = _public()
+    assert {"check", "check_rotary", "CODES", "load", "CREATE_WEIGHT", "PADDED"} <= pub[TOP]
+    srcs = {p.name: p.read_text() for p in SCAN.glob("*.py")}
+    assert any(TOP in s for s in srcs.values())  # the scan does use the oracle
+    assert {n: b for n, s in srcs.items() if (b := private_uses(s, pub))} == {}
+
+
+def test_a_private_import_is_found():
+    """The scan's imports before the oracle exported them (they fail the rule above)."""
+    old = ("from peproof.oracle import check\n"
+           "from peproof.oracle.common.loaders import load\n"
+           "from peproof.oracle.rotary.check import check_rotary\n"
+           "def f():\n    import peproof.oracle.sinusoidal.peers as p\n")
+    assert private_uses(old, _public()) == [
+        f"{TOP}.common.loaders", f"{TOP}.rotary.check", f"{TOP}.sinusoidal.peers"]
+    assert private_uses("from peproof.oracle import _budget\n", _public()) == [
+        f"{TOP}._budget"]

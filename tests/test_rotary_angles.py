@@ -141,3 +141,48 @@ def test_angles_near_the_documented_bound_are_accepted_and_past_it_refused():
             assert rep.tally.over == 0, rep.render()
         else:
             assert rep.tally.over > 0.5 * rep.tally.entries, rep.render()
+
+
+def _bf16(f):
+    import ml_dtypes
+
+    return f.astype(ml_dtypes.bfloat16)
+
+
+@pytest.mark.parametrize("base", [9000.0, 10500.0, 11000.0, 12000.0])
+def test_a_bfloat16_table_is_read_as_computed_in_float32_first(base):
+    """A table computed in float32 and stored in bfloat16 (what frameworks do) at a base near
+    the paper's: the float32-computed model is tried first, and in it the paper's base leaves
+    entries outside, so the base the table was built with is named, and against the paper's RoPE
+    it is a different variant.  Before, only a bfloat16 pipeline was tried, whose frequency
+    error explains 10% off: bases 9000 to 11000 passed as the paper's RoPE, 12000 was 'wrong'."""
+    f = _bf16(freqs(n=4096, base=base))
+    rep = check_rotary(angles=f, allow_collisions=True)
+    assert rep.verdict in OK and float(rep.identified._base) == base, rep.render()
+    assert rep.pipe.name == "float32" and "computed in float32 and stored in bfloat16" in \
+        " ".join(rep.notes)
+    paper = check_rotary(angles=f, allow_collisions=True,
+                         expect={"rope_type": "default", "rope_theta": 10000})
+    assert paper.verdict == VARIANT and f"base {int(base)} where 10000" in paper.diagnoses[0]
+
+
+def test_the_simplest_variant_that_fits_is_named():
+    """Base 5*10^6 with linear factor 8 in bfloat16: the reading allows 5*10^6 and 6*10^6 (and
+    more); every candidate is checked against the whole table, simplest first.  Before, the
+    reading's first candidate was named: 'base 6000000'."""
+    f = _bf16(freqs(n=4096, base=5e6, scale=8.0))
+    rep = check_rotary(angles=f, allow_collisions=True)
+    assert rep.verdict in OK and rep.identified._base == 5000000, rep.render()
+    assert rep.identified.scaling.kind == "linear" and rep.identified.scaling.factor == 8
+
+
+def test_a_table_computed_in_bfloat16_still_passes_as_the_paper():
+    """Falsifier of the order: frequencies and products computed in bfloat16 (positions rounded
+    past 256) fit no float32-computed model; the bfloat16 pipeline is then tried and the paper's
+    RoPE named, as before."""
+    torch = pytest.importorskip("torch")
+    b = torch.bfloat16
+    w = 1.0 / (torch.tensor(10000.0, dtype=b) ** (torch.arange(0, D, 2, dtype=b) / D))
+    a = (torch.arange(4096, dtype=b)[:, None] * w[None, :]).repeat_interleave(2, dim=1)
+    rep = check_rotary(angles=a, allow_collisions=True)
+    assert rep.verdict in OK and rep.identified._base == 10000 and rep.pipe.name == "bfloat16"

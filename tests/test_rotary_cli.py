@@ -46,6 +46,25 @@ def test_swapped_pair_exit_1(tmp_path):
     assert rc == 1 and "cos and sin swapped" in out
 
 
+def test_a_swapped_vllm_cache_by_its_name_or_the_flag(tmp_path):
+    """vLLM's cos_sin_cache [cos | sin] with its halves swapped reads, from its content alone,
+    as GPT-J's [sin | cos] (exit 0).  Stored under its name in an archive, or with
+    ``--cache-layout vllm``, it is read as vLLM reads it: cos and sin swapped, exit 1."""
+    c, s = _pair(n=4096)
+    swapped = np.concatenate([s[:, :D // 2], c[:, :D // 2]], 1)
+    np.savez(tmp_path / "v.npz", cos_sin_cache=swapped)
+    np.save(tmp_path / "v.npy", swapped)
+    rc, out, err = run(str(tmp_path / "v.npz"))
+    assert rc == 1 and "cos and sin swapped" in out and "vLLM" in out, out + err
+    rc, out, _ = run(str(tmp_path / "v.npy"), "--kind", "cache")
+    assert rc == 0 and "GPT-J" in out
+    rc, out, _ = run(str(tmp_path / "v.npy"), "--kind", "cache", "--cache-layout", "vllm")
+    assert rc == 1 and "cos and sin swapped" in out
+    np.save(tmp_path / "g.npy", np.concatenate([c[:, :D // 2], s[:, :D // 2]], 1))
+    rc, out, _ = run(str(tmp_path / "g.npy"), "--kind", "cache", "--cache-layout", "vllm")
+    assert rc == 0 and "vLLM" in out
+
+
 def test_inv_freq_vector_and_wrong_base(tmp_path):
     w = (1.0 / (np.float32(500000) ** (np.arange(0, D, 2, dtype=np.float32) / np.float32(D))))
     np.save(tmp_path / "inv.npy", w.astype(np.float32))

@@ -21,9 +21,11 @@ D, N = 64, 1024
 PAPER = {"rope_type": "default", "rope_theta": 10000.0}
 
 
-def _angles(base=10000.0, d=D, n=N, scale=1.0):
+def _angles(base=10000.0, d=D, n=N, scale=1.0, f16=False):
     theta = 1.0 / (base ** (torch.arange(0, d, 2)[: d // 2].float() / d))
     t = torch.arange(n, dtype=torch.float32) / scale
+    if f16:
+        t = t.half().float()
     return torch.outer(t, theta).float()
 
 
@@ -37,8 +39,8 @@ def vllm_cache(**kw):
     return torch.cat([a.cos(), a.sin()], dim=-1)
 
 
-def _meta():
-    a = _angles()
+def _meta(**kw):
+    a = _angles(**kw)
     return torch.polar(torch.ones_like(a), a)
 
 
@@ -119,3 +121,57 @@ def test_cli_reads_a_torchtune_npy_and_refuses_noise(tmp_path):
     r = subprocess.run([sys.executable, "-m", "peproof.cli", "check", str(tmp_path / "noise.npy"),
                         "--kind", "cache"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_an_expected_layout_reads_swapped_halves_as_swapped():
+    """A 2-D cache holds [cos | sin] (vLLM) or [sin | cos] (GPT-J): from its content alone a
+    swapped vLLM cache IS a GPT-J cache.  Told which library wrote it (``native=``), the oracle
+    reads it as that library does, and the swap is named, with and without an expectation."""
+    a = _angles(n=4096)
+    swapped = torch.cat([a.sin(), a.cos()], dim=-1)
+    assert check_rotary(swapped, kind="cache").native == L.GPTJ  # by content: passes
+    for exp in (None, PAPER):
+        rep = check_rotary(swapped, kind="cache", native="vllm", expect=exp)
+        assert rep.native == L.VLLM and rep.verdict == "wrong", rep.render()
+        assert "cos and sin swapped" in rep.headline
+        good = check_rotary(torch.cat([a.cos(), a.sin()], dim=-1), kind="cache", native="vllm",
+                            expect=exp)
+        assert good.verdict in OK and good.native == L.VLLM
+    # a dict member named cos_sin_cache is vLLM's, embed_positions GPT-J's
+    assert check_rotary({"cos_sin_cache": swapped}).verdict == "wrong"
+    assert check_rotary({"embed_positions": swapped}).verdict in OK
+    with pytest.raises(InputError, match="unknown cache layout"):
+        check_rotary(swapped, kind="cache", native="flax")
+
+
+@pytest.mark.parametrize("make", [torchtune_cache, _meta, vllm_cache],
+                         ids=["torchtune", "meta", "vllm"])
+def test_bugs_named_without_an_expectation(make):
+    """Read blind, a cache no variant fits is read again: with cos and sin exchanged (a swapped
+    cache), then from its first rows (positions held in float16 round from 2049 on); the bug is
+    named against the variant so found.  Before, both were 'outside the model'."""
+    n = 4096
+    a = _angles(n=n)
+    if make is _meta:
+        z = torch.polar(torch.ones_like(a), a)
+        swapped = torch.complex(z.imag, z.real)
+        f16 = torch.polar(torch.ones_like(a), _angles(n=n, f16=True))
+    elif make is torchtune_cache:
+        swapped = torch.stack([a.sin(), a.cos()], dim=-1)
+        f16 = torch.stack([_angles(n=n, f16=True).cos(), _angles(n=n, f16=True).sin()], -1)
+    else:
+        swapped = None  # a 2-D swapped cache is the other library's layout (test above)
+        b = _angles(n=n, f16=True)
+        f16 = torch.cat([b.cos(), b.sin()], dim=-1)
+    for arr, words in ((swapped, "cos and sin swapped"), (f16, "positions held in float16")):
+        if arr is None:
+            continue
+        rep = check_rotary(arr)
+        assert rep.verdict == "wrong" and words in rep.headline, rep.render()
+        assert rep.identified._base == 10000
+    # falsifiers: a cache of random phases is no RoPE, read any way (never 'wrong'); the good
+    # cache is not touched by the second reading
+    g = torch.Generator().manual_seed(0)
+    r = torch.rand(n, D // 2, generator=g) * 6.283
+    assert check_rotary(torch.stack([r.cos(), r.sin()], -1)).verdict == "outside the model"
+    assert check_rotary(make(n=n)).verdict in OK

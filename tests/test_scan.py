@@ -103,6 +103,26 @@ def test_buffers_found_by_content_under_any_name(tmp_path):
     assert by["model.pos_embed"].ok is None  # learned: not judged
 
 
+def test_a_cache_scaled_by_an_attention_factor_is_found(tmp_path):
+    """YaRN's and LongRoPE's caches hold ``a cos``, ``a sin`` with the attention factor ``a``
+    (``0.1 ln s + 1`` = 1.139 at s = 4): found under transformers' names and by content alone
+    (before, only caches bounded by 1 were candidates: these were skipped)."""
+    c, s = cache(96, 16)
+    a = np.float32(0.1 * np.log(4.0) + 1)
+    for names in (("rotary_emb.cos_cached", "rotary_emb.sin_cached"), ("buf.u", "buf.v")):
+        p = write_st(tmp_path / f"{names[1]}.safetensors",
+                     {**weights(), names[0]: c * a, names[1]: s * a})
+        rep = scan(str(p))
+        assert [(tuple(j.found.names), j.found.kind) for j in rep.judged] == [(names, CACHE)]
+        assert rep.ok and "positions" not in rep.judged[0].headline, rep.render()
+    # a weight matrix with a constant first row is still no cache half
+    w = (RNG.standard_normal((96, 16)) * 0.5).astype(np.float32)
+    w[0] = 1.0
+    assert detect(scan(str(write_st(tmp_path / "w.safetensors", {**weights(), "x": w,
+                                                                  "y": s}))).checkpoint
+                  .tensors).found == []
+
+
 def test_lookalikes_are_not_called_wrong(tmp_path, capsys):
     n = 64
     had = np.array([[1.0]])
@@ -159,23 +179,18 @@ def test_a_weight_matrix_is_read_from_a_sample_of_rows():
     assert 0 < sum(log) <= 8 * 256  # eight rows of 4096
 
 
-def test_a_buffer_the_oracle_refuses_is_not_checked_and_fails(tmp_path, monkeypatch, capsys):
-    from peproof.oracle import InputError
-    from peproof.scan import oracle_api
-
-    c, s = cache(64, 16)
-    tt = np.stack([c[:, :8], s[:, :8]], axis=-1)  # torchtune's (S, d/2, 2) cache layout
-    p = write_st(tmp_path / "m.safetensors", {**weights(), "rope.cache": tt})
-    det = detect(scan(str(p)).checkpoint.tensors)
-    assert [(f.names, f.kind) for f in det.found] == [(["rope.cache"], CACHE)]
-
-    def refuse(*a, **k):
-        raise InputError("an array of shape (64, 8, 2) is not read")
-
-    monkeypatch.setattr(oracle_api, "check_rotary", refuse)
-    rc, out, _ = run(capsys, "scan", p)
-    assert rc == 1 and "FAIL rope.cache" in out and "not checked: the oracle does not read " \
-        "it (an array of shape (64, 8, 2) is not read)" in out
+def test_a_torchtune_cache_is_judged_and_a_swapped_one_named(tmp_path, capsys):
+    """torchtune's (S, d/2, 2) [cos, sin] cache (once refused by the oracle: the scan marked it
+    'not checked') is read, judged and named by its layout; the same with cos and sin exchanged
+    is called swapped.  (The real 'not checked' path: tests/test_scan_layouts.py.)"""
+    c, s = cache(4096, 16)
+    for label, tt, ok in (("good", np.stack([c[:, :8], s[:, :8]], axis=-1), True),
+                          ("swapped", np.stack([s[:, :8], c[:, :8]], axis=-1), False)):
+        p = write_st(tmp_path / f"{label}.safetensors", {**weights(), "rope.cache": tt})
+        rc, out, _ = run(capsys, "scan", p)
+        line = block(out, "rope.cache")
+        assert (rc == 0) == ok and "cos/sin cache (4096, 8, 2) float32 as torchtune cache" in line
+        assert ok or ("FAIL" in line and "cos and sin swapped" in line), out
 
 
 # ----------------------------------------------------------------------------- configs

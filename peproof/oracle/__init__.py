@@ -9,7 +9,18 @@ Main entry points:
   dtype``, ``different variant``, ``wrong``, ``degenerate``, ``outside the model``), diagnoses,
   error distributions against the spec-exact values and the proved error model, worst entries,
   identical rows and the dtype's horizon;
-* :func:`assert_sinusoidal` -- the same as an assertion for other projects' test suites.
+* :func:`assert_sinusoidal` -- the same as an assertion for other projects' test suites;
+* :func:`check_rotary` -- the rotary oracle: an ``inv_freq`` vector, a cos/sin cache in any
+  native layout (torchtune, Meta's ``freqs_cis``, vLLM, GPT-J, transformers) or an angle table,
+  identified and checked, a :class:`RotaryReport`; :func:`rope_parameters_of` reads a model's
+  ``config.json`` into the ``rope_parameters`` it expects, as transformers reads it.
+
+Also public, for tools built on the oracle (``peproof scan``): :func:`load` (a table from a
+file, as ``peproof check`` reads it: sized first, memory-mapped, never unpickled), ``CODES``
+(the verdicts' short JSON codes) and the catalogue of real implementations the oracle is tested
+against, by transformers ``model_type``: ``CREATE_WEIGHT`` (models whose ``create_weight``
+builds the paper's table, [sin|cos]) and ``PADDED`` (fairseq-style ``get_embedding``: the h-1
+exponent, [sin|cos], the padding row zeroed), each mapping to the class that builds it.
 
 Every reference value is built from :class:`peproof.encoding.Encoding`; see
 :mod:`peproof.oracle.common.exact` for the proven float64 fast path and the arb fallback.
@@ -30,8 +41,10 @@ side in :mod:`peproof.commands.check` (``rotary.cli.maybe_run`` first, then :fun
 
 from peproof.formats import get_format
 
+from .common.loaders import load
 from .common.tables import InputError
 from .common.verdicts import (
+    CODES,
     CONFORMS,
     DEGENERATE,
     OUTSIDE,
@@ -40,13 +53,17 @@ from .common.verdicts import (
     WITHIN,
     WRONG,
 )
+from .rotary import RotaryReport, check_rotary, rope_parameters_of
 from .sinusoidal.checking import Report, assert_sinusoidal, check
 from .sinusoidal.identification import Identification, identify
+from .sinusoidal.peers import CREATE_WEIGHT, PADDED
 from .sinusoidal.reference import reference
 from .sinusoidal.variant import PAPER, Variant
 
 __all__ = [
-    "CONFORMS", "DEGENERATE", "OUTSIDE", "ROUNDING", "VARIANT", "WITHIN", "WRONG",
-    "Identification", "InputError", "PAPER",
-    "Report", "Variant", "assert_sinusoidal", "check", "get_format", "identify", "reference",
+    "CODES", "CONFORMS", "CREATE_WEIGHT", "DEGENERATE", "OUTSIDE", "PADDED", "ROUNDING",
+    "VARIANT", "WITHIN", "WRONG",
+    "Identification", "InputError", "PAPER", "Report", "RotaryReport", "Variant",
+    "assert_sinusoidal", "check", "check_rotary", "get_format", "identify", "load", "reference",
+    "rope_parameters_of",
 ]

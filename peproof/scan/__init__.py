@@ -8,9 +8,8 @@ implies (:mod:`.catalogue` for the architectures' tables, :mod:`.config` for RoP
 :mod:`.judge`).  Learned positional embeddings are named and not judged.  The result is a
 :class:`~.report.ScanReport` (one line per buffer, or the ``peproof.scan/1`` envelope).
 
-Everything taken from the oracle is imported in :mod:`.oracle_api` (the public ``peproof.oracle``
-and, not public, the rotary ``check_rotary``, the ``.npz`` loader, the verdict codes and the
-catalogue of real implementations).
+Everything taken from the oracle is imported in :mod:`.oracle_api`, from its public API only
+(``peproof.oracle.__all__``, ``peproof.oracle.rotary.__all__``).
 """
 
 from __future__ import annotations
@@ -35,7 +34,7 @@ def scan(source: str, *, config: str | None = None, use_config: bool = True,
     from .catalogue import table_spec
     from .config import is_rotary, read_config
     from .detect import INV_FREQ, TABLE, detect
-    from .judge import judge, same_content, will_judge
+    from .judge import as_rotary, judge, same_content, will_judge
 
     t0 = time.perf_counter()
     ck = open_checkpoint(source)
@@ -43,6 +42,7 @@ def scan(source: str, *, config: str | None = None, use_config: bool = True,
     cfg = read_config(cfg_path) if cfg_path is not None else None
     mt = str(cfg.get("model_type")) if cfg and cfg.get("model_type") else None
     det = detect(ck.tensors)
+    det.found = [as_rotary(f, cfg) for f in det.found]
     entries = sum(t.size for f in det.found if will_judge(f, cfg) for t in f.tensors)
     # the oracle streams each buffer by row chunks: its memory is a chunk, its time the entries
     (limits or Limits()).enforce(work(f"judging the positional buffers of {source}", entries,

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .oracle_api import CREATE_WEIGHT, PADDED
+from .oracle_api import CREATE_WEIGHT, PADDED, text_config_of
 
 ARCH_NAME = re.compile(r"(^|\.)(embed_positions|position_embeddings)(\.weights?)?$")
 
@@ -71,12 +71,24 @@ def _plus(a, b):
     return None if a is None or b is None else a + b
 
 
+def arch_key(model_type: str | None) -> str:
+    """A ``model_type`` compared without case, hyphens and underscores: transformers spells some
+    with hyphens (``kosmos-2``, ``nllb-moe``) and the catalogue keys with underscores or none."""
+    return re.sub(r"[-_]", "", (model_type or "").lower())
+
+
+_CW = {arch_key(k): k for k in CREATE_WEIGHT}
+_PD = {arch_key(k): k for k in PADDED}
+
+
 def table_spec(model_type: str | None, name: str, cfg: dict) -> TableSpec | None:
     """The table the architecture builds at tensor ``name`` (any positional name if ``name`` is
-    empty), or ``None`` if it is not known."""
+    empty), or ``None`` if it is not known.  A multimodal config's sizes are read from its text
+    model's part (:func:`peproof.oracle.rotary.text_config_of`)."""
     if name and not ARCH_NAME.search(name):
         return None
-    mt = (model_type or "").replace("-", "_")
+    mt = arch_key(model_type)
+    cfg = text_config_of(cfg)
     d_model = _int(cfg, "d_model", "hidden_size")
     mpe = _int(cfg, "max_position_embeddings")
     pad = _int(cfg, "pad_token_id")
@@ -96,13 +108,14 @@ def table_spec(model_type: str | None, name: str, cfg: dict) -> TableSpec | None
                          source="DistilBERT create_sinusoidal_embeddings")
     if mt in ("xlm", "flaubert"):
         if not cfg.get("sinusoidal_embeddings"):
-            return TableSpec("learned", source=f"{mt} without sinusoidal_embeddings")
+            return TableSpec("learned", source=f"{model_type} without sinusoidal_embeddings")
         return TableSpec("paper", "interleaved", mpe, _int(cfg, "emb_dim"),
                          source="XLM create_sinusoidal_embeddings")
     if mt == "fsmt":
         return TableSpec("h-1", "sin_cos", _plus(mpe, _plus(pad, 1)), d_model, pad,
                          source="FSMT (fairseq) SinusoidalPositionalEmbedding.get_embedding")
-    if mt in CREATE_WEIGHT:
+    if mt in _CW:
+        cls = CREATE_WEIGHT[_CW[mt]]
         rows, width = None, None
         if mt == "pegasus":
             rows, width = mpe, d_model
@@ -113,19 +126,40 @@ def table_spec(model_type: str | None, name: str, cfg: dict) -> TableSpec | None
             rows = _plus(_int(cfg, "context_length"), _int(cfg, "prediction_length"))
             width = d_model
         return TableSpec("paper", "sin_cos", rows, width,
-                         source=f"transformers {CREATE_WEIGHT[mt]}.create_weight")
-    if mt in PADDED:
+                         source=f"transformers {cls}.create_weight")
+    if mt in _PD:
+        cls = PADDED[_PD[mt]]
         rows = None
-        if mt in ("m2m_100", "nllb_moe", "xglm", "seamless_m4t", "kosmos2"):
+        if mt in ("m2m100", "nllbmoe", "xglm", "seamlessm4t", "kosmos2"):
             rows = _plus(mpe, 2)
-        elif mt == "speech_to_text":
+        elif mt == "speechtotext":
             rows = _plus(_side(name, cfg, "max_source_positions", "max_target_positions"), 2)
         return TableSpec("h-1", "sin_cos", rows, _int(cfg, "d_model", "embed_dim", "hidden_size"),
-                         pad, source=f"transformers {PADDED[mt]}.get_embedding (fairseq)")
-    if mt in ("musicgen", "musicgen_melody"):
+                         pad, source=f"transformers {cls}.get_embedding (fairseq)")
+    if mt in ("musicgen", "musicgenmelody"):
         return TableSpec("h-1", "cos_sin", mpe, d_model,
                          source="transformers MusicgenSinusoidalPositionalEmbedding.get_embedding")
-    if mt in ("gptj", "codegen"):
-        return TableSpec("paper", "sin_cos", mpe, _int(cfg, "rotary_dim"),
-                         source=f"{mt} create_sinusoidal_positions (the rotary sin|cos table)")
+    return None
+
+
+#: architectures whose rotary cos/sin cache is stored as ONE array under their positional name,
+#: and the library layout it is in (the rotary oracle's name for it): GPT-J's and CodeGen's
+#: ``embed_positions`` = ``cat(sin, cos)`` of ``rotary_dim / 2`` frequencies (transformers'
+#: ``create_sinusoidal_positions``); judged as rotary caches, not as sinusoidal tables
+ROTARY_TABLE = {"gptj": "gptj", "codegen": "gptj"}
+#: names that say which library's single-array cache a tensor is: vLLM's ``cos_sin_cache``
+#: (``cat(cos, sin)`` of ``rotary_dim / 2`` frequencies)
+NATIVE_NAME = ((re.compile(r"(^|[._])cos_sin_cache$"), "vllm"),)
+
+
+def native_layout(model_type: str | None, name: str) -> str | None:
+    """The library layout a one-array rotary cache at tensor ``name`` is expected in (a name
+    the rotary oracle reads: ``"vllm"``, ``"gptj"``), from its name or its architecture;
+    None when neither says (the oracle then reads the layout from the content)."""
+    for rx, native in NATIVE_NAME:
+        if rx.search(name):
+            return native
+    mt = arch_key(model_type)
+    if mt in ROTARY_TABLE and ARCH_NAME.search(name):
+        return ROTARY_TABLE[mt]
     return None

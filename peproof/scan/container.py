@@ -4,12 +4,13 @@ Accepted: a ``.safetensors`` file; a folder holding ``model.safetensors`` or a s
 with its ``*.safetensors.index.json`` (or a sharded ``.bin`` state dict with its
 ``pytorch_model.bin.index.json``; the index itself may be given); a ``.pt`` / ``.pth`` / ``.bin``
 state dict (``torch.load(weights_only=True, mmap=True)``: tensors, dicts and lists only,
-every other pickled object refused); an ``.npz`` archive (read by the oracle's loader: sized from
-its headers, stored members memory-mapped).  Nothing is read whole: a safetensors header is
-parsed and checked against the file (dtype, shape, offsets inside the data section) and every
-tensor is a ``numpy.memmap`` over its bytes; a ``.pt`` tensor is a view of its memory-mapped
-storage.  Every failure is an :class:`InputError` with one line naming what was wrong and what
-is allowed.
+every other pickled object refused; a ``complex32`` tensor, which NumPy cannot hold, is read as
+its real view, ``float16`` ``(..., 2)``); an ``.npz`` archive (read by the oracle's loader:
+sized from its headers, stored members memory-mapped).  Nothing is read whole: a safetensors
+header is parsed and checked against the file (dtype, shape, offsets inside the data section)
+and every tensor is a ``numpy.memmap`` over its bytes; a ``.pt`` tensor is a view of its
+memory-mapped storage.  Every failure is an :class:`InputError` with one line naming what was
+wrong and what is allowed.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ class Tensor:
 
     @property
     def is_complex(self) -> bool:
-        return self.dtype.startswith("complex")
+        return self.dtype in ("complex64", "complex128")
 
     @property
     def size(self) -> int:
@@ -277,6 +278,9 @@ def _torch(p: Path) -> list[Tensor]:
     out = []
     for name, t in found:
         dt = str(t.dtype).removeprefix("torch.")
+        if dt == "complex32":  # half-precision complex (NumPy has none): its real view, float16
+            t = torch.view_as_real(t)
+            dt = "float16"
         out.append(Tensor(name, tuple(int(s) for s in t.shape), dt, str(p), _torch_opener(t)))
     return out
 

@@ -13,7 +13,10 @@ or its name is positional; never the whole of a large tensor):
 * **cos/sin cache** -- two float arrays of one shape whose squares add up to one constant in
   every sampled entry, the cos one holding that constant in its first row (names ``cos``/``sin``
   pair them first); or one complex array of constant modulus (Meta's ``freqs_cis``), a
-  ``(2, S, d)`` stack or a ``(S, d/2, 2)`` array whose two parts do the same.
+  ``(2, S, d)`` stack or a ``(S, d/2, 2)`` array whose two parts do the same (torchtune's
+  ``cache``, Meta's ``view_as_real(freqs_cis)``), or a 2-D array of sin/cos pairs named as one
+  cache (vLLM's ``cos_sin_cache``, ``rope_cache`` ...; :mod:`.judge` also reads GPT-J's and
+  CodeGen's ``embed_positions`` so under their config).
 
 A tensor with a positional name (``embed_positions``, ``wpe``, ``position_embeddings``, ``pe``
 ...) that passes none of these is **learned** and not judged.  Every other tensor is skipped.
@@ -39,6 +42,7 @@ SIN_NAME = re.compile(r"(^|[._])(sin)(_cached|_cache)?$", re.I)
 NOT_POS = re.compile(r"alibi|slopes?$", re.I)  # ALiBi slopes are geometric too
 CIS_NAME = re.compile(r"(^|[._])(freqs_cis|cos_sin_cache|rope_cache|rotary_cache)$", re.I)
 AMP_TOL = 2.0**-5   # relative spread of sin^2 + cos^2 tolerated (bfloat16 stores 2^-8)
+MAX_AMPLITUDE = 4.0  # of a cos/sin cache: its attention factor (YaRN's at factor 10^6: 2.38)
 MAX_WIDTH = 1 << 16
 MAX_VECTOR = 1 << 16
 
@@ -53,6 +57,7 @@ class Found:
     note: str = ""
     by: str = "content"  # content | name and content | name
     amplitude: float | None = None  # of a table's sin/cos pairs, from the sampled rows
+    native: str | None = None  # the library layout a one-array cache is expected in ("vllm" ...)
 
 
 @dataclass
@@ -188,6 +193,10 @@ def detect(tensors: list[Tensor]) -> Detection:
         rows = sample_rows(n)
         x = rows_of(t, rows)
         tl = trig_layout(x)
+        if tl is not None and CIS_NAME.search(t.name):  # named as one array of cos and sin
+            found.append(Found(CACHE, [t.name], t.shape, t.dtype, [t],
+                               f"one array of cos and sin, {tl[0]}", "name and content"))
+            continue
         if tl is not None:
             found.append(Found(TABLE, [t.name], t.shape, t.dtype, [t],
                                f"sin/cos channel pairs {tl[0]}, amplitude {tl[1]:.6g}",
@@ -238,17 +247,21 @@ def _stacked(t: Tensor, sq: tuple, named: bool) -> Found | None:
 
 def _cache_side(name: str, x: np.ndarray) -> str | None:
     """``"cos"`` / ``"sin"`` for a bounded array that may be one half of a cache: by its name,
-    or by its first row (position 0: the constant amplitude for cos, zeros for sin)."""
-    if float(np.abs(x).max()) > 1 + 2.0**-6:
+    or by its first row (position 0: the constant amplitude for cos, zeros for sin).  The
+    amplitude is an attention factor (1, or YaRN's / LongRoPE's ``sqrt(1 + ln s / ln L)`` and
+    the like), so it is bounded by :data:`MAX_AMPLITUDE`, not by 1; the pairing checks that the
+    two halves share it."""
+    top = float(np.abs(x).max())
+    if not top <= MAX_AMPLITUDE:
         return None
     if COS_NAME.search(name):
         return "cos"
     if SIN_NAME.search(name):
         return "sin"
     r0 = x[0]
-    if r0[0] > 0 and np.all(r0 == r0[0]):
+    if r0[0] > 0 and np.all(r0 == r0[0]) and top <= r0[0] * (1 + AMP_TOL):
         return "cos"
-    if np.all(r0 == 0) and np.abs(x).max() > 0:
+    if np.all(r0 == 0) and top > 0:
         return "sin"
     return None
 

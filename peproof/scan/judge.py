@@ -18,7 +18,7 @@ import numpy as np
 from peproof.encoding import ParameterError
 
 from . import oracle_api
-from .catalogue import TableSpec, table_spec
+from .catalogue import TableSpec, native_layout, table_spec
 from .config import RopeExpect, rope_expectations
 from .detect import CACHE, INV_FREQ, LEARNED, TABLE, Found, squeezed
 
@@ -44,10 +44,24 @@ class Judged:
     oracle: dict | None = None  # the oracle's own JSON envelope
     copies: list = field(default_factory=list)  # names of identical buffers judged with it
     passes_as: str | None = None  # what a passing buffer conforms to: the expectation if any
+    layout: str = ""  # the library layout the rotary oracle read a cache in (its native)
 
     @property
     def code(self) -> str:
         return CODES.get(self.verdict, self.verdict)
+
+
+def as_rotary(f: Found, cfg: dict | None) -> Found:
+    """``f`` as a one-array rotary cache when its name or the config's architecture says it is
+    one (:func:`.catalogue.native_layout`: vLLM's ``cos_sin_cache``, GPT-J's and CodeGen's
+    ``embed_positions``), with the library layout it is expected in; else ``f``."""
+    if len(f.names) != 1 or len(squeezed(f.shape)) != 2:
+        return f
+    native = native_layout(cfg.get("model_type") if cfg else None, f.names[0])
+    if native is None or f.kind not in (TABLE, LEARNED, CACHE):
+        return f
+    return replace(f, kind=CACHE, native=native,
+                   note=f.note if f.kind == CACHE else f"one array of cos and sin ({f.note})")
 
 
 def will_judge(f: Found, cfg: dict | None) -> bool:
@@ -146,7 +160,7 @@ def _rotary(f: Found, cfg: dict | None) -> Judged:
         kw = {"cos": arrays[0], "sin": arrays[1]}
         count = None  # the columns: d or d/2, read by the oracle
     else:
-        kw = {"obj": arrays[0]}
+        kw = {"obj": arrays[0], "kind": "cache", "native": f.native}
         count = None
     if not exps:
         rep = check_rotary(**kw)
@@ -192,22 +206,38 @@ def _count_against(e: RopeExpect, count: int | None, f: Found) -> str | None:
         return None
     if count is not None and count != e.frequencies:
         return (f"{count} frequencies; the config's {e.why} implies {e.frequencies}")
-    if f.kind == CACHE and len(f.tensors) == 2:
-        w = squeezed(f.shape)[-1]
+    if f.kind == CACHE:
+        # the cos part's columns: one per pair, or two (duplicated halves or interleaved)
+        w = squeezed(f.shape)[-1] if len(f.tensors) == 2 else oracle_api.read_artefact(
+            f.tensors[0].array(), kind="cache", native=f.native).cos.shape[-1]
         if w not in (e.frequencies, 2 * e.frequencies):
             return (f"{w} cache columns; the config's {e.why} implies {2 * e.frequencies} "
                     f"(or {e.frequencies}, one per pair)")
     return None
 
 
+#: keys of a setting that size the model rather than define its RoPE (given in the messages'
+#: width reasons instead)
+SIZES = ("type", "hidden_size", "num_attention_heads", "max_position_embeddings")
+
+
 def _params_text(e: RopeExpect) -> str:
-    return ", ".join(f"{k} {v}" for k, v in e.params.items() if k not in ("type",))
+    """The setting in a line: ``rope_type`` first, lists cut to three entries."""
+    def val(v):
+        if isinstance(v, list) and len(v) > 3:
+            return "[" + ", ".join(f"{x:g}" if isinstance(x, float) else str(x) for x in v[:3]) \
+                + f", ...] ({len(v)})"
+        return v
+
+    keys = ["rope_type"] + [k for k in e.params if k not in SIZES and k != "rope_type"]
+    return ", ".join(f"{k} {val(e.params[k])}" for k in keys if k in e.params)
 
 
 def _from_rotary(f: Found, rep, expected: str) -> Judged:
     ident = rep.describe(rep.identified) if rep.identified is not None else None
     j = Judged(f, rep.verdict, rep.ok, rep.headline, expected, ident, list(rep.diagnoses),
                list(rep.notes), [], _trim(rep.to_json()))
+    j.layout = rep.native if rep.native != oracle_api.PAIR else ""
     j.passes_as = rep.describe(rep.expected) if rep.expected is not None else ident
     return j
 

@@ -1,34 +1,48 @@
-"""Everything the scan takes from the oracle, in one place.
+"""Everything the scan takes from the oracle, in one place, and only from its public API
+(``peproof.oracle.__all__`` and ``peproof.oracle.rotary.__all__``;
+``tests/test_oracle_layers.py`` holds the scan to it):
 
-From the public package ``peproof.oracle`` (its ``__all__``): :func:`check` (sinusoidal tables),
-the verdict words and :class:`InputError`.  Not in that public API, imported from where they
-live after the split into ``common`` / ``sinusoidal`` / ``rotary``:
-
-* ``check_rotary`` (:mod:`peproof.oracle.rotary.check`) -- the rotary oracle's entry point, the
-  one ``peproof check --rope`` calls (through :mod:`peproof.oracle.rotary.cli`);
-* ``CODES`` (:mod:`peproof.oracle.common.verdicts`) -- the verdicts' JSON codes;
-* ``load`` (:mod:`peproof.oracle.common.loaders`) -- the ``.npz`` reader (sized from headers,
-  stored members memory-mapped, never unpickled);
-* ``CREATE_WEIGHT``, ``PADDED`` (:mod:`peproof.oracle.sinusoidal.peers`) -- the catalogue of real
-  implementations the scan's architecture table is read from.
+* :func:`check` (sinusoidal tables) and :func:`check_rotary` (``inv_freq`` vectors and cos/sin
+  caches in any native layout), the verdict words, ``CODES`` and :class:`InputError`;
+* :func:`rope_parameters_of` -- a config's ``rope_parameters`` as transformers reads them,
+  :func:`stored_frequencies` -- how many frequencies its initialisation stores, and
+  :func:`text_config_of` -- the part of a multimodal config that holds the text model's;
+* :func:`read_artefact` -- how the rotary oracle reads a buffer (kind, layout, ``d``, the native
+  library layout), :func:`short_layout` -- a few words naming that layout, ``PAIR`` -- the
+  layout of two arrays cos and sin (no library layout to name);
+* :func:`load` -- the ``.npz`` reader (sized from headers, stored members memory-mapped, never
+  unpickled);
+* ``CREATE_WEIGHT``, ``PADDED`` -- the catalogue of real implementations the scan's
+  architecture table is read from.
 
 The judge calls ``oracle_api.check_rotary`` through this module, so a test can stand in for it.
 """
 
 from peproof.oracle import (
+    CODES,
     CONFORMS,
+    CREATE_WEIGHT,
     DEGENERATE,
     OUTSIDE,
+    PADDED,
     VARIANT,
     WITHIN,
     WRONG,
     InputError,
     check,
+    check_rotary,
+    load,
+    rope_parameters_of,
 )
-from peproof.oracle.common.loaders import load
-from peproof.oracle.common.verdicts import CODES
-from peproof.oracle.rotary.check import check_rotary
-from peproof.oracle.sinusoidal.peers import CREATE_WEIGHT, PADDED
+from peproof.oracle.rotary import (
+    PAIR,
+    read_artefact,
+    short_layout,
+    stored_frequencies,
+    text_config_of,
+)
 
-__all__ = ["CODES", "CONFORMS", "CREATE_WEIGHT", "DEGENERATE", "OUTSIDE", "PADDED", "VARIANT",
-           "WITHIN", "WRONG", "InputError", "check", "check_rotary", "load"]
+__all__ = ["CODES", "CONFORMS", "CREATE_WEIGHT", "DEGENERATE", "OUTSIDE", "PADDED", "PAIR",
+           "VARIANT", "WITHIN", "WRONG", "InputError", "check", "check_rotary", "load",
+           "read_artefact", "rope_parameters_of", "short_layout", "stored_frequencies",
+           "text_config_of"]

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from .container import Checkpoint
 from .judge import Judged
+from .oracle_api import short_layout
 
 SCHEMA = "peproof.scan/1"
 
@@ -71,7 +72,8 @@ class ScanReport:
         for j in self.judged:
             mark = "ok  " if j.ok else ("--  " if j.ok is None else "FAIL")
             f = j.found
-            what = f"{f.kind} {tuple(f.shape)} {f.dtype}"
+            what = f"{f.kind} {tuple(f.shape)} {f.dtype}" + (
+                f" as {short_layout(j.layout)}" if j.layout else "")
             head = j.headline + (f" ({j.passes_as})" if j.ok and j.passes_as else "")
             L.append(f"{mark} {' + '.join(f.names)}: {what}: {head}")
             if j.ok is False:
@@ -121,7 +123,7 @@ class ScanReport:
 def _buffer_json(j: Judged) -> dict:
     f = j.found
     return {"names": f.names, "identical": j.copies, "kind": f.kind, "shape": list(f.shape),
-            "dtype": f.dtype, "found_by": f.by, "content": f.note,
+            "dtype": f.dtype, "found_by": f.by, "content": f.note, "layout": j.layout or None,
             "verdict": {"text": j.headline, "code": j.code, "ok": j.ok},
             "expected": j.expected, "identified": j.identified, "passes_as": j.passes_as,
             "diagnoses": j.diagnoses,

@@ -10,7 +10,10 @@ A verdict is WRONG when
   contradictory hypotheses, of matrices of different shapes);
 * or it is a ``refuted`` whose witness the kernel cannot re-check, or a ``proved`` existential
   without a re-checkable instance, returned as such (an entry whose own gate turned it into
-  ``unknown`` is counted, not failed).
+  ``unknown`` is counted, not failed);
+* or it is a ``refuted`` of a statement Coq proves (:func:`coq_judge`: every refuted statement,
+  translated from the original and tried with the registry's proof scripts, in one batch after
+  the cases; skipped, and said so in the report, when ``coqc`` is absent).
 
 Refusals (``IllFormed``), crashes and time-outs are counted, not failed.
 Usable as a script: ``python tests/fuzz/run.py CASES [SEED] [REPORT.json]`` (long runs).
@@ -128,6 +131,34 @@ def judge(name: str, stmt: Statement, v: Verdict, truth: bool | None) -> tuple[s
     return v.status, None
 
 
+def coq_judge(refutations: list[dict], cache_dir=None) -> tuple[list[dict], dict]:
+    """``(findings, counts)``: each refuted statement (``{"case", "engine", "stmt"}``) whose
+    statement Coq's kernel accepts is a wrong verdict.  Statements are checked once each (several
+    engines may refute one case)."""
+    from types import SimpleNamespace
+
+    from peproof.kernel.coq import check
+
+    claims, who = [], collections.defaultdict(list)
+    for r in refutations:
+        cid = f"fuzz.case{r['case']}"
+        if cid not in who:
+            claims.append(SimpleNamespace(id=cid, statement=r["stmt"]))
+        who[cid].append(r)
+    if not claims:
+        return [], {}
+    res = check.check_claims(claims, {}, cache_dir=cache_dir)
+    counts = collections.Counter()
+    findings = []
+    for cid, cr in res.items():
+        counts["checked in Coq" if cr.checked else cr.status.split(":")[0]] += 1
+        if cr.checked:
+            for r in who[cid]:
+                findings.append({**r, "why": "refuted a statement Coq proved "
+                                 f"({cr.coq_version}; {', '.join(cr.assumptions) or 'no axioms'})"})
+    return findings, dict(counts)
+
+
 def full_text(stmt: Statement, cap: int = 800) -> str:
     """The statement with every conclusion (``str`` shows three)."""
     names = ", ".join(f"{v.symbol}:{v.domain}" for v in stmt.vars)
@@ -149,8 +180,9 @@ def node_kinds(stmt: Statement) -> list[str]:
 
 
 def run(cases: int, seed: int, only: list[str] | None = None, table: dict | None = None,
-        progress=None) -> dict:
-    """Run cases ``0 .. cases-1`` of ``seed``; returns the report (findings first)."""
+        progress=None, coq: bool = True) -> dict:
+    """Run cases ``0 .. cases-1`` of ``seed``; returns the report (findings first).  ``coq``:
+    the refuted statements are then tried in Coq (:func:`coq_judge`)."""
     from peproof.engines.wellformed import IllFormed
 
     table = table or engines()
@@ -158,7 +190,7 @@ def run(cases: int, seed: int, only: list[str] | None = None, table: dict | None
         table = {k: f for k, f in table.items() if k in only}
     counts: dict = collections.defaultdict(collections.Counter)
     families: collections.Counter = collections.Counter()
-    findings, crashes = [], []
+    findings, crashes, refutations = [], [], []
     old = signal.signal(signal.SIGALRM, _alarm)
     t0 = time.perf_counter()
     try:
@@ -192,16 +224,31 @@ def run(cases: int, seed: int, only: list[str] | None = None, table: dict | None
                     signal.setitimer(signal.ITIMER_REAL, 0)
                 outcome, finding = judge(name, stmt, v, c.truth)
                 counts[name][outcome] += 1
+                about = {"case": k, "seed": seed, "family": c.family, "engine": name,
+                         "verdict": v.status, "method": v.method, "statement": full_text(stmt),
+                         "nodes": node_kinds(stmt), "note": c.note}
                 if finding:
-                    findings.append({"case": k, "seed": seed, "family": c.family,
-                                     "engine": name, "verdict": v.status, "method": v.method,
-                                     "statement": full_text(stmt), "nodes": node_kinds(stmt),
-                                     "note": c.note, "srepr": sp.srepr(stmt.concl), **finding})
+                    findings.append({**about, "srepr": sp.srepr(stmt.concl), **finding})
+                elif outcome == "refuted":
+                    refutations.append({**about, "stmt": stmt})
             if progress:
                 progress(k, findings, counts)
     finally:
         signal.signal(signal.SIGALRM, old)
+    coq_counts: dict = {"not run": len(refutations)}
+    if coq:
+        from peproof.kernel.coq import run as coqrun
+
+        if coqrun.coqc():
+            found, coq_counts = coq_judge(refutations)
+            for f in found:
+                f.pop("stmt")
+                counts[f["engine"]]["refuted, proved in Coq"] += 1
+            findings += found
+        else:
+            coq_counts = {"coq not installed": len(refutations)}
     return {"seed": seed, "cases": cases, "seconds": round(time.perf_counter() - t0, 1),
+            "coq_refuted": coq_counts,
             "families": dict(families), "verdicts": {k: dict(v) for k, v in counts.items()},
             "findings": findings, "classes": classes(findings), "crashes": crashes[:50],
             "crash_count": len(crashes)}
@@ -238,5 +285,5 @@ if __name__ == "__main__":
     text = json.dumps(report, indent=1)
     if out:
         out.write_text(text)
-    print(json.dumps({k: report[k] for k in ("cases", "seconds", "verdicts", "classes",
-                                             "crash_count")}, indent=1))
+    print(json.dumps({k: report[k] for k in ("cases", "seconds", "verdicts", "coq_refuted",
+                                             "classes", "crash_count")}, indent=1))

@@ -146,3 +146,66 @@ Ltac pe_feed H :=
   repeat match type of H with
   | ?A -> _ => let a := fresh "a" in assert (a : A) by pe_point; specialize (H a)
   end.
+
+(** *** Powers of one base with variable exponents ([encoding]'s frequencies for every [d])
+
+    [pe_rpow]: quotients and products of powers of one base merged ([rpow_opp], [rpow_plus]),
+    then equal exponents ([f_equal]), or monotonicity for a base above 1 ([rpow_lt]), through
+    [rpow b 0], [rpow b 1] or [rpow b (-1)] when one side is a constant, a common positive factor
+    taken off first.  [pe_expo]: the exponents' relation, affine forms over [/ IZR n] with [n]'s
+    sign known from the hypotheses, by [lra]/[nra] (with [0 < / IZR n] and [IZR n * / IZR n = 1])
+    or [field]. *)
+
+Lemma rpow_le_mono : forall b e1 e2, 1 < b -> e1 <= e2 -> rpow b e1 <= rpow b e2.
+Proof. intros b e1 e2 Hb [H|H]; [left; apply rpow_lt; assumption | subst; right; reflexivity]. Qed.
+
+Ltac pe_denoms :=
+  repeat match goal with
+  | |- context [/ IZR ?n] =>
+      lazymatch goal with _ : 0 < / IZR n |- _ => fail | _ =>
+        assert (0 < / IZR n) by (apply Rinv_0_lt_compat; pe_side);
+        assert (IZR n * / IZR n = 1) by (field; pe_side) end
+  end.
+Ltac pe_expo := unfold Rdiv; pe_denoms; first [ solve [lra] | solve [nra] | solve [field; pe_side] ].
+Ltac pe_pos := first [ lra | solve [pose proof PI_RGT_0; lra] | solve [pose proof PI_RGT_0; nra] ].
+Ltac pe_rpow_mono :=
+  lazymatch goal with
+  | |- rpow ?b _ < rpow ?b _ => apply rpow_lt; [lra | pe_expo]
+  | |- rpow ?b _ <= rpow ?b _ => apply rpow_le_mono; [lra | pe_expo]
+  end.
+(** a closed comparison with [rpow b 0], [rpow b 1], [rpow b (-1)] *)
+Ltac pe_rconst :=
+  rewrite ?rpow_0; rewrite ?rpow_opp; rewrite ?rpow_1 by lra; lra.
+Ltac pe_via b :=
+  first [ solve [apply Rle_lt_trans with (rpow b 0); [pe_rconst | pe_rpow_mono]]
+        | solve [apply Rle_lt_trans with (rpow b 1); [pe_rconst | pe_rpow_mono]]
+        | solve [apply Rle_lt_trans with (rpow b (Ropp 1)); [pe_rconst | pe_rpow_mono]]
+        | solve [apply Rlt_le_trans with (rpow b 0); [pe_rpow_mono | pe_rconst]]
+        | solve [apply Rlt_le_trans with (rpow b 1); [pe_rpow_mono | pe_rconst]]
+        | solve [apply Rlt_le_trans with (rpow b (Ropp 1)); [pe_rpow_mono | pe_rconst]]
+        | solve [apply Rle_trans with (rpow b 0); [pe_rconst | pe_rpow_mono]]
+        | solve [apply Rle_trans with (rpow b 1); [pe_rconst | pe_rpow_mono]]
+        | solve [apply Rle_trans with (rpow b (Ropp 1)); [pe_rconst | pe_rpow_mono]]
+        | solve [apply Rle_trans with (rpow b 0); [pe_rpow_mono | pe_rconst]]
+        | solve [apply Rle_trans with (rpow b 1); [pe_rpow_mono | pe_rconst]]
+        | solve [apply Rle_trans with (rpow b (Ropp 1)); [pe_rpow_mono | pe_rconst]] ].
+Ltac pe_rpow_rel :=
+  lazymatch goal with
+  | |- rpow ?b _ = rpow ?b _ => f_equal; pe_expo
+  | |- rpow ?b _ < rpow ?b _ => pe_rpow_mono
+  | |- rpow ?b _ <= rpow ?b _ => pe_rpow_mono
+  | |- ?k * rpow ?b _ <= ?k * rpow ?b _ => apply Rmult_le_compat_l; [pe_pos | pe_rpow_mono]
+  | |- ?k * rpow ?b _ < ?k * rpow ?b _ => apply Rmult_lt_compat_l; [pe_pos | pe_rpow_mono]
+  | |- ?k * rpow ?b _ = ?k * rpow ?b _ => f_equal; f_equal; pe_expo
+  | |- ?k <= ?k * rpow ?b _ => rewrite <- (Rmult_1_r k) at 1; pe_rpow_rel
+  | |- ?k * rpow ?b _ <= ?k => rewrite <- (Rmult_1_r k) at 2; pe_rpow_rel
+  | |- ?k * 1 <= ?k * rpow ?b _ => apply Rmult_le_compat_l; [pe_pos | pe_via b]
+  | |- ?k * rpow ?b _ <= ?k * 1 => apply Rmult_le_compat_l; [pe_pos | pe_via b]
+  | |- _ < rpow ?b _ => pe_via b
+  | |- _ <= rpow ?b _ => pe_via b
+  | |- rpow ?b _ < _ => pe_via b
+  | |- rpow ?b _ <= _ => pe_via b
+  end.
+Ltac pe_rpow :=
+  intros; pe_zfacts;
+  unfold Rdiv; repeat rewrite <- rpow_opp; repeat rewrite <- rpow_plus; pe_rpow_rel.

@@ -517,8 +517,8 @@ def check_jobs(jobs: list[Job], build_dir: Path | None = None, cache_dir: Path |
             continue
         key = job_key(j, lib, version)
         hit = results / f"{key}.json"
-        if use_cache and hit.exists():
-            d = json.loads(hit.read_text())
+        d = _read_cached(hit) if use_cache else None
+        if d is not None:
             out[j.key] = Outcome(d["status"], d["reason"], tuple(d["assumptions"]), version,
                                  d["seconds"], True, str(vfile) if vfile else None,
                                  d.get("print_assumptions", ""), d.get("scope", ""), True)
@@ -539,8 +539,28 @@ def check_jobs(jobs: list[Job], build_dir: Path | None = None, cache_dir: Path |
         o.vfile = str(build_dir / f"{j.lemma}.v") if build_dir is not None else None
         if o.cacheable:
             key = job_key(j, lib, version)
-            (results / f"{key}.json").write_text(json.dumps(o.as_dict()))
+            _write_cached(results / f"{key}.json", o.as_dict())
     return out
+
+
+def _read_cached(path: Path) -> dict | None:
+    """A cached result, or None (absent, or unreadable: then it is computed again)."""
+    try:
+        d = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    keys = {"status", "reason", "assumptions", "seconds"}
+    return d if isinstance(d, dict) and keys <= d.keys() else None
+
+
+def _write_cached(path: Path, data: dict) -> None:
+    """Written beside and renamed: a reader never sees half a file."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(json.dumps(data))
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
 
 
 def _needed_modules(needs: frozenset) -> set[str]:

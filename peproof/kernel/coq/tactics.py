@@ -15,7 +15,9 @@ Classes:
   ``sin t * sin t = 1 - cos t * cos t`` for every base angle ``t`` (the normal form modulo
   these rules is unique: they form a Groebner basis), with ``field``/``nsatz`` as fallbacks;
 * ``inequality`` -- polynomial inequalities: the sin/cos bounds and the cases of ``Rabs``, then
-  ``lra``/``nra``; a goal whose variables are bounded by hypotheses by ``interval``;
+  ``lra``/``nra``; a goal whose variables are bounded by hypotheses by ``interval``; relations
+  between powers of one base with variable exponents (the frequencies ``10000^(-2i/d)`` for
+  every ``d``) by ``pe_rpow`` (Check.v: exponents compared, the base above 1);
 * ``negation`` -- a refuted ``forall`` claim: its negation, proved at the certified witness
   (the goal specialised there, each hypothesis closed, the false conjunct refuted by
   ``interval`` or integer arithmetic);
@@ -337,6 +339,9 @@ def _closer(r, pr: Printer, quick: bool = False) -> tuple[str, str, set]:
     if quick:
         return "", "inequality" if r.op != "==" else "trig" if trig else "algebra", \
             set() if r.op == "==" else {"interval"}
+    text = pr.relation(r)[0] if _has(exprs, sp.Pow) else ""
+    powers = "rpow" in text
+    ratios = bool(re.search(r"/ \(*IZR", text))  # exponents such as 2 i / d
     if r.op == "==":
         try:
             closer = trig_closer(exprs, pr)
@@ -345,8 +350,11 @@ def _closer(r, pr: Printer, quick: bool = False) -> tuple[str, str, set]:
         alts = ["reflexivity", f"solve [{closer}]"]
         if not trig:
             alts += ["solve [pe_side]"]
+        if powers:
+            alts += ["solve [pe_rpow]"]
         return f"first [ {' | '.join(alts)} ]", "trig" if trig else "algebra", set()
-    alts = ["solve [pe_side]", "solve [pe_bounds; nra]", "solve [pe_abs; nra]"]
+    alts = ["solve [pe_side]"] + (["solve [pe_rpow]"] if powers else []) + (
+        ["solve [pe_expo]"] if ratios else []) + ["solve [pe_bounds; nra]", "solve [pe_abs; nra]"]
     if trig and r.op == "!=":
         try:
             alts.append(f"solve [intro; {trig_closer(exprs, pr)}]")

@@ -437,11 +437,11 @@ class Printer:
         return bool(x.free_symbols) and x.free_symbols <= self.zvars and \
             sp.expand(x).is_polynomial(*self.zvars) and self.zexact(x) is not None
 
-    def _sum(self, e) -> str:
-        if len(e.limits) != 1:
-            inner = sp.Sum(e.function, *e.limits[:-1])
-            return self._sum(sp.Sum(inner, e.limits[-1]))
-        i, lo, hi = e.limits[0]
+    def _sum(self, e, limits=None) -> str:
+        """``Sum(f, l1, ..., ln)`` is ``Sum(Sum(f, l1, ..., ln-1), ln)`` (SymPy flattens a sum of
+        a sum into one node: the inner one is translated from its limits, never rebuilt)."""
+        limits = tuple(e.limits) if limits is None else limits
+        i, lo, hi = limits[-1]
         if not isinstance(i, sp.Symbol):
             raise Untranslatable(f"summation index {i!r}")
         zlo, zhi = self.zterm(lo, "sum limit"), self.zterm(hi, "sum limit")
@@ -451,7 +451,7 @@ class Printer:
         self.zvars.add(i)
         self._bound.append((idx, zlo, zhi))
         try:
-            body = self.term(e.function)
+            body = self._sum(e, limits[:-1]) if len(limits) > 1 else self.term(e.function)
         finally:
             self._bound.pop()
             if saved[0] is None:

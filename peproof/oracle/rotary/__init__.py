@@ -19,3 +19,16 @@ Where a verdict comes from (:func:`.check.check_rotary`):
 :mod:`.cli` is ``peproof check``'s rotary path (its flags, and the test of whether a source is a
 rotary artefact), hooked in by :mod:`peproof.commands.check`.
 """
+
+from .artefacts import Artefact, read_artefact
+from .check import check_rotary
+from .config import rope_from_config, rope_parameters_of, stored_frequencies, text_config_of
+from .layouts import FREQS_CIS, GPTJ, MLX_FREQS, PAIR, STACK, TORCHTUNE, VLLM, short_layout
+from .report import RotaryReport
+
+#: the public API of the rotary side (``peproof.oracle`` re-exports :func:`check_rotary`,
+#: :class:`RotaryReport` and :func:`rope_parameters_of`); the layout names are the text of the
+#: report's ``native`` field (JSON ``native_layout``)
+__all__ = ["FREQS_CIS", "GPTJ", "MLX_FREQS", "PAIR", "STACK", "TORCHTUNE", "VLLM", "Artefact",
+           "RotaryReport", "check_rotary", "read_artefact", "rope_from_config",
+           "rope_parameters_of", "short_layout", "stored_frequencies", "text_config_of"]

@@ -1,10 +1,14 @@
 """The verdict on a rotary angle table (rotary-embedding-torch's ``freqs``, the angles
-``p theta_j`` themselves): frequencies read from one row, identified like an ``inv_freq``, the
-table compared with the angle model (:class:`~.model.AngleModel`)."""
+``p theta_j`` themselves): frequencies read from one row, the RoPEs they allow proposed
+(:mod:`.ident`) and the simplest that fits the whole table within its error model named
+(:mod:`.simplest`, the pipelines tried narrowest first: a 16-bit table as computed in float32
+and stored in 16 bits before as computed in 16 bits), the table compared with the angle model
+(:class:`~.model.AngleModel`)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
+from fractions import Fraction
 
 import numpy as np
 
@@ -14,36 +18,87 @@ from ..common.budget import tiny
 from ..common.tables import InputError
 from ..common.verdicts import CONFORMS, DEGENERATE, OUTSIDE, VARIANT, WITHIN, WRONG
 from .artefacts import LAYOUT_TEXT, Artefact
+from .cache import _sample
 from .compare import compare_angles
 from .diagnose import _odd_rotary_dim, _same, _unsure_text, _variant_or_static, _worst_text
 from .horizon import _collisions, _horizon0
 from .ident import identify_frequencies
 from .model import AngleModel, freq_map, thetas
 from .report import RotaryReport
+from .simplest import Variant, select
 
 
-def check_angles(art: Artefact, want, hint, seq_len, st, pipe, notes, pos, exp_layout,
-                  allow, expect=None) -> RotaryReport:
-    """An angle table: frequencies read from the last row (``angle / p``), identified like an
-    ``inv_freq``, the table compared with :class:`~.model.AngleModel`."""
-    A = art.copies[0]
-    d = art.d
+def _read_row(A, pos, st, pipe):
+    """The frequencies read from one row (``angle / p``; the last row at a positive position, or
+    the last exactly representable in float16, so that positions held in a narrow format, a bug
+    named below, do not spoil the reading) and their relative uncertainty in ``pipe``."""
     pp = np.nonzero(pos > 0)[0]
     if not pp.size:
         raise InputError("the angle table needs a row at a positive position")
-    # the last row, or the last exactly representable in float16 (so that positions held in a
-    # narrow format, a bug named below, do not spoil the identification)
     early = np.nonzero((pos > 0) & (pos <= 2048))[0]
     r = int(early[-1]) if early.size else int(pp[-1])
     w = np.asarray(A[r], dtype=np.float64) / pos[r]
     L = float(np.abs(np.log(np.abs(w[w != 0]))).max()) if np.any(w != 0) else 0.0
     rel = np.full(w.shape, (4 + 3 * L + 48) * pipe.u + 2 * st.u) + 4 * tiny(st) / (
         pos[r] * np.maximum(np.abs(w), 1e-300))
-    cands, inotes = identify_frequencies(w, rel, d, hint)
-    notes += inotes[-1:]
+    return w, rel
+
+
+def _angle_model(v: Variant, seq_len, st) -> AngleModel:
+    """A variant's angle model: its map's frequencies times the positions' scale (one more
+    rounding in the frequency's error when that scale is not 1)."""
+    return AngleModel(thetas(v.rope, seq_len) * float(v.pos_scale), v.pipe, st,
+                      freq_map(v.rope, seq_len, int(v.pos_scale != 1)))
+
+
+def identify_angles(art: Artefact, pos, hint, seq_len, st, pipes, lay):
+    """``(variant, tally, frequencies read, candidates, notes)``: the simplest variant that fits
+    the whole table (:mod:`.simplest`), trying the pipelines in order, or ``(None, None, ...)``
+    with the first pipeline's reading."""
+    sub = _sample(len(pos))
+    first = None
+    for pipe in pipes:
+        w, rel = _read_row(art.copies[0], pos, st, pipe)
+        cands, inotes = identify_frequencies(w, rel, art.d, hint)
+        if first is None:
+            first = (w, cands, inotes)
+        ref = Fraction(hint) if hint is not None else None
+        vs = [Variant(replace(c.rope, layout=lay), pos_scale=c.pos_scale, pipe=pipe,
+                      residual=c.residual, notes=c.notes[:1], ref_base=ref) for c in cands]
+
+        def screen(v):
+            return compare_angles([c[sub] for c in art.copies], pos[sub],
+                                  _angle_model(v, seq_len, st)).fits
+
+        def whole(v):
+            return compare_angles(art.copies, pos, _angle_model(v, seq_len, st))
+
+        v, t, _ = select(vs, screen, whole)
+        if v is not None:
+            return v, t, w, cands, inotes
+    return (None, None) + first
+
+
+def check_angles(art: Artefact, want, hint, seq_len, st, pipes, notes, pos, exp_layout,
+                 allow, expect=None) -> RotaryReport:
+    """An angle table: the simplest variant that fits it named (:func:`identify_angles`), then
+    the table compared with the expected RoPE's :class:`~.model.AngleModel` (or the
+    identified one's) and the bugs of angle tables tried when it does not fit."""
+    d = art.d
     lay = art.layout if art.layout != "pairs" else (exp_layout or "half")
-    ident = replace(cands[0].rope, layout=lay) if cands else None
-    if cands:
+    v, v_tally, w, cands, inotes = identify_angles(art, pos, hint, seq_len, st, pipes, lay)
+    notes += inotes[-1:]
+    pipe = v.pipe if v is not None else pipes[-1]
+    ident = v.rope if v is not None else (replace(cands[0].rope, layout=lay) if cands else None)
+    if v is not None:
+        notes += v.notes
+        if v.pos_scale != 1:
+            notes.append(f"positions scaled by {v.pos_scale} (the frequencies read are "
+                         f"{v.pos_scale} times the map's)")
+        if len(pipes) > 1 and pipe is not pipes[-1]:
+            notes.append(f"computed in {pipe.name} and stored in {st.name}: the narrowest "
+                         "pipeline whose error model the table fits")
+    elif cands:
         notes += cands[0].notes[:1]
     if want is not None and exp_layout is None and art.layout != "pairs":
         want = replace(want, layout=art.layout)  # no layout asked
@@ -54,8 +109,11 @@ def check_angles(art: Artefact, want, hint, seq_len, st, pipe, notes, pos, exp_l
     verdict = OUTSIDE
     model = None
     if target is not None:
-        model = AngleModel(thetas(target, seq_len), pipe, st, freq_map(target, seq_len))
-        tally = compare_angles(art.copies, pos, model)
+        if want is None and v is not None:
+            model, tally = _angle_model(v, seq_len, st), v_tally
+        else:
+            model = AngleModel(thetas(target, seq_len), pipe, st, freq_map(target, seq_len))
+            tally = compare_angles(art.copies, pos, model)
         if tally.fits:
             verdict = CONFORMS if tally.conforms else WITHIN
             if want is not None and art.layout != "pairs" and art.layout != want.layout:

@@ -18,10 +18,22 @@ import numpy as np
 from peproof.formats import Format, format_of_dtype
 
 from ..common.tables import InputError, to_numpy
-from .layouts import FREQS_CIS, GPTJ, PAIR, TORCHTUNE, periods, split, squeeze
+from .layouts import (
+    FREQS_CIS,
+    GPTJ,
+    PAIR,
+    TORCHTUNE,
+    VLLM,
+    layout_named,
+    periods,
+    split,
+    squeeze,
+)
 
 #: archive / dict members holding a whole cache in one array (vLLM, Meta, GPT-J, torchtune)
 ONE_ARRAY = ("cos_sin_cache", "freqs_cis", "embed_positions", "cache")
+#: the library layout a 2-D member of those names is in (vLLM's [cos | sin], GPT-J's [sin | cos])
+ONE_ARRAY_LAYOUT = {"cos_sin_cache": VLLM, "embed_positions": GPTJ}
 
 LAYOUT_TEXT = {"half": "half-split [c|c] (GPT-NeoX, transformers rotate_half)",
                "interleaved": "interleaved (GPT-J, Meta: each angle repeated in place)",
@@ -61,10 +73,13 @@ def _fmt_of(a, what) -> Format:
 
 
 def read_artefact(obj=None, *, cos=None, sin=None, inv_freq=None, kind=None, d=None,
-                  layout=None, angles=None) -> Artefact:
-    """Normalise what the user gave into an :class:`Artefact` (see the module docstring)."""
+                  layout=None, angles=None, native=None) -> Artefact:
+    """Normalise what the user gave into an :class:`Artefact` (see the module docstring).
+    ``native``: the library layout one 2-D array is expected in (:func:`.layouts.layout_named`:
+    ``"vllm"``, ``"gptj"`` ...), read so whatever its content."""
     if kind == "angles" or angles is not None:
         return _read_angles(obj if angles is None else angles, d, layout)
+    expected_layout = layout_named(native) if native else None
     native = ""
     if obj is not None:
         if isinstance(obj, dict):
@@ -74,6 +89,7 @@ def read_artefact(obj=None, *, cos=None, sin=None, inv_freq=None, kind=None, d=N
                 inv_freq = obj[keys["inv_freq"]]
             elif one is not None and kind != "inv_freq":
                 obj = obj[one]
+                expected_layout = expected_layout or ONE_ARRAY_LAYOUT.get(one.lower())
             else:
                 ck = next((keys[k] for k in ("cos", "cos_cached", "cos_cache") if k in keys), None)
                 sk = next((keys[k] for k in ("sin", "sin_cached", "sin_cache") if k in keys), None)
@@ -91,7 +107,7 @@ def read_artefact(obj=None, *, cos=None, sin=None, inv_freq=None, kind=None, d=N
                                       and arr.dtype.kind != "c"):
                 inv_freq = arr
             else:
-                got = split(arr)
+                got = split(arr, expected_layout)
                 if got is None:
                     raise InputError(f"an array of shape {tuple(arr.shape)} is neither an "
                                      "inv_freq vector (1-D) nor a cos/sin cache in a layout "

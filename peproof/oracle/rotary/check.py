@@ -32,23 +32,27 @@ from .inv_freq import check_inv_freq
 from .report import RotaryReport
 
 _KEYS = ("obj", "cos", "sin", "inv_freq", "angles", "kind", "d", "positions", "layout", "seq_len",
-         "base", "max_position_embeddings", "dtype", "pipeline_dtype", "allow_collisions")
+         "base", "max_position_embeddings", "dtype", "pipeline_dtype", "allow_collisions",
+         "native")
 
 
 def check_rotary(obj=None, *, cos=None, sin=None, inv_freq=None, angles=None, kind=None, d=None,
                  positions=None, expect=None, layout=None, seq_len=None, base=None,
                  max_position_embeddings=None, dtype=None, pipeline_dtype=None,
-                 allow_collisions: bool = False) -> RotaryReport:
+                 allow_collisions: bool = False, native: str | None = None) -> RotaryReport:
     """Identify and check a rotary artefact; see the module docstring.  ``expect`` is a
     :class:`Rope` or a ``rope_parameters`` dict (then ``d`` comes from the artefact),
     ``base`` a hint for naming NTK-aware scalings, ``seq_len`` the length for dynamic methods
-    (default: the largest position + 1)."""
+    (default: the largest position + 1), ``native`` the library layout a 2-D array holding a
+    whole cache is expected in (``"vllm"``: ``[cos | sin]``, ``"gptj"``: ``[sin | cos]``;
+    default: read from its content)."""
     t0 = time.perf_counter()
     if is_nested(expect):
         return _nested(expect, locals())
     with np.errstate(all="ignore"):
         rep = _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len, base,
-                     max_position_embeddings, dtype, pipeline_dtype, allow_collisions, angles)
+                     max_position_embeddings, dtype, pipeline_dtype, allow_collisions, angles,
+                     native)
     rep.seconds = time.perf_counter() - t0
     return rep
 
@@ -71,11 +75,11 @@ def _nested(expect: dict, kw: dict) -> RotaryReport:
 
 
 def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len, base, mpe,
-           dtype, pipeline_dtype, allow, angles=None):
+           dtype, pipeline_dtype, allow, angles=None, native=None):
     from peproof.encoding import ParameterError
 
     art = read_artefact(obj, cos=cos, sin=sin, inv_freq=inv_freq, kind=kind, d=d, layout=layout,
-                        angles=angles)
+                        angles=angles, native=native)
     st = get_format(dtype) if dtype else art.stored
     pipe = get_format(pipeline_dtype) if pipeline_dtype else st
     # the pipelines a 16-bit artefact may come from, narrowest first (frameworks compute in
@@ -111,7 +115,7 @@ def _route(art, want, hint, seq_len, st, pipe, pipes, notes, positions, exp_layo
     if seq_len is None:
         seq_len = int(pos.max()) + 1
     if art.kind == "angles":
-        return check_angles(art, want, hint, seq_len, st, pipe, notes, pos, exp_layout, allow,
+        return check_angles(art, want, hint, seq_len, st, pipes, notes, pos, exp_layout, allow,
                             expect)
     return check_cache(art, want, hint, seq_len, st, pipes, notes, pos, exp_layout, allow,
                        expect, find_offset=positions is None)

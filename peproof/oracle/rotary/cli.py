@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 
 KINDS = ("auto", "table", "inv-freq", "cache", "angles")
+CACHE_LAYOUTS = ("vllm", "gptj", "interleaved_cos_sin", "interleaved_sin_cos")
 PAIRS = (("cos", "sin"), ("cos_cached", "sin_cached"), ("cos_cache", "sin_cache"))
 
 
@@ -35,6 +36,9 @@ def add_arguments(p) -> None:
     g.add_argument("--max-position-embeddings", type=int, help="for dynamic NTK / YaRN / "
                    "LongRoPE expectations")
     g.add_argument("--rope-layout", choices=("half", "interleaved"), help="expected cache layout")
+    g.add_argument("--cache-layout", choices=CACHE_LAYOUTS, help="the library layout a 2-D cache "
+                   "holding cos and sin is in: vllm [cos | sin], gptj [sin | cos] (default: read "
+                   "from the content; an archive member cos_sin_cache is vLLM's)")
 
 
 def _wants_rotary(args) -> bool:
@@ -86,7 +90,7 @@ def _peek(source: str, args):
             except InputError:
                 continue
             if info.get("key") == k:
-                return {"obj": v}
+                return {"obj": v, "native": "vllm" if k == "cos_sin_cache" else None}
         for ck, sk in PAIRS:
             try:
                 c, ci = load(source, key=ck)
@@ -154,6 +158,8 @@ def maybe_run(args):
         positions = P.parse(args.positions).float64()
     from .check import check_rotary
 
+    if getattr(args, "cache_layout", None):
+        kw["native"] = args.cache_layout
     try:
         rep = check_rotary(**kw, kind="inv_freq" if args.kind == "inv-freq" else None,
                            d=args.d, positions=positions,

@@ -131,29 +131,87 @@ def rope_from_config(params, d: int, max_position_embeddings=None, layout="half"
     return Rope(d, base, layout=layout, scaling=sc, **extra)
 
 
-#: legacy top-level names of a config.json (GPT-NeoX's ``rotary_pct`` / ``rotary_emb_base``,
-#: StableLM's early ``rope_pct``) and the key each stands for
-ALIASES = {"rotary_pct": "partial_rotary_factor", "rope_pct": "partial_rotary_factor",
-           "rotary_emb_base": "rope_theta", "rotary_embedding_base": "rope_theta"}
+#: other spellings of the keys the RoPE reads, each standing for the key it maps to (the canonical
+#: key wins when both are given): GPT-NeoX's ``rotary_pct`` / ``rotary_emb_base``, StableLM's
+#: early ``rope_pct``, Wav2Vec2-Conformer's ``rotary_embedding_base``, and the ``attribute_map``
+#: names transformers resolves (GPT-J / CodeGen / GPT-2 ``n_head``, ``n_embd``, ``n_positions``)
+ALIASES = (("rotary_pct", "partial_rotary_factor"), ("rope_pct", "partial_rotary_factor"),
+           ("rotary_emb_base", "rope_theta"), ("rotary_embedding_base", "rope_theta"),
+           ("n_head", "num_attention_heads"), ("num_heads", "num_attention_heads"),
+           ("encoder_attention_heads", "num_attention_heads"), ("n_embd", "hidden_size"),
+           ("d_model", "hidden_size"), ("n_positions", "max_position_embeddings"))
 #: top-level keys of a config.json that the RoPE reads (transformers' standardisation copies
-#: them into ``rope_parameters``; Phi-3's top-level original length takes priority)
+#: them into ``rope_parameters``; Phi-3's top-level original length takes priority).
+#: ``rotary_dim`` (GPT-J, CodeGen, MiniMax-M2): the rotated channels of a head, exponents over
+#: them (MiniMax's config turns it into ``partial_rotary_factor = rotary_dim / head_dim``)
 CARRIED = ("rope_theta", "partial_rotary_factor", "max_position_embeddings", "head_dim",
-           "hidden_size", "num_attention_heads")
+           "hidden_size", "num_attention_heads", "rotary_dim")
+#: legacy top-level keys of a per-layer-type RoPE (transformers turns them into nested
+#: ``rope_parameters``): the key -> (the layer type it sets, the key of the other type's base,
+#: whether ``rope_scaling`` applies to the sliding layers too): Gemma 3 (and 3n, T5Gemma 2),
+#: ModernBERT
+LAYER_TYPE_KEYS = {"rope_local_base_freq": ("sliding_attention", "rope_theta", False),
+                   "local_rope_theta": ("sliding_attention", "global_rope_theta", True)}
+
+
+def text_config_of(cfg: dict) -> dict:
+    """The part of a multimodal config that holds the language model's RoPE: ``text_config``
+    when the top level has no attention heads (transformers' ``get_text_config``), else ``cfg``;
+    the top level's ``model_type`` kept."""
+    if not any(k in cfg for k in ("num_attention_heads", "n_head", "num_heads")) and \
+            isinstance(cfg.get("text_config"), dict):
+        return {**cfg["text_config"], "model_type": cfg.get("model_type")}
+    return cfg
+
+
+def _canonical(cfg: dict) -> dict:
+    top = dict(cfg)
+    for alias, key in ALIASES:
+        if top.get(key) is None and cfg.get(alias) is not None:
+            top[key] = cfg[alias]
+    if top.get("rotary_dim") is not None and top.get("partial_rotary_factor") is not None:
+        top.pop("rotary_dim")  # a partial_rotary_factor given is what transformers reads
+    return top
+
+
+def _legacy_layer_types(top: dict, rp: dict):
+    """Gemma 3's ``rope_local_base_freq`` / ModernBERT's ``local_rope_theta`` beside flat
+    settings: nested ``rope_parameters`` as transformers builds them, else None."""
+    for key, (local, other, both) in LAYER_TYPE_KEYS.items():
+        if top.get(key) is None or is_nested(rp):
+            continue
+        full = dict(rp)
+        full.pop("rope_theta", None)
+        if top.get(other) is not None:
+            full["rope_theta"] = top[other]
+        sliding = {k: v for k, v in rp.items() if k != "rope_theta"} if both else {
+            "rope_type": "default"}
+        sliding["rope_theta"] = top[key]
+        return {"full_attention": full, local: sliding}
+    return None
 
 
 def rope_parameters_of(cfg: dict) -> dict:
     """The ``rope_parameters`` a model's ``config.json`` implies, as transformers standardises
-    them: ``rope_parameters`` or legacy ``rope_scaling`` (``{"type": ...}``), the top-level
-    ``rope_theta`` / ``partial_rotary_factor`` (or their legacy names), the head's size and
-    ``max_position_embeddings`` carried in; nested per-layer-type dicts keep their nesting."""
-    top = {ALIASES.get(k, k): v for k, v in cfg.items()}
-    rp = cfg.get("rope_parameters") or cfg.get("rope_scaling") or {"rope_type": "default"}
+    them: the text model's part (:func:`text_config_of`), ``rope_parameters`` or legacy
+    ``rope_scaling`` (``{"type": ...}``), the top-level ``rope_theta`` / ``partial_rotary_factor``
+    / ``rotary_dim`` (or their other spellings, :data:`ALIASES`), the head's size and
+    ``max_position_embeddings`` carried in; nested per-layer-type dicts keep their nesting, and
+    legacy per-layer-type keys (:data:`LAYER_TYPE_KEYS`) make them."""
+    top = _canonical(text_config_of(cfg))
+    rp = top.get("rope_parameters") or top.get("rope_scaling") or {"rope_type": "default"}
+    if not isinstance(rp, dict):
+        raise InputError(f"rope_parameters is a JSON {type(rp).__name__}; transformers expects "
+                         "an object")
+    rp = _legacy_layer_types(top, rp) or rp
 
     def one(d: dict) -> dict:
         d = dict(d)
         for k in CARRIED:
             if top.get(k) is not None:
                 d.setdefault(k, top[k])
+        if d.get("partial_rotary_factor") is not None:
+            d.pop("rotary_dim", None)
         if top.get("original_max_position_embeddings") is not None and (
                 d.get("rope_type") or d.get("type")) in ("llama3", "yarn", "longrope"):
             d["original_max_position_embeddings"] = top["original_max_position_embeddings"]
@@ -162,3 +220,21 @@ def rope_parameters_of(cfg: dict) -> dict:
     if is_nested(rp):
         return {k: one(v) for k, v in rp.items() if isinstance(v, dict)}
     return one(rp)
+
+
+def stored_frequencies(params: dict) -> int | None:
+    """How many ``inv_freq`` entries (pairs of a cache) transformers' initialisation of these
+    flat ``rope_parameters`` stores: ``ceil(dim / 2)`` for ``dim = rotary_dim`` or
+    ``int(head_dim * partial_rotary_factor)`` (``arange(0, dim, 2)``), ``head_dim / 2`` for
+    ``proportional`` (the unrotated pairs stored as zeros); None when the head's size is not
+    given."""
+    kind = params.get("rope_type") or params.get("type") or "default"
+    hd = head_dim_of(params)
+    if kind == "proportional":
+        return hd // 2 if hd else None
+    if params.get("rotary_dim"):
+        return -(-int(params["rotary_dim"]) // 2)
+    if hd is None:
+        return None
+    prf = params.get("partial_rotary_factor")
+    return -(-int(hd * (1 if prf is None else prf)) // 2)

@@ -47,9 +47,45 @@ def squeeze(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def split(arr: np.ndarray):
+#: a few words for each layout, for one-line reports (``peproof scan``)
+SHORT = {TORCHTUNE: "torchtune cache / Meta view_as_real (S, d/2, 2) [cos, sin]",
+         FREQS_CIS: "Meta freqs_cis, complex (S, d/2)", STACK: "(2, S, d) stack [cos, sin]",
+         VLLM: "vLLM cos_sin_cache (S, d) [cos | sin]",
+         GPTJ: "GPT-J embed_positions (S, d) [sin | cos]",
+         INTER_CS: "interleaved (cos, sin) pairs (S, d)",
+         INTER_SC: "interleaved (sin, cos) pairs (S, d)",
+         MLX_FREQS: "mlx freqs (periods)"}
+
+
+def short_layout(native: str) -> str:
+    """:data:`SHORT`'s words for a layout (``""`` for none, the layout itself if unlisted)."""
+    return SHORT.get(native, native or "")
+
+
+#: the 2-D layouts, by which half (or which column of a pair) holds the cosines
+TWO_D = {VLLM: ("halves", True), GPTJ: ("halves", False), INTER_CS: ("inter", True),
+         INTER_SC: ("inter", False)}
+#: the names a caller may give for an expected layout (``check_rotary(native=...)``)
+NAMES = {"vllm": VLLM, "gptj": GPTJ, "gpt-j": GPTJ, "torchtune": TORCHTUNE,
+         "freqs_cis": FREQS_CIS, "meta": FREQS_CIS, "stack": STACK, "interleaved_cos_sin": INTER_CS,
+         "interleaved_sin_cos": INTER_SC}
+
+
+def layout_named(name: str) -> str:
+    """The layout constant for ``name`` (a constant itself, or a key of :data:`NAMES`)."""
+    if name in TWO_D or name in (TORCHTUNE, FREQS_CIS, STACK):
+        return name
+    key = str(name).lower()
+    if key not in NAMES:
+        raise InputError(f"unknown cache layout {name!r}; known: {', '.join(sorted(NAMES))}")
+    return NAMES[key]
+
+
+def split(arr: np.ndarray, expect: str | None = None):
     """``(cos, sin, native)`` of one array holding a whole cache, or None when its shape is no
-    native layout (the caller says what it expected)."""
+    native layout (the caller says what it expected).  ``expect`` (a layout of
+    :data:`TWO_D`) reads a 2-D array as that library reads it, whatever its content: a cache
+    whose halves are the other way round is then a swapped cache, and the check says so."""
     if arr.dtype.kind == "c":
         a = squeeze(arr)
         if a.ndim == 1:
@@ -63,8 +99,18 @@ def split(arr: np.ndarray):
     if a.ndim == 3 and a.shape[-1] == 2:
         return a[..., 0], a[..., 1], TORCHTUNE
     if a.ndim == 2 and a.shape[1] % 2 == 0 and a.shape[1] >= 2:
+        if expect in TWO_D:
+            return _as(a, expect)
         return _two_d(a)
     return None
+
+
+def _as(a: np.ndarray, native: str):
+    W = a.shape[1]
+    h = W // 2
+    kind, cos_first = TWO_D[native]
+    x, y = (slice(0, h), slice(h, W)) if kind == "halves" else (slice(0, W, 2), slice(1, W, 2))
+    return (a[:, x], a[:, y], native) if cos_first else (a[:, y], a[:, x], native)
 
 
 def _two_d(a: np.ndarray):
