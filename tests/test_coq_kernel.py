@@ -313,3 +313,13 @@ def test_powers_with_variable_exponents_for_every_d(cache):
     assert got == {k: want for k, (_, want) in claims.items()}, \
         {k: r.status for k, r in res.items()}
     assert all("rpow" in res[k].goal for k in claims)
+
+
+def test_the_cache_key_changes_with_the_judge(monkeypatch):
+    """A result cached under one allow-list is not read back under another: the key covers
+    run.py's own text (a cached 'checked' must have been judged by this code)."""
+    job = _job("k1")
+    lib = run.Library(None, "libhash", frozenset(), {})
+    before = run.job_key(job, lib, "8.16.1")
+    monkeypatch.setattr(run, "RUNNER_SOURCE", "another judge")
+    assert run.job_key(job, lib, "8.16.1") != before

@@ -16,8 +16,8 @@ reflexive proofs rest on).  ``Admitted``, ``Axiom`` and the fallback all show up
 axioms outside the list.  Scripts and goals are also scanned before anything runs: a sentence
 end, a comment or a vernacular keyword in a script is refused.
 
-Results are cached by content (goal, script, the compiled library's hash, the Coq version);
-the library itself is compiled once per content hash into the cache folder
+Results are cached by content (goal, script, the compiled library's hash, the Coq version, this
+file's own text); the library itself is compiled once per content hash into the cache folder
 (``$PEPROOF_COQ_CACHE``, else ``$XDG_CACHE_HOME/peproof/coq``, else ``~/.cache/peproof/coq``).
 Without ``coqc`` every job is "coq not installed".
 """
@@ -38,6 +38,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 RUNNER_VERSION = "1"
+#: the judge's own text: a cached result is a result of this file (the allow-list, the parsing
+#: of Print Assumptions), so any change to it makes every cached result stale
+RUNNER_SOURCE = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
 BATCH_TIMEOUT = 900  # seconds of one coqc run
 JOB_TIMEOUT = 10  # seconds of one proof script (Coq's [timeout]: wall clock; then the fallback),
 # plus one second per 2000 characters of goal (a 1646-relation goal is 220 KB)
@@ -276,8 +279,8 @@ def refuse(job: Job) -> str | None:
 
 def job_key(job: Job, lib: Library, version: str) -> str:
     h = hashlib.sha256()
-    for part in (RUNNER_VERSION, version, lib.hash, job.lemma, job.statement, job.script,
-                 header(job.needs)):
+    for part in (RUNNER_VERSION, RUNNER_SOURCE, version, lib.hash, job.lemma, job.statement,
+                 job.script, header(job.needs)):
         h.update(part.encode() + b"\0")
     return h.hexdigest()
 
