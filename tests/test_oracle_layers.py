@@ -20,9 +20,16 @@ import) and show each rule fails when it should.
 from __future__ import annotations
 
 import ast
+import importlib.util
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# Tarjan's components: the engines' layer test has the one copy
+_spec = importlib.util.spec_from_file_location("_layers_graph", Path(__file__).with_name(
+    "test_layers.py"))
+_layers = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_layers)
+cycles = _layers.cycles
 ORACLE = ROOT / "peproof" / "oracle"
 TOP = "peproof.oracle"
 SUBPACKAGES = ("common", "sinusoidal", "rotary")
@@ -70,41 +77,6 @@ def imports_of(name: str, source: str, is_pkg: bool, known: set[str]) -> set[str
 def graph_of(srcs: dict[str, tuple[str, bool]]) -> dict[str, set[str]]:
     known = set(srcs)
     return {m: imports_of(m, s, pkg, known) for m, (s, pkg) in srcs.items()}
-
-
-def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components with more than one module (Tarjan), each sorted."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on: set[str] = set()
-    out: list[list[str]] = []
-
-    def visit(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on.add(v)
-        for w in sorted(graph.get(v, ())):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                out.append(sorted(comp))
-
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
-    return out
 
 
 def layer_of(module: str) -> str:
