@@ -20,6 +20,7 @@ import sympy as sp
 
 from peproof import registry
 from peproof.claims import Claim, Eq, Le, Lt, Source, Statement, var
+from peproof.encoding import omega_expr
 from peproof.kernel.coq import check, run
 from peproof.kernel.coq.translate import translate
 
@@ -295,16 +296,15 @@ def test_powers_with_variable_exponents_for_every_d(cache):
     statements made false (increasing, the ratio at 2/d, a lower bound of 1) are not."""
     d, D = var("d", "even_pos_integer")
     i, Ii = var("i", "nonneg_integer")
-    w = lambda j: sp.Integer(10000) ** (-2 * j / d)  # noqa: E731
+    w = lambda j: omega_expr(j, d)  # noqa: E731 - the encoding's one definition
     in_range = (Le(i, d / 2 - 1),)
     claims = {
         "p.decrease": (Statement(Lt(w(i + 1), w(i)), (D, Ii), hyps=(Le(i + 1, d / 2 - 1),)), 1),
-        "p.ratio": (Statement(Eq(w(i + 1) / w(i), sp.Integer(10000) ** (-2 / d)), (D, Ii)), 1),
+        "p.ratio": (Statement(Eq(w(i + 1) / w(i), w(1)), (D, Ii)), 1),
         "p.range": (Statement((Lt(sp.Rational(1, 10000), w(i)), Le(w(i), 1)), (D, Ii),
                               hyps=in_range), 1),
         "p.increase": (Statement(Lt(w(i), w(i + 1)), (D, Ii), hyps=(Le(i + 1, d / 2 - 1),)), 0),
-        "p.ratio_wrong": (Statement(Eq(w(i + 1) / w(i), sp.Integer(10000) ** (2 / d)), (D, Ii)),
-                          0),
+        "p.ratio_wrong": (Statement(Eq(w(i + 1) / w(i), 1 / w(1)), (D, Ii)), 0),
         "p.range_wrong": (Statement(Lt(1, w(i)), (D, Ii), hyps=in_range), 0),
     }
     res = check.check_claims([_claim(k, st) for k, (st, _) in claims.items()], {},
@@ -323,3 +323,24 @@ def test_the_cache_key_changes_with_the_judge(monkeypatch):
     before = run.job_key(job, lib, "8.16.1")
     monkeypatch.setattr(run, "RUNNER_SOURCE", "another judge")
     assert run.job_key(job, lib, "8.16.1") != before
+
+
+@needs_coq
+def test_a_negation_is_never_proved_by_an_obligation_stronger_than_sympy(cache):
+    """0 <= b**p holds for b >= 0, p > 0 (SymPy: 0**p = 0); Coq's rpow needs the obligation
+    0 < b.  A (wrong) refutation at b = 0 must not get a Coq proof of its negation: the
+    obligation is a premise of the refutable goal, so failing it proves nothing.  With the
+    obligation a conjunct (the previous check.py), Coq proved the negation."""
+    b, B = var("b", "real")
+    p, P = var("p", "pos_real")
+    st = Statement(Le(0, b ** p), (B, P), hyps=(Le(0, b),))
+    wrong = {"status": "refuted", "witness": {"point": {"b": "0", "p": "1"}}}
+    res = check.check_claims([_claim("t.power", st)], {"t.power": wrong}, cache_dir=cache)
+    assert not res["t.power"].checked, res["t.power"].goal
+    assert "(0 < b)" in translate(st).obligations
+    # a true refutation at a point where the obligations hold is still proved
+    false = Statement(Le(b ** p, 1), (B, P), hyps=(Le(0, b),))
+    right = {"status": "refuted", "witness": {"point": {"b": "2", "p": "1"}}}
+    res = check.check_claims([_claim("t.power2", false)], {"t.power2": right},
+                             cache_dir=cache)
+    assert res["t.power2"].checked and res["t.power2"].what == "negation", res["t.power2"].status

@@ -59,40 +59,10 @@ def _expoly(stmt: Statement) -> Verdict:
 
 
 def engines() -> dict:
-    """Every engine's entry point by name (:mod:`peproof.engines.registry`, where it exists;
-    else the older entry points, raw results wrapped)."""
-    try:
-        from peproof.engines.registry import ENGINES
-    except ImportError:
-        return _old_engines()
+    """Every engine's entry point by name (:mod:`peproof.engines.registry`)."""
+    from peproof.engines.registry import ENGINES
+
     return {name: e.decide for name, e in ENGINES.items()}
-
-
-def _old_engines() -> dict:
-    from peproof.engines import (
-        angles,
-        cyclotomic,
-        decide,
-        periodic,
-        powers,
-        rational,
-        realz3,
-        z3poly,
-        z3trig,
-    )
-
-    return {
-        "decide_statement": decide.decide_statement,
-        "z3trig.decide_z3": z3trig.decide_z3,
-        "z3poly.prove": lambda st: _from_tuple(z3poly.prove(st), "z3poly"),
-        "expoly.expand_is_zero": _expoly,
-        "periodic.decide": periodic.decide,
-        "powers.prove_statement": powers.prove_statement,
-        "rational.decide": rational.decide,
-        "cyclotomic.proof": lambda st: cyclotomic.proof(st, None),
-        "realz3.prove": realz3.prove,
-        "angles.prove_separation": angles.prove_separation,
-    }
 
 
 class _Timeout(Exception):

@@ -136,10 +136,19 @@ Ltac pe_abs :=
   | H : context [Rcase_abs ?x] |- _ => destruct (Rcase_abs x)
   end.
 
-(** Domain hypotheses of a goal specialised at a point: integer facts, evenness, signs. *)
+(** [0 < exp t] for every [exp t] of the goal (each once). *)
+Ltac pe_exp_facts :=
+  repeat match goal with
+  | |- context [exp ?t] =>
+      lazymatch goal with _ : 0 < exp t |- _ => fail | _ => pose proof (exp_pos t) end
+  end.
+
+(** Premises of a goal specialised at a point: domains (integer facts, evenness, signs) and the
+    definedness obligations of the conclusions (nonzero denominators, positive bases). *)
 Ltac pe_point :=
   first [ solve [lia] | solve [apply Z.even_spec; reflexivity] | solve [lra]
-        | solve [pe_side] ].
+        | solve [pe_side]
+        | solve [pe_exp_facts; first [ lra | (intro; lra) | nra ]] ].
 
 (** [H : A1 -> ... -> An -> B] with each [Ai] closed: [H : B]. *)
 Ltac pe_feed H :=

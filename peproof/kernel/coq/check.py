@@ -80,10 +80,11 @@ def plan(claim: Claim, verdict: dict | None) -> tuple[run.Job | None, CoqResult 
         return None, not_checked(f"no proof script: {exc}", lemma=lemma, goal=goal.text,
                                  what="negation" if refuted else "statement",
                                  obligations=goal.obligations + goal.def_hyps)
-    job = run.Job(claim.id, lemma + ("_negation" if refuted else ""), goal.text, script.text,
+    text = goal.refutable_text if script.negation else goal.text
+    job = run.Job(claim.id, lemma + ("_negation" if refuted else ""), text, script.text,
                   script.needs | _lib_needs(goal), negation=script.negation)
     info = CoqResult("", what="negation" if script.negation else "statement",
-                     klass=script.klass, lemma=job.lemma, goal=goal.text,
+                     klass=script.klass, lemma=job.lemma, goal=text,
                      obligations=goal.obligations + goal.def_hyps)
     return job, info
 

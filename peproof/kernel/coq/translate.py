@@ -110,6 +110,25 @@ class Goal:
         return f"forall {bs}{hs},\n  {_conj(body)}"
 
     @property
+    def refutable_text(self) -> str:
+        """The goal whose NEGATION a Coq proof may establish for a refuted claim: the
+        conclusions' definedness obligations become premises.  An obligation may be stronger
+        than SymPy's definedness (``0 < b`` for ``rpow b p``, where SymPy also defines
+        ``0**p``); as a conjunct, its failure at the witness would prove the negation of the
+        printed goal without the SymPy statement being false there.  As a premise it holds at
+        the witness, where Coq's terms then agree with SymPy's, so a proof of the negation is
+        a point where the statement's own conclusion is false."""
+        if self.quant != "forall" or not self.obligations:
+            return self.text
+        if not self.binders:
+            return f"{_conj(list(self.obligations))} ->\n  {_conj(list(self.concls))}"
+        pre = list(self.domain_hyps) + list(self.def_hyps) + list(self.hyps) + \
+            list(self.obligations)
+        bs = " ".join(f"({b.name} : {b.ctype})" for b in self.binders)
+        hs = "".join(f"\n  (pe_h{n} : {h})" for n, h in enumerate(pre))
+        return f"forall {bs}{hs},\n  {_conj(list(self.concls))}"
+
+    @property
     def n_intro(self) -> int:
         """How many names ``intros`` introduces for a ``forall`` goal."""
         return len(self.binders) + len(self.domain_hyps) + len(self.def_hyps) + len(self.hyps)
