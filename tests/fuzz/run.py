@@ -44,20 +44,6 @@ TIME_LIMIT = 30.0  # seconds per engine call (a hang is reported, not waited for
 JUDGE = Budget(points=64, conclusions=32, work=20000)
 
 
-def _from_tuple(res, name: str) -> Verdict:
-    status = "proved" if res[0] == "proved" else "unknown"
-    return Verdict(status, name, "-", "direct call", tuple(res[1]), reason=str(res[-1])[:200])
-
-
-def _expoly(stmt: Statement) -> Verdict:
-    from peproof.engines import expoly
-
-    if stmt.quant != "forall" or any(r.op != "==" for r in stmt.concl):
-        return Verdict("unknown", "expoly", "-", "direct call", reason="equalities only")
-    zero = all(expoly.expand_is_zero(r.lhs - r.rhs).zero for r in stmt.concl)
-    return Verdict("proved" if zero else "unknown", "expoly", "-", "expand_is_zero")
-
-
 def engines() -> dict:
     """Every engine's entry point by name (:mod:`peproof.engines.registry`)."""
     from peproof.engines.registry import ENGINES
