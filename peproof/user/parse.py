@@ -242,21 +242,17 @@ class _Parser:
         """Comma-separated relations up to ``close`` (a relation is an argument of Eq...)."""
         out: list[Node] = []
         self._trailing_comma = False
-        self.enter(self.tok.col)
-        try:
-            while not (self.tok.kind == "op" and self.tok.text == close):
-                out.append(self.relation())
-                if self.tok.kind == "op" and self.tok.text == ",":
-                    self.take()
-                    self._trailing_comma = True
-                    continue
-                self._trailing_comma = False
-                if not (self.tok.kind == "op" and self.tok.text == close):
-                    raise self.unexpected(f"',' or {close!r}")
-            self.take()
-            return out
-        finally:
-            self.depth -= 1
+        while not (self.tok.kind == "op" and self.tok.text == close):
+            out.append(self.relation())  # one level deeper: through unary()
+            if self.tok.kind == "op" and self.tok.text == ",":
+                self.take()
+                self._trailing_comma = True
+                continue
+            self._trailing_comma = False
+            if not (self.tok.kind == "op" and self.tok.text == close):
+                raise self.unexpected(f"',' or {close!r}")
+        self.take()
+        return out
 
 
 def parse(text: str, label: str = "statement") -> Node:
