@@ -46,8 +46,9 @@ def test_a_false_statement_is_refuted_with_its_certified_witness(capsys):
     line = next(ln for ln in out.splitlines() if ln.startswith("user.statement: refuted at"))
     assert "pos = " in line and "certified_by" in line
     # the witness really refutes it: the entry at that point exceeds 1/2 (mpmath, 30 digits)
-    import mpmath
     from fractions import Fraction
+
+    import mpmath
 
     p = Fraction(line.split("pos = ")[1].split()[0])
     with mpmath.workdps(30):
