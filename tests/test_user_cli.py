@@ -187,3 +187,35 @@ def test_a_claims_file_must_be_a_python_file(tmp_path, capsys):
     (tmp_path / "c.txt").write_text("CLAIMS = []")
     assert main(["prove", "--claims", str(tmp_path / "c.txt")]) == 2
     assert "a Python file (.py)" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ heavy text, real processes
+HEAVY = {
+    "tower": ("x == 10**10**10", "exponent 10000000000"),
+    "tower9": ("x == 9**9**9**9", "exponent"),
+    "power of a power": ("x == (10**100)**(10**4)", "power with exponent 10000"),
+    "deep": ("x == " + "(" * 900 + "1" + ")" * 900, "nesting"),
+    "long": ("x == " + "1+" * 1500 + "1", "characters, at most 2000"),
+    "floor": ("x == floor(exp(exp(exp(exp(10)))))", "floor's argument"),
+    "sum": ("x == Sum(i, (i, 1, 10**100))", "Sum's limits"),
+}
+
+
+@pytest.fixture(scope="module")
+def heavy(hostile):
+    for key, (text, _) in HEAVY.items():
+        hostile.start(f"statement/{key}", lambda root, t=text: [
+            "prove", "--statement", t, "--domain", "x=real", "--no-coq"])
+    return hostile
+
+
+@pytest.mark.parametrize("key", sorted(HEAVY))
+def test_heavy_text_is_refused_in_a_bounded_process(heavy, key):
+    """As a real process under the harness's 3 GiB address-space limit (and its kill after 60
+    s: a hang shows as a killed process, rc -9): exit 2, one line naming the culprit, no
+    traceback, no file left behind."""
+    r = heavy.result(f"statement/{key}")
+    lines = r.err.strip().splitlines()
+    assert r.rc == 2, (r.rc, r.err[-500:])
+    assert len(lines) == 1 and "Traceback" not in r.err and not r.stray
+    assert HEAVY[key][1] in lines[0], lines[0]
