@@ -219,3 +219,22 @@ def test_heavy_text_is_refused_in_a_bounded_process(heavy, key):
     assert r.rc == 2, (r.rc, r.err[-500:])
     assert len(lines) == 1 and "Traceback" not in r.err and not r.stray
     assert HEAVY[key][1] in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("family, base, d", [("paper", 10000, 4), ("h-1", 500, 8)])
+def test_the_vocabulary_of_another_encoding_goes_through_the_pipeline(family, base, d):
+    """What ``--variant`` plugs in: the statement built for another Encoding, matrices and
+    all, decided by the same pipeline; the same text with a wrong shift is refuted."""
+    from peproof import results as R
+    from peproof.encoding import Encoding
+    from peproof.user.statement import user_claim
+
+    enc = Encoding(d, family=family, base=base)
+    doms = ["k=integer", "pos=real"]
+    good = user_claim("M(k) * PE(pos) == PE(pos + k)", domains=doms, enc=enc)
+    bad = user_claim("M(k) * PE(pos) == PE(pos + 2*k)", domains=doms, enc=enc,
+                     claim_id="user.wrong_shift")
+    rows = R.run([good, bad], falsifiers=False)["claims"]
+    assert [r["verdict"]["status"] for r in rows] == ["proved", "refuted"]
+    assert len(good.statement.concl) == d and family in rows[0]["sources"][0]["section"]
+    assert rows[1]["verdict"]["witness"]["point"]["k"] != "0"
