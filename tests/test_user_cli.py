@@ -238,3 +238,35 @@ def test_the_vocabulary_of_another_encoding_goes_through_the_pipeline(family, ba
     assert [r["verdict"]["status"] for r in rows] == ["proved", "refuted"]
     assert len(good.statement.concl) == d and family in rows[0]["sources"][0]["section"]
     assert rows[1]["verdict"]["witness"]["point"]["k"] != "0"
+
+
+def test_a_variant_encoding_is_the_statements_vocabulary(monkeypatch):
+    """``--variant`` (parsed by peproof.variant, another module: a stand-in here) sets the
+    encoding of PE/omega/d/base; a parser error or a RoPE variant is one usage line."""
+    import argparse
+    import types
+
+    from peproof.encoding import Encoding
+    from peproof.guard import UsageError
+    from peproof.user.run import user_claims
+
+    enc = Encoding(8, family="h-1", base=500)
+
+    def parse(spec):
+        if spec == "rope":
+            return object()
+        if spec != "family=h-1,base=500,d=8":
+            raise ValueError(f"--variant: unknown key in {spec!r}")
+        return enc
+
+    monkeypatch.setitem(sys.modules, "peproof.variant", types.SimpleNamespace(parse=parse))
+    args = argparse.Namespace(statement="omega(1) == base**(-1/(d/2 - 1))", assume=[],
+                              domain=[], exists=False, claims=None, pattern=None,
+                              variant="family=h-1,base=500,d=8")
+    (c,) = user_claims(args)
+    r = c.statement.concl[0]
+    assert r.lhs == enc.omega(1) == r.rhs and "h-1" in c.sources[0].section
+    for spec, message in (("rope", "is a object"), ("x=1", "unknown key")):
+        args.variant = spec
+        with pytest.raises(UsageError, match=message):
+            user_claims(args)

@@ -60,7 +60,36 @@ def user_claims(args, enc=None) -> list:
         raise UsageError("--assume, --domain and --exists need --statement")
     from peproof.user.statement import user_claim
 
+    enc = enc if enc is not None else encoding_of(args)
     return [user_claim(args.statement, args.assume, args.domain, args.exists, enc)]
+
+
+def encoding_of(args):
+    """The encoding of ``--variant SPEC`` when the command has that option (its parser,
+    ``peproof.variant.parse``, is another module's: used only when present), else ``None``
+    (the paper's).  A RoPE variant has no ``PE``/``omega`` vocabulary: refused in one line."""
+    spec = getattr(args, "variant", None)
+    if not spec:
+        return None
+    import importlib
+
+    from peproof.encoding import Encoding
+
+    try:
+        variant = importlib.import_module("peproof.variant")
+    except ImportError:
+        raise UsageError("--variant: this installation has no variant parser") from None
+    try:
+        v = variant.parse(spec)
+    except ValueError as exc:
+        raise UsageError(str(exc).splitlines()[0] if str(exc) else "--variant: bad SPEC") \
+            from None
+    v = getattr(v, "encoding", v)
+    if not isinstance(v, Encoding):
+        raise UsageError(f"--variant {spec!r} with --statement: the statement's vocabulary "
+                         "(PE, omega, M, d, base) is the sinusoidal encoding's; this variant "
+                         f"is a {type(v).__name__}")
+    return v
 
 
 def witness_lines(res: dict) -> list[str]:
