@@ -159,14 +159,21 @@ def numeric_cell(claim: Claim, primary: Verdict) -> str:
 
 @cache
 def z3_verdict(claim_id: str) -> Verdict:
-    from peproof.engines.decide import CONSTRUCTION, SETTLED
-    from peproof.engines.z3trig import decide_z3
     from peproof.verdicts import verdict_of
 
-    st = registry.get(claim_id).statement
+    return z3_of(registry.get(claim_id), verdict_of(claim_id))
+
+
+def z3_of(claim: Claim, primary: Verdict) -> Verdict:
+    """The z3 column of ``claim`` whose primary verdict is ``primary`` (uncached: a claim
+    outside the registry, such as a user's, goes through here)."""
+    from peproof.engines.decide import CONSTRUCTION, SETTLED
+    from peproof.engines.z3trig import decide_z3
+
+    st = claim.statement
     if st is None:
         return Verdict("unknown", "z3", "-", "not applicable", reason="informal claim")
-    if verdict_of(claim_id).engine == CONSTRUCTION:
+    if primary.engine == CONSTRUCTION:
         return Verdict("unknown", "z3", "-", SETTLED,
                        reason="settled when built: identical sides, nothing for z3 to confirm")
     return decide_z3(st)
@@ -190,9 +197,12 @@ def independently_confirmed(cells: dict) -> bool:
 def row(claim_id: str) -> dict:
     from peproof.verdicts import verdict_of as verdict
 
-    claim = registry.get(claim_id)
-    primary = verdict(claim_id)
-    zv = z3_verdict(claim_id)
+    return row_of(registry.get(claim_id), verdict(claim_id), z3_verdict(claim_id))
+
+
+def row_of(claim: Claim, primary: Verdict, zv: Verdict) -> dict:
+    """The agreement row of ``claim`` from its primary and z3 verdicts (uncached)."""
+    claim_id = claim.id
     cells = {"primary": primary.status, "z3": z3_cell(zv), "numeric": numeric_cell(claim, primary)}
     statuses = {cells["primary"], cells["z3"]}
     conflict = "proved" in statuses and "refuted" in statuses

@@ -42,7 +42,10 @@ def cmd_prove(args) -> int:
     from peproof.results import run
 
     out = out_file(args.out)
-    claims = registry.select(args.pattern)
+    from peproof.user.run import user_claims, wants_user, witness_lines
+
+    user = wants_user(args)
+    claims = user_claims(args) if user else registry.select(args.pattern)
     if not claims:
         raise UsageError(f"no claim id matches {args.pattern!r} (try 'peproof prove' for all, "
                          "or a pattern such as 'rotation.*')")
@@ -54,7 +57,8 @@ def cmd_prove(args) -> int:
               coq=not args.no_coq, coq_dir=coq_dir)
     if out:
         write_atomic(out, json.dumps(res, indent=1, sort_keys=True))
-    emit(json.dumps(res, indent=1, sort_keys=True) if args.json else render_table(res))
+    emit(json.dumps(res, indent=1, sort_keys=True) if args.json else
+         "\n".join([render_table(res)] + (witness_lines(res) if user else [])))
     s = res["summary"]
     bad_f = s["falsifiers"] - s["falsifiers_refuted"]
     return 1 if (s["disagreements"] or s["conflicts"] or s.get("gate_conflicts")
@@ -160,6 +164,9 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--no-falsifiers", action="store_true", help="skip the falsifiers")
     pr.add_argument("--no-coq", action="store_true",
                     help="skip the Coq checks (the .v files go to reports/build/coq in a checkout)")
+    from peproof.user.run import add_arguments
+
+    add_arguments(pr)  # --statement --assume --domain --exists --claims (peproof.user)
     pr.set_defaults(func=cmd_prove)
     # further subcommands live in peproof/commands/<name>.py, each with add_parser(sub)
     import importlib

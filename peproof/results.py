@@ -29,12 +29,16 @@ def git_commit(root: Path | None = None) -> str:
 
 
 def run_claim(claim: Claim, falsifiers: bool = True) -> dict:
-    from peproof.agreement import row
-    from peproof.engines.decide import CONSTRUCTION, refute
+    from peproof.agreement import row, row_of, z3_of
+    from peproof.engines.decide import CONSTRUCTION, decide, refute
     from peproof.verdicts import verdict_of as verdict
 
-    v = verdict(claim.id)
-    agree = row(claim.id)
+    if registry.by_id().get(claim.id) is claim:
+        v = verdict(claim.id)
+        agree = row(claim.id)
+    else:  # a claim outside the registry (a user's: peproof.user), decided here, not cached
+        v = decide(claim)
+        agree = row_of(claim, v, z3_of(claim, v))
     out = {
         "id": claim.id,
         "title": claim.title,

@@ -5,6 +5,8 @@
     peproof report --fresh              # run everything again (default: reuse the results of
                                         # the same commit and sources)
     peproof report --numerics quick|none --no-peers --no-pdf --out DIR
+    peproof report --statement 'TEXT' --domain x=real --out DIR   # a report of the user's
+    peproof report --claims FILE.py --out DIR                     # own claims only
 
 The generator is the package ``peproof_report`` (``reports/peproof_report/`` in a checkout),
 installed with the extra ``peproof[report]``; the core package never imports it.  From a
@@ -57,13 +59,18 @@ def add_parser(sub) -> None:
     p.add_argument("--html", action="store_true",
                    help="also write the HTML edition (peproof-report.html, clickable graphs)")
     p.add_argument("--workers", type=int, help="processes (default: all cores)")
+    from peproof.user.run import add_arguments
+
+    add_arguments(p)  # a report of the user's claims (--statement / --claims FILE.py)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     from peproof import registry
+    from peproof.user.run import user_claims, wants_user
 
-    if args.pattern and not registry.select(args.pattern):
+    claims = user_claims(args) if wants_user(args) else None  # bad input: exit 2 first
+    if claims is None and args.pattern and not registry.select(args.pattern):
         raise UsageError(f"no claim id matches {args.pattern!r}")
     if args.workers is not None and not 1 <= args.workers <= 64:
         raise UsageError(f"--workers must be between 1 and 64 (each worker is an interpreter "
@@ -72,9 +79,11 @@ def run(args) -> int:
     out = out_folder(args.out) if args.out else None
     out = out or gen.default_build_dir()
     with folder_lock(out, "peproof report"):  # one run per folder
+        user_run = gen.collect_claims(claims, out) if claims is not None else None
         res = gen.build(build_dir=out, pattern=args.pattern, numerics=args.numerics,
                         peers=not args.no_peers, workers=args.workers, fresh=args.fresh,
-                        compile_pdf=not args.no_pdf, full=args.full, html=args.html)
+                        compile_pdf=not args.no_pdf, full=args.full, html=args.html,
+                        run=user_run)
     print(f"wrote {res.tex_path}" + "".join(f" and {p}" for p in res.more_tex))
     if res.html_path:
         print(f"wrote {res.html_path}")

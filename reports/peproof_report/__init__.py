@@ -6,6 +6,7 @@ package lives in the checkout's ``reports/`` folder, beside its templates; the c
 """
 
 from .build import Outcome, build
+from .claimsrun import collect_claims
 from .run import default_build_dir
 
-__all__ = ["Outcome", "build", "default_build_dir"]
+__all__ = ["Outcome", "build", "collect_claims", "default_build_dir"]

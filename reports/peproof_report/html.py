@@ -4,8 +4,9 @@ one self-contained page, whose graphs are clickable (each node links to its clai
 It is written from the same run as the PDF (:func:`peproof_report.run.collect`): the results'
 rows, the printed statements (``render``: the rows the PDF typesets, as LaTeX source), the
 registry's family titles and errata classification, the numbering of :mod:`.graph`.  Graphs are
-inline SVG drawn by :func:`.figures.graph_figure` with a link on every node; nothing is
-fetched from the network (formulas are shown as their LaTeX source).
+inline SVG drawn by :func:`.figures.graph_figure` with a link on every node; formulas are
+MathML converted from the LaTeX at build time (:mod:`.mathml`); nothing is fetched from the
+network when the page is read.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from . import evidview, figures, graph
+from . import evidview, figures, graph, mathml
 from .build import FAMILY_GRAPH_MIN, TEMPLATES
 
 HTML_NAME = "peproof-report.html"
@@ -71,9 +72,10 @@ def context(run: dict, links: dict | None = None) -> dict:
             "id": r["id"], "anchor": anchor(r["id"]), "number": number[r["id"]],
             "title": r["title"], "status": r["verdict"]["status"],
             "engine": r["verdict"]["engine"], "method": r["verdict"].get("method") or "",
-            "statement": st.get("rows") or [],
+            "statement": [mathml.html(row) for row in st.get("rows") or []],
             "statement_more": (st.get("total", 0) or 0) - (st.get("shown", 0) or 0),
-            "refuted": w.get("relation"), "legend": rd.get("legend") or [],
+            "refuted": mathml.html(w["relation"], "inline") if w.get("relation") else None,
+            "legend": rd.get("legend") or [],
             "sources": [s["quote"] for s in r["sources"]],
             "uses": [(u, anchor(u) if u in number else None, number.get(u, u))
                      for u in r["uses"]],
