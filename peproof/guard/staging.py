@@ -8,6 +8,10 @@ where the kernel lacks it), then removes the previous folder; :meth:`discard` --
 exception or signal inside the ``with`` block -- removes the staged folder and leaves the
 target exactly as it was.  A reader sees the old report or the new one, never a mix.
 
+Where no folder can be made beside the target (a parent we may not write in, a target that is
+a mount point) the staged folder is made inside the target instead and committed entry by entry
+(each entry renamed into place, the previous ones set aside and then removed).
+
 The caller holds the target's folder lock (:func:`.locks.folder_lock`) for the whole build: a
 staged folder of the same target left by a run killed with SIGKILL is then known to be stale
 and is removed by the next run (:func:`remove_stale`).
@@ -27,6 +31,9 @@ from .locks import LOCK_NAME
 from .paths import fsync_folder, temp_prefix
 
 STAGE_TAG = "staged-"
+#: names of the fallback's folders inside the target (:meth:`StagedFolder._inside`)
+INSIDE_PREFIX = ".peproof-staged-"
+OLD_PREFIX = ".peproof-previous-"
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
 
@@ -44,8 +51,14 @@ def remove_stale(target: Path) -> list[Path]:
         entries = list(target.parent.iterdir())
     except OSError:
         return gone
+    try:
+        entries += [p for p in target.iterdir()
+                    if p.name.startswith((INSIDE_PREFIX, OLD_PREFIX))]
+    except OSError:
+        pass
     for p in entries:
-        if p.name.startswith(prefix) and p.is_dir() and not p.is_symlink():
+        if p.name.startswith((prefix, INSIDE_PREFIX, OLD_PREFIX)) and p.is_dir() \
+                and not p.is_symlink():
             shutil.rmtree(p, ignore_errors=True)
             gone.append(p)
     return gone
@@ -103,22 +116,48 @@ class StagedFolder:
         self.path: Path | None = None
         self.staged_at: Path | None = None  # the staged folder's name (kept after the commit)
         self.committed = False
+        self.inside = False  # staged inside the target (no room for a folder beside it)
 
     def __enter__(self) -> StagedFolder:
         self.target.parent.mkdir(parents=True, exist_ok=True)
-        self.path = Path(tempfile.mkdtemp(prefix=stage_prefix(self.target),
-                                          dir=self.target.parent))
+        self.path = self._beside() or self._inside()
         self.staged_at = self.path
         try:
             os.chmod(self.path, self._mode())
             if self.copy_previous and self.target.is_dir():
                 shutil.copytree(self.target, self.path, symlinks=True, dirs_exist_ok=True,
-                                ignore=lambda d, names: [LOCK_NAME] if Path(d) == self.target
-                                else [])
+                                ignore=lambda d, names: self._skip(names)
+                                if Path(d) == self.target else [])
         except BaseException:
             self.discard()
             raise
         return self
+
+    def _beside(self) -> Path | None:
+        """A staged folder beside the target, or None where none can be made there: a parent
+        we may not write in, or a target that is a mount point (a rename cannot cross)."""
+        try:
+            if self.target.is_dir() and \
+                    os.stat(self.target).st_dev != os.stat(self.target.parent).st_dev:
+                return None
+            return Path(tempfile.mkdtemp(prefix=stage_prefix(self.target),
+                                         dir=self.target.parent))
+        except (PermissionError, OSError) as exc:
+            if isinstance(exc, PermissionError) or exc.errno in (errno.EROFS, errno.EACCES):
+                return None
+            raise
+
+    def _inside(self) -> Path:
+        """The fallback: a staged folder inside the target, committed entry by entry (each
+        entry renamed into place; the set is then not swapped in one step)."""
+        self.inside = True
+        self.target.mkdir(exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=INSIDE_PREFIX, dir=self.target))
+
+    @staticmethod
+    def _skip(names) -> list[str]:
+        return [n for n in names if n == LOCK_NAME or n.startswith(INSIDE_PREFIX)
+                or n.startswith(OLD_PREFIX)]
 
     def _mode(self) -> int:
         try:
@@ -139,6 +178,8 @@ class StagedFolder:
     def commit(self) -> None:
         assert self.path is not None and not self.committed
         _sync_tree(self.path)
+        if self.inside:
+            return self._commit_inside()
         if self.target.exists() and _exchange(self.path, self.target):
             old = self.path  # the previous folder, under the staged name now
         else:
@@ -158,6 +199,18 @@ class StagedFolder:
         self.path = None
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
+
+    def _commit_inside(self) -> None:
+        old = Path(tempfile.mkdtemp(prefix=OLD_PREFIX, dir=self.target))
+        for e in list(self.target.iterdir()):
+            if not self._skip([e.name]):
+                os.rename(e, old / e.name)
+        for e in list(self.path.iterdir()):
+            os.rename(e, self.target / e.name)
+        fsync_folder(self.target)
+        os.rmdir(self.path)
+        self.committed, self.path = True, None
+        shutil.rmtree(old, ignore_errors=True)
 
     def discard(self) -> None:
         if self.path is not None:
