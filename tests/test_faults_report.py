@@ -170,3 +170,17 @@ def test_sigterm_while_tex_runs_keeps_the_previous_report(tmp_path, state, previ
     assert _snapshot(c.work / "rep") == before
     assert sorted(x.name for x in c.work.iterdir()) == ["rep"]
     assert c.strays("rep") == []
+
+
+def test_out_through_a_link_replaces_the_folder_it_points_to(tmp_path, state, previous):
+    """``--out`` a symbolic link to the previous report: the new report lands in the folder
+    the link points to, the link stays a link, nothing is left beside either (a swap of the
+    link itself would replace it by a folder and leave the old link under a staged name)."""
+    c = _case(tmp_path, state)
+    shutil.copytree(previous, c.work / "real")
+    (c.work / "link").symlink_to("real")
+    rc, out, err = c.run("report", NEW, *QUICK, "--no-pdf", "--out", "link", timeout=600)
+    assert rc == 0, err[-2000:]
+    assert (c.work / "link").is_symlink() and os.readlink(c.work / "link") == "real"
+    assert NEW in (c.work / "real" / "results.json").read_text()
+    assert sorted(x.name for x in c.work.iterdir()) == ["link", "real"]

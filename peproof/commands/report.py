@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from peproof.guard import ENVIRONMENT_ERRNOS, EnvironmentFault, UsageError
-from peproof.guard.paths import check_space, folder_lock, out_folder
+from peproof.guard.paths import check_space, folder_lock, out_folder, resolve_link
 from peproof.guard.staging import StagedFolder, folder_bytes, remove_stale
 
 #: bytes a report needs beyond the copy of the previous one: the documents, figures and TeX
@@ -89,6 +89,10 @@ def run(args) -> int:
     gen = load_generator()
     out = out_folder(args.out) if args.out else None
     out = out or gen.default_build_dir()
+    try:  # an --out that is a link: the folder it points to is replaced, the link stays
+        out = resolve_link(out)
+    except OSError as exc:
+        raise UsageError(f"--out {args.out}: {exc.strerror}") from None
     claims = len(registry.select(args.pattern))
     need = folder_bytes(out) + BASE_BYTES * (2 if args.full else 1) + PER_CLAIM_BYTES * claims
     check_space(out, need, what="the report (with a copy of the previous one)")
