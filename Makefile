@@ -1,6 +1,7 @@
 # Two commands do everything on a fresh machine (Python 3.11 + pip assumed; root for apt):
 #   make report   the main job: decide every claim, run the default numerics, build the PDF report
-#   make test     the test suites: pytest proofs tests numeric (fast set; `make test-slow` for all)
+#   make test     the test suites: pytest proofs tests numeric (fast set, on every core;
+#                 `make test-slow` for all)
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -64,11 +65,15 @@ report: $(STAMP) tex coq
 prove: $(STAMP) coq
 	$(VENV)/bin/peproof prove
 
+# the suites on every core (pytest-xdist; TEST_WORKERS=0 runs them in one process); a test
+# module stays on one worker (--dist loadfile), so its module-scoped fixtures are built once
+TEST_WORKERS ?= auto
+XDIST := -n $(TEST_WORKERS) --dist loadfile
 test: $(STAMP) tex coq chromium
-	$(PY) -m pytest proofs tests numeric -q -m "not slow"
+	$(PY) -m pytest proofs tests numeric -q -m "not slow" $(XDIST)
 
 test-slow: $(STAMP) tex coq chromium
-	$(PY) -m pytest proofs tests numeric -q
+	$(PY) -m pytest proofs tests numeric -q $(XDIST)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check peproof proofs tests numeric benchmarks reports

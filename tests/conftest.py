@@ -157,3 +157,54 @@ def engine_conflicts_fail(monkeypatch):
         return out
 
     monkeypatch.setattr(falsify, "gate", strict)
+
+
+# ----------------------------------------------------------------------------- parallel runs
+# ``make test`` runs the suites on pytest-xdist workers (``-n auto --dist loadfile``).  Every
+# test must be safe beside the others -- the rules (tests/test_xdist_rules.py checks the
+# first three in the sources):
+#   1. write only under ``tmp_path`` / ``tmp_path_factory`` (never a fixed /tmp path, never the
+#      tree: not reports/build, not a file beside the test);
+#   2. no fixed TCP port (bind port 0) and no fixed name in a shared folder (a lock, a socket);
+#   3. a subprocess gets its own working folder and TMPDIR when it may leave files;
+#   4. never rely on test order or on another module's fixture having run; a module-scoped
+#      fixture is built once per worker that runs the module (the whole module with loadfile);
+#   5. module-level state (caches, monkeypatches without the fixture) must not leak: use
+#      ``monkeypatch``, which undoes itself;
+#   6. shared caches (the Coq cache in ``$PEPROOF_COQ_CACHE``) are written atomically; the
+#      compiled Coq library is built once -- the fixture below makes a second worker wait for
+#      the first's build instead of compiling it again beside it.
+@pytest.fixture(scope="session", autouse=True)
+def _coq_library_built_once(tmp_path_factory):
+    """Serialise :func:`peproof.kernel.coq.run.build_library` across the xdist workers of
+    this run (an ``flock`` per cache folder, in the run's shared temporary folder): the
+    second worker waits and then finds the library built."""
+    import fcntl
+    import functools
+    import hashlib
+
+    try:
+        from peproof.kernel.coq import run
+    except ImportError:  # a tree without the Coq runner
+        yield
+        return
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    real = run.build_library
+
+    @functools.wraps(real)
+    def build_library(exe, version, root, *args, **kwargs):
+        name = hashlib.sha256(str(Path(root).resolve()).encode()).hexdigest()[:16]
+        try:
+            fd = os.open(shared / f"coq-library-{name}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            return real(exe, version, root, *args, **kwargs)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            return real(exe, version, root, *args, **kwargs)
+        finally:
+            os.close(fd)
+
+    run.build_library = build_library
+    yield
+    run.build_library = real

@@ -5,14 +5,18 @@ processes left alive and the files left behind."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
+
+import pytest
 
 ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
 ENV.pop("PEPROOF_TRACEBACK", None)
@@ -171,3 +175,37 @@ def _reference(d: int, n: int, chunk: int) -> str:
 def reference(d: int, n: int, chunk: int) -> dict:
     """The uninterrupted inline run, as JSON gives it back (computed once per session)."""
     return json.loads(_reference(d, n, chunk))
+
+
+# ----------------------------------------------------------------------------- real disks
+def mount(path: Path, options: str) -> None:
+    path.mkdir(parents=True, exist_ok=True)
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(path)],
+                       capture_output=True, text=True)
+    if r.returncode:
+        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
+
+
+@contextmanager
+def tmpfs(path: Path, size: str, options: str = ""):
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    mount(path, f"size={size}" + (f",{options}" if options else ""))
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", "-l", str(path)], capture_output=True)
+
+
+def fill(folder: Path) -> Path:
+    """Fill the file system of ``folder`` to the last byte (unbuffered writes: a buffered
+    file's close would raise the ENOSPC of its leftover bytes again)."""
+    ballast = folder / "ballast"
+    with open(ballast, "wb", buffering=0) as fh:
+        for size in (65536, 1):  # big blocks, then the last partial block byte by byte
+            try:
+                while fh.write(b"\0" * size):
+                    pass
+            except OSError as exc:
+                assert exc.errno == errno.ENOSPC, exc
+    return ballast

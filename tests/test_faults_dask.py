@@ -125,13 +125,20 @@ def test_a_listener_that_never_answers(case):
 
 
 def test_a_scheduler_without_workers(case):
+    """A real ``dask scheduler`` with no worker: said at once on stderr, while the command still
+    waits (issue 26: it waited the whole timeout in silence), then the timeout's one line."""
     cluster = Cluster(case)
     try:
-        rc, out, err = case.run(*scan("--scheduler", cluster.address, "--scheduler-timeout",
-                                      "2"), timeout=60)
+        p = case.start(*scan("--scheduler", cluster.address, "--scheduler-timeout", "10"))
+        first = p.stderr.readline()
+        waiting = p.poll() is None  # the line came while the command was still waiting
+        rc, out, err = case.finish(p, timeout=120)
     finally:
         cluster.close()
-    line = H.one_line(err, f"the Dask scheduler {cluster.address} has no workers")
+    assert first == (f"peproof: waiting for a worker at {cluster.address} (up to 10 s, "
+                     "--scheduler-timeout)\n"), first + err
+    assert waiting, "the waiting line came only when the command ended"
+    line = H.one_line(err, f"the Dask scheduler {cluster.address} has no workers (waited 10 s")
     assert rc == 4 and out == "", (rc, line)
     assert case.strays("scheduler.json") == []
 

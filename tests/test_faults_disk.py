@@ -11,12 +11,9 @@ read-only during the work, and the rerun resumes to the undisturbed run's result
 
 from __future__ import annotations
 
-import errno
 import importlib.util
-import os
 import subprocess
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -37,43 +34,7 @@ def scan(*extra) -> list[str]:
             "--engine", "inline", *extra]
 
 
-def _mount(path: Path, options: str) -> None:
-    path.mkdir(parents=True, exist_ok=True)
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(path)],
-                       capture_output=True, text=True)
-    if r.returncode:
-        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
-
-
-@contextmanager
-def tmpfs(path: Path, size: str, options: str = ""):
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    _mount(path, f"size={size}" + (f",{options}" if options else ""))
-    try:
-        yield path
-    finally:
-        subprocess.run(["umount", "-l", str(path)], capture_output=True)
-
-
-def fill(folder: Path) -> Path:
-    """Fill the file system of ``folder`` to the last byte."""
-    ballast = folder / "ballast"
-    with open(ballast, "wb") as fh:
-        try:
-            while True:
-                fh.write(b"\0" * 65536)
-                fh.flush()
-        except OSError as exc:
-            assert exc.errno == errno.ENOSPC
-    try:
-        with open(ballast, "ab") as fh:  # the last partial block
-            while True:
-                fh.write(b"\0")
-                fh.flush()
-    except OSError:
-        pass
-    return ballast
+_mount, tmpfs, fill = H.mount, H.tmpfs, H.fill  # shared with test_faults_report
 
 
 @pytest.fixture(scope="module")

@@ -13,17 +13,35 @@ installed with the extra ``peproof[report]``; the core package never imports it.
 checkout the output goes to ``reports/build/``, from an installed package to ``./peproof-report``
 unless ``--out`` says otherwise.  ``--full`` adds the complete record as a second document.
 
+The output is written all or nothing: the room is checked before anything starts (the previous
+report, copied, plus an estimate of the new one), the report is built in a hidden folder beside
+``--out`` holding a copy of the previous one (its cached results are reused from there) and
+swapped into place at the end (:mod:`peproof.guard.staging`).  A fault during the build -- a
+full disk, TeX killed by a signal, SIGINT or SIGTERM -- leaves the previous report as it was
+and no partial folder (one line names the fault; the progress lines, ``peproof report: ...``,
+are not error messages); a run killed outright leaves a hidden staged folder, which the next
+run removes.
+
 Exit codes: 0 the report was written (the PDF too, or the message says exactly what TeX to
 install); 1 a verdict differs from the registry's reading, engines disagree, a falsifier
-survived or TeX failed; 2 bad input.
+survived or TeX failed (the .tex and the log are written); 2 bad input, or not enough room; 4 a
+fault of the machine during the build (a full disk, TeX killed): one line naming it.
 """
 
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
+from pathlib import Path
 
-from peproof.guard import UsageError
-from peproof.guard.paths import folder_lock, out_folder
+from peproof.guard import ENVIRONMENT_ERRNOS, EnvironmentFault, UsageError
+from peproof.guard.paths import check_space, folder_lock, out_folder, resolve_link
+from peproof.guard.staging import StagedFolder, folder_bytes, remove_stale
+
+#: bytes a report needs beyond the copy of the previous one: the documents, figures and TeX
+#: files, plus the cached results (run.json and results.json hold about 60 KB per claim each)
+BASE_BYTES = 4 * 2**20
+PER_CLAIM_BYTES = 128 * 2**10
 
 HELP = "build the LaTeX/PDF report (findings, errata, proofs, numerics, oracle)"
 
@@ -78,12 +96,30 @@ def run(args) -> int:
     gen = load_generator()
     out = out_folder(args.out) if args.out else None
     out = out or gen.default_build_dir()
+    try:  # an --out that is a link: the folder it points to is replaced, the link stays
+        out = resolve_link(out)
+    except OSError as exc:
+        raise UsageError(f"--out {args.out}: {exc.strerror}") from None
+    n_claims = len(claims) if claims is not None else len(registry.select(args.pattern))
+    need = folder_bytes(out) + BASE_BYTES * (2 if args.full else 1) + PER_CLAIM_BYTES * n_claims
+    check_space(out, need, what="the report (with a copy of the previous one)")
     with folder_lock(out, "peproof report"):  # one run per folder
-        user_run = gen.collect_claims(claims, out) if claims is not None else None
-        res = gen.build(build_dir=out, pattern=args.pattern, numerics=args.numerics,
-                        peers=not args.no_peers, workers=args.workers, fresh=args.fresh,
-                        compile_pdf=not args.no_pdf, full=args.full, html=args.html,
-                        run=user_run)
+        remove_stale(out)
+        with _faults_named(out), StagedFolder(out) as stage:
+            stage_dir = stage.path
+            user_run = gen.collect_claims(claims, stage.path) if claims is not None else None
+            res = gen.build(build_dir=stage.path, pattern=args.pattern, numerics=args.numerics,
+                            peers=not args.no_peers, workers=args.workers, fresh=args.fresh,
+                            compile_pdf=not args.no_pdf, full=args.full, html=args.html,
+                            run=user_run)
+            if res.tex_killed:  # a fault of the machine: the previous report stays
+                raise EnvironmentFault(f"{res.tex_message}; {out} is unchanged")
+            stage.commit()
+            res.tex_path, res.pdf_path, res.html_path = (
+                stage_final(stage, p) for p in (res.tex_path, res.pdf_path, res.html_path))
+            res.more_tex = [stage_final(stage, p) for p in res.more_tex]
+            res.more_pdf = [(stage_final(stage, p), n) for p, n in res.more_pdf]
+            res.tex_message = res.tex_message.replace(str(stage_dir), str(out))
     print(f"wrote {res.tex_path}" + "".join(f" and {p}" for p in res.more_tex))
     if res.html_path:
         print(f"wrote {res.html_path}")
@@ -111,3 +147,21 @@ def run(args) -> int:
     failed = bool(summary.get("disagreements") or summary.get("conflicts")
                   or summary.get("falsifiers", 0) != summary.get("falsifiers_refuted", 0))
     return 1 if failed or not res.ok or bad or q.get("missing") else 0
+
+
+def stage_final(stage: StagedFolder, p):
+    """A path the build named inside the staged folder, as it is after the commit."""
+    return stage.final(p) if p is not None else None
+
+
+@contextmanager
+def _faults_named(out: Path):
+    """A full or read-only disk met while building: one line naming the report's folder (the
+    staged folder the write failed in is removed, the previous report stays)."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in ENVIRONMENT_ERRNOS:
+            raise
+        raise EnvironmentFault(f"{exc.strerror} while writing the report; {out} is "
+                               "unchanged") from None

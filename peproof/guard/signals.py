@@ -134,11 +134,63 @@ def _wait_exit(procs, timeout: float) -> list:
     return list(left.values())
 
 
+def _gone(p) -> bool:
+    """Has process ``p`` ended (its sentinel closed by the kernel)?"""
+    from multiprocessing.connection import wait
+
+    try:
+        return bool(wait([p.sentinel], 0))
+    except (ValueError, OSError):  # the sentinel is closed: the process was joined
+        return True
+
+
+def _watch(p) -> None:
+    """Mark ``p`` when this process stops it while it still runs (the pool terminating its
+    other workers after one died, or :func:`stop`): such a worker did not die by itself."""
+    if getattr(p, "_peproof_watched", False):
+        return
+    p._peproof_watched, p._peproof_stopped = True, False
+    for name in ("terminate", "kill"):
+        real = getattr(p, name)
+
+        def stopping(real=real):
+            if not _gone(p):
+                p._peproof_stopped = True
+            real()
+
+        setattr(p, name, stopping)
+
+
+def died_by_themselves(procs, grace: float = 5.0) -> list[tuple[int, int]] | None:
+    """``(pid, exit code)`` of the pool workers that ended on their own -- killed from outside
+    (the out-of-memory killer, an operator) or crashed -- and not stopped by the pool or by
+    this process; a negative code is the signal.  None when the processes were not started by
+    :func:`pool` (then which one died first is not known)."""
+    procs = list(procs)
+    if not procs or not all(getattr(p, "_peproof_watched", False) for p in procs):
+        return None
+    deadline = time.monotonic() + grace
+    out = []
+    for p in procs:
+        if p._peproof_stopped:
+            continue
+        p.join(max(0.0, deadline - time.monotonic()))  # its exit code, once it is reaped
+        if p.exitcode not in (None, 0):
+            out.append((p.pid, p.exitcode))
+    return out
+
+
 class _Pool(ProcessPoolExecutor):
     """Processes are started (at ``submit``) with SIGINT blocked, a mask they inherit through
     ``fork`` and ``exec``: a Ctrl-C sent to the whole group while a worker, the forkserver or
     the resource tracker is still importing can no longer make it print a traceback.  The
-    parent's SIGINT stays pending meanwhile and is delivered when ``submit`` returns."""
+    parent's SIGINT stays pending meanwhile and is delivered when ``submit`` returns.  Each
+    worker is watched (:func:`_watch`), so that when one dies the pool can say which."""
+
+    def _spawn_process(self):
+        super()._spawn_process()
+        for p in list(self._processes.values()):
+            _watch(p)
 
     def submit(self, *args, **kwargs):
         old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})

@@ -21,8 +21,10 @@ without a limit, so a listener that accepts and never answers hung the run; here
 exchange runs under ``asyncio.wait_for``), the wait for a first worker, and while the chunks run a
 watchdog: whenever no chunk has finished for a few seconds the scheduler is asked for its
 identity, and a scheduler that does not answer within ``timeout``, a lost connection or no
-worker for ``timeout`` seconds stops the scan.  A chunk given up after killing three workers
-(``KilledWorker``, typically the out-of-memory killer) is a fault of the machine too.
+worker for ``timeout`` seconds stops the scan (a ``--scheduler`` without workers is said at
+once on stderr: ``waiting for a worker at ADDR (up to 60 s, --scheduler-timeout)``).  A chunk
+given up after killing three workers (``KilledWorker``, typically the out-of-memory killer) is a
+fault of the machine too.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import concurrent.futures
 import logging
 import os
 import socket
+import sys
 import time
 from contextlib import contextmanager
 
@@ -164,17 +167,26 @@ def run(call, fn, jobs: list, pending: list[int], on_result, scheduler: str | No
             _submit_and_collect(client, call, fn, jobs, pending, on_result, timeout)
         return f"dask client {client.scheduler.address}"
     with quiet(), client_for(scheduler, workers, timeout) as (cl, where):
-        _submit_and_collect(cl, call, fn, jobs, pending, on_result, timeout)
+        _submit_and_collect(cl, call, fn, jobs, pending, on_result, timeout,
+                            announce=bool(scheduler))
         return where
 
 
 class Watchdog:
     """Asks the scheduler how it is whenever the chunks stall (see the module docstring)."""
 
-    def __init__(self, client, timeout: float):
-        self.client, self.timeout = client, timeout
+    def __init__(self, client, timeout: float, announce: bool = False):
+        self.client, self.timeout, self.announce = client, timeout, announce
         self.address = getattr(client.scheduler, "address", "?")
         self.no_workers_since: float | None = None
+
+    @staticmethod
+    def say(line: str) -> None:
+        """A note on stderr while the scan waits (not an error: the fault, if any, follows)."""
+        try:
+            print(line, file=sys.stderr, flush=True)
+        except (OSError, ValueError):
+            pass
 
     def check(self) -> None:
         from distributed.utils import TimeoutError as DaskTimeout
@@ -193,7 +205,11 @@ class Watchdog:
             self.no_workers_since = None
             return
         now = time.monotonic()
-        self.no_workers_since = self.no_workers_since or now
+        if self.no_workers_since is None:  # said at once, not after the silent wait
+            self.no_workers_since = now
+            if self.announce:  # a scheduler named by --scheduler (a local cluster has its own)
+                self.say(f"peproof: waiting for a worker at {self.address} (up to "
+                         f"{self.timeout:g} s, --scheduler-timeout)")
         if now - self.no_workers_since >= self.timeout:
             raise EnvironmentFault(f"the Dask scheduler {self.address} has no workers (waited "
                                    f"{self.timeout:g} s, --scheduler-timeout)")
@@ -207,8 +223,9 @@ class Watchdog:
         return EnvironmentFault(f"lost the connection to the Dask scheduler {self.address}{why}")
 
 
-def _submit_and_collect(client, call, fn, jobs, pending, on_result, timeout) -> None:
-    dog = Watchdog(client, timeout)
+def _submit_and_collect(client, call, fn, jobs, pending, on_result, timeout,
+                        announce: bool = False) -> None:
+    dog = Watchdog(client, timeout, announce)
     futures: dict = {}
     try:
         dog.check()

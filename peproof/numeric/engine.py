@@ -191,19 +191,32 @@ def _pool(fn, jobs, pending, on_result, ex: Executor) -> None:
 
 
 def _death(procs) -> str:
-    """What ended a pool worker, from the exit codes of the pool's processes."""
-    for p in procs:
-        code = getattr(p, "exitcode", None)
-        if code is not None and code < 0:
-            try:
-                name = signal.Signals(-code).name
-            except ValueError:
-                name = f"signal {-code}"
-            oom = " (as the out-of-memory killer does)" if -code == signal.SIGKILL else ""
-            return f"a worker process of the local pool (pid {p.pid}) was killed by {name}{oom}"
-        if code not in (None, 0):
-            return f"a worker process of the local pool (pid {p.pid}) died with exit code {code}"
-    return "a worker process of the local pool died abruptly"
+    """What ended a pool worker: the pid and the signal (or exit code) of each worker that
+    died by itself, as far as this process knows it -- never a worker the pool stopped after
+    the death (it terminates the others with SIGTERM)."""
+    procs = list(procs)
+    dead = signals.died_by_themselves(procs)
+    if dead is None:  # a pool we did not start: only an exit code alone among them is known
+        codes = [(p.pid, p.exitcode) for p in procs if p.exitcode not in (None, 0)]
+        dead = codes if len(codes) == 1 else []
+    if not dead:
+        return "a worker process of the local pool died abruptly (which one and why is unknown)"
+    oom = " (as the out-of-memory killer does)" if any(c == -signal.SIGKILL for _, c in dead) \
+        else ""
+    if len(dead) == 1:
+        (pid, code), = dead
+        return f"a worker process of the local pool (pid {pid}) {_how(code)}{oom}"
+    what = ", ".join(f"pid {pid} {_how(code)}" for pid, code in dead)
+    return f"{len(dead)} worker processes of the local pool died: {what}{oom}"
+
+
+def _how(code: int) -> str:
+    if code < 0:
+        try:
+            return f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with code {code}"
 
 
 def run_chunks(job_fn, jobs: list, merge: Callable | None = None, *,

@@ -51,6 +51,7 @@ class Outcome:
     quotes: dict = field(default_factory=dict)
     phases: dict = field(default_factory=dict)  # seconds per phase (also in timing.json)
     html_path: Path | None = None  # the HTML edition (``html=True``)
+    tex_killed: bool = False  # TeX was killed by a signal (``tex_message`` names it)
 
 
 def environment():
@@ -571,7 +572,7 @@ def build(build_dir: Path | None = None, pattern: str | None = None, numerics: s
     phase("templates")
     t_tex = 0.0
     pdfs: list[tuple[Path | None, int | None]] = []
-    message, missing = "", False
+    message, missing, killed = "", False, False
     if compile_pdf:
         t1 = time.perf_counter()
         epoch = C.build_date(source_state(root)["commit_time"])[0]
@@ -581,13 +582,13 @@ def build(build_dir: Path | None = None, pattern: str | None = None, numerics: s
         for r in results:
             pdfs.append((r.pdf, r.pages))
             missing = missing or r.missing
-            if r.pdf is None and not message:
-                message = r.message
+            if r.pdf is None and (not message or r.killed):
+                message, killed = r.message, killed or r.killed
     phase("tex")
     _write_timing(build_dir, phases, run.get("timing") or {}, time.perf_counter() - t0)
     main_pdf, pages = pdfs[0] if pdfs else (None, None)
     return Outcome(phases=phases, html_path=html_path, tex_path=tex_paths[0], pdf_path=main_pdf,
-                   tex_message=message,
+                   tex_message=message, tex_killed=killed,
                    seconds=time.perf_counter() - t0, tex_seconds=t_tex, pages=pages,
                    reused=run.get("reused", False), formula_checks=dict(ctx["checks"]["counts"]),
                    unknown_chars=dict(unknown_seen),

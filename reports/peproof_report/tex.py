@@ -33,6 +33,16 @@ class TexResult:
     pages: int | None = None
     log_tail: str = ""
     missing: bool = False  # TeX is not installed (not a failure of the document)
+    killed: bool = False  # TeX was killed by a signal (a fault of the machine, not the document)
+
+
+def _signal_name(num: int) -> str:
+    import signal
+
+    try:
+        return signal.Signals(num).name
+    except ValueError:
+        return f"signal {num}"
 
 
 def find_tex() -> tuple[str | None, str | None]:
@@ -109,6 +119,11 @@ def compile_pdf(tex_path: Path, pdf_path: Path, epoch: int | None = None,
         except subprocess.TimeoutExpired:
             pdf_path.unlink(missing_ok=True)
             return TexResult(None, f"TeX took longer than {timeout} s; the .tex is {tex_path}")
+        if p.returncode < 0:  # killed (the out-of-memory killer, an operator): no document
+            pdf_path.unlink(missing_ok=True)
+            out_pdf.unlink(missing_ok=True)
+            return TexResult(None, f"TeX ({Path(pdflatex).name}) was killed by "
+                                   f"{_signal_name(-p.returncode)}", killed=True)
         if p.returncode != 0:
             log_file = work / (src.stem + ".log")
             log = log_file.read_text(errors="replace") if log_file.is_file() else p.stdout
