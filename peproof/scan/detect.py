@@ -18,8 +18,16 @@ or its name is positional; never the whole of a large tensor):
   cache (vLLM's ``cos_sin_cache``, ``rope_cache`` ...; :mod:`.judge` also reads GPT-J's and
   CodeGen's ``embed_positions`` so under their config).
 
+* **2-D sinusoidal table** -- a 2-D float array whose two halves are each a sinusoidal table
+  (the ``get_2d_sincos_pos_embed`` of MAE, DiT and Stable Diffusion 3: one half encodes the
+  patch's row, the other its column); the oracle judges 1-D tables, so it is named and not
+  judged.
+
 A tensor with a positional name (``embed_positions``, ``wpe``, ``position_embeddings``, ``pe``
-...) that passes none of these is **learned** and not judged.  Every other tensor is skipped.
+...) that passes none of these is **learned** and not judged; so is a 2-D float tensor with a
+positional word in any other component of its name, the module it belongs to
+(``image_position_embed.row_embeddings.weight``: a learned row table of a 2-D embedding).
+Every other tensor is skipped.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ import numpy as np
 from .container import Tensor
 
 TABLE, INV_FREQ, CACHE, LEARNED = "sinusoidal table", "inv_freq", "cos/sin cache", "learned"
+TABLE_2D = "2-D sinusoidal table"
 POS_NAME = re.compile(r"(^|[._])(embed_positions|positional_embeddings?|position_embeddings?|"
                       r"pos_embed(dings?)?|pos_emb|wpe|pe|positional_encodings?|pos_enc(oding)?|"
                       r"sinusoids?|sinusoidal\w*|timing_signal)(\.weights?)?$", re.I)
@@ -39,6 +48,11 @@ FREQ_NAME = re.compile(r"(^|[._])(inv_freq|inv_timescales?|freqs?|frequencies|"
                        r"rope\w*freqs?)$", re.I)
 COS_NAME = re.compile(r"(^|[._])(cos)(_cached|_cache)?$", re.I)
 SIN_NAME = re.compile(r"(^|[._])(sin)(_cached|_cache)?$", re.I)
+#: a positional word inside one component of a name (``image_position_embed``, ``rel_pos_h``,
+#: ``pos_embedding``, ``posemb``): the component names a positional module or table
+POS_WORD = re.compile(r"(^|_)(pos|positions?|positional|rel_pos|relative_position)"
+                      r"(_|$|emb|enc)", re.I)
+AXIS_WORD = re.compile(r"(^|_)(row|rows|col|cols|column|columns|height|width|h|w|x|y)(_|$)", re.I)
 NOT_POS = re.compile(r"alibi|slopes?$", re.I)  # ALiBi slopes are geometric too
 CIS_NAME = re.compile(r"(^|[._])(freqs_cis|cos_sin_cache|rope_cache|rotary_cache)$", re.I)
 AMP_TOL = 2.0**-5   # relative spread of sin^2 + cos^2 tolerated (bfloat16 stores 2^-8)
@@ -86,7 +100,7 @@ def rows_of(t: Tensor, rows: np.ndarray) -> np.ndarray:
     return np.asarray(arr[rows], dtype=np.float64)
 
 
-def trig_layout(x: np.ndarray) -> tuple[str, float] | None:
+def trig_layout(x: np.ndarray, vary: bool = True) -> tuple[str, float] | None:
     """``(layout, amplitude)`` when the channels of the sampled rows ``x`` form sin/cos pairs of
     one constant amplitude (see the module docstring), else ``None``."""
     n, w = x.shape
@@ -104,12 +118,29 @@ def trig_layout(x: np.ndarray) -> tuple[str, float] | None:
             continue
         if float(np.abs(amp2 / s2 - 1).max()) > AMP_TOL:
             continue
-        if float(x.std(axis=0).max()) < 0.05 * np.sqrt(s2):
+        if vary and float(x.std(axis=0).max()) < 0.05 * np.sqrt(s2):
             continue  # constant rows: nothing varies with the position
-        if len(np.unique(np.abs(x).round(6))) < 4:
+        if vary and len(np.unique(np.abs(x).round(6))) < 4:
             continue  # entries +-c (a Hadamard or sign matrix): no angles
         return layout, float(np.sqrt(s2))
     return None
+
+
+def trig_layout_2d(x: np.ndarray) -> str | None:
+    """The layout of each half when both halves of the sampled rows ``x`` are sinusoidal tables
+    of one amplitude and the whole is not one (a 2-D sin-cos embedding), else ``None``."""
+    n, w = x.shape
+    if w < 8 or w % 4 or trig_layout(x) is not None:
+        return None
+    # one half may be constant over the sampled rows (the first rows share the patch row)
+    a, b = trig_layout(x[:, : w // 2], vary=False), trig_layout(x[:, w // 2:], vary=False)
+    if a is None or b is None or abs(a[1] / b[1] - 1) > AMP_TOL:
+        return None
+    with np.errstate(all="ignore"):
+        x = x[np.isfinite(x).all(axis=1) & (np.abs(x).max(axis=1) > 0)]
+    if float(x.std(axis=0).max()) < 0.05 * a[1] or len(np.unique(np.abs(x).round(6))) < 4:
+        return None
+    return a[0] if a[0] == b[0] else f"{a[0]} and {b[0]}"
 
 
 def is_frequency_vector(v: np.ndarray, named: bool) -> bool:
@@ -184,11 +215,13 @@ def detect(tensors: list[Tensor]) -> Detection:
                 skipped_named.append((t.name, f"shape {t.shape}"))
             continue
         n = sq[0]
+        module = None if POS_NAME.search(t.name) else positional_module(t.name)
+        pos_named = bool(POS_NAME.search(t.name)) or module is not None
         x = rows_of(t, np.arange(min(n, 8)))  # one contiguous read rejects a weight matrix
         with np.errstate(all="ignore"):
             maybe = (trig_layout(x) is not None or not np.isfinite(x).all()
-                     or _cache_side(t.name, x) is not None)
-        if not maybe and not POS_NAME.search(t.name):
+                     or _cache_side(t.name, x) is not None or trig_layout_2d(x) is not None)
+        if not maybe and not pos_named:
             continue
         rows = sample_rows(n)
         x = rows_of(t, rows)
@@ -203,17 +236,24 @@ def detect(tensors: list[Tensor]) -> Detection:
                                _by(named), tl[1]))
             continue
         with np.errstate(all="ignore"):
+            t2 = trig_layout_2d(x)
+        if t2 is not None:
+            found.append(Found(TABLE_2D, [t.name], t.shape, t.dtype, [t],
+                               f"two halves (row and column of a patch grid), each of sin/cos "
+                               f"channel pairs {t2}", _by(pos_named)))
+            continue
+        with np.errstate(all="ignore"):
             fin = np.isfinite(x)
             side = _cache_side(t.name, x) if fin.all() else None
         if side is not None:
             bounded.append((t, side, x))
-        if POS_NAME.search(t.name):
+        if pos_named:
             if not fin.all():
                 found.append(Found(TABLE, [t.name], t.shape, t.dtype, [t], "holds NaN or "
                                    "infinity in the sampled rows", "name"))
             else:
                 found.append(Found(LEARNED, [t.name], t.shape, t.dtype, [t],
-                                   "no sin/cos channel pairs", "name and content"))
+                                   _learned_note(t.name, module), "name and content"))
             used.add(t.name)
     pairs = _cache_pairs([b for b in bounded if b[0].name not in used])
     paired = {n for f in pairs for n in f.names}
@@ -222,6 +262,29 @@ def detect(tensors: list[Tensor]) -> Detection:
             skipped_named.append((t.name, f"a {side} half without its partner of one shape"))
     found += pairs
     return Detection(found, len(tensors) - sum(len(f.names) for f in found), skipped_named)
+
+
+def positional_module(name: str) -> str | None:
+    """The component of ``name`` holding a positional word, when it is not the name's own last
+    word (``image_position_embed`` of ``image_position_embed.row_embeddings.weight``): the
+    tensor belongs to a positional module.  ``None`` otherwise."""
+    parts = name.split(".")
+    if len(parts) > 1 and parts[-1].lower() in ("weight", "weights", "bias"):
+        parts = parts[:-1]
+    for comp in parts:
+        if POS_WORD.search(comp):
+            return comp
+    return None
+
+
+def _learned_note(name: str, module: str | None) -> str:
+    if module is None:
+        return "no sin/cos channel pairs"
+    parts = [p for p in name.split(".") if p.lower() not in ("weight", "weights")]
+    axis = next((AXIS_WORD.search(p).group(2).lower() for p in parts if AXIS_WORD.search(p)),
+                None)
+    what = f"a {axis} table of a 2-D position embedding" if axis else "a table"
+    return f"no sin/cos channel pairs: {what} in positional module {module}"
 
 
 def _by(named: bool) -> str:

@@ -20,14 +20,15 @@ from peproof.encoding import ParameterError
 from . import oracle_api
 from .catalogue import TableSpec, native_layout, table_spec
 from .config import RopeExpect, rope_expectations
-from .detect import CACHE, INV_FREQ, LEARNED, TABLE, Found, squeezed
+from .detect import CACHE, INV_FREQ, LEARNED, TABLE, TABLE_2D, Found, squeezed
 
 CONTRADICTS = "contradicts the config"
 NOT_CHECKED = "not checked"
 NOT_JUDGED = "learned (not judged)"
 UNRECOGNISED = "not a positional buffer (not judged)"
+NOT_JUDGED_2D = "2-D sinusoidal (not judged)"
 CODES = {**oracle_api.CODES, CONTRADICTS: "contradicts_config", NOT_CHECKED: "not_checked",
-         NOT_JUDGED: "learned", UNRECOGNISED: "unrecognised"}
+         NOT_JUDGED: "learned", UNRECOGNISED: "unrecognised", NOT_JUDGED_2D: "sinusoidal_2d"}
 
 
 @dataclass
@@ -67,6 +68,8 @@ def as_rotary(f: Found, cfg: dict | None) -> Found:
 def will_judge(f: Found, cfg: dict | None) -> bool:
     """Whether :func:`judge` runs the oracle on ``f`` (a learned embedding only where the
     architecture builds a sinusoidal table)."""
+    if f.kind == TABLE_2D:
+        return False
     if f.kind != LEARNED:
         return True
     spec = table_spec(cfg.get("model_type"), f.names[0], cfg) if cfg else None
@@ -74,6 +77,9 @@ def will_judge(f: Found, cfg: dict | None) -> bool:
 
 
 def judge(f: Found, cfg: dict | None) -> Judged:
+    if f.kind == TABLE_2D:
+        return Judged(f, NOT_JUDGED_2D, None, f"{NOT_JUDGED_2D}: {f.note}; the oracle judges "
+                      "1-D tables (a row's position in each half is its patch's row or column)")
     try:
         j = _table(f, cfg) if f.kind in (TABLE, LEARNED) else _rotary(f, cfg)
     except KeyError as exc:
@@ -95,8 +101,10 @@ def judge(f: Found, cfg: dict | None) -> Judged:
 def _table(f: Found, cfg: dict | None) -> Judged:
     spec = table_spec(cfg.get("model_type"), f.names[0], cfg) if cfg else None
     if f.kind == LEARNED and (spec is None or spec.learned):
-        why = spec.source if spec is not None else "named like a positional embedding; its " \
-            "values form no sin/cos pairs"
+        why = spec.source if spec is not None else (
+            f.note.replace("no sin/cos channel pairs: ", "") + "; its values form no sin/cos "
+            "pairs" if " in positional module " in f.note else "named like a positional "
+            "embedding; its values form no sin/cos pairs")
         return Judged(f, NOT_JUDGED, None, f"{NOT_JUDGED}: {why}",
                       expected=spec.describe() if spec else None)
     if f.kind == TABLE and spec is not None and spec.learned:
