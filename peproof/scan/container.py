@@ -31,7 +31,8 @@ from peproof.guard.paths import kind_of
 from .oracle_api import InputError
 
 ALLOWED = ("a .safetensors file, a folder with model.safetensors or a sharded checkpoint and its "
-           "model.safetensors.index.json, a .pt/.pth/.bin state dict, or an .npz archive")
+           "model.safetensors.index.json, a .pt/.pth/.bin state dict, an .npz archive, a "
+           "llama.cpp .gguf file or an .onnx model")
 PICKLES = (".pkl", ".pickle", ".joblib", ".dill")
 #: safetensors dtype codes -> (numpy dtype of the bytes, view as, readable as floats)
 ST = {"F16": "<f2", "F32": "<f4", "F64": "<f8", "BF16": "<u2", "C64": "<c8", "C128": "<c16",
@@ -76,6 +77,7 @@ class Checkpoint:
     tensors: list[Tensor]
     bytes: int
     config_path: str | None = None  # a config.json beside the checkpoint
+    meta: dict | None = None  # a GGUF file's metadata
 
 
 def open_checkpoint(source: str) -> Checkpoint:
@@ -110,6 +112,17 @@ def open_checkpoint(source: str) -> Checkpoint:
         return Checkpoint(str(p), "pt", [str(p)], _torch(p), st.st_size, cfg)
     if suf == ".npz":
         return Checkpoint(str(p), "npz", [str(p)], _npz(p), st.st_size, cfg)
+    if suf == ".gguf":
+        from .gguf import read_gguf
+
+        ts, meta = read_gguf(p)
+        return Checkpoint(str(p), "gguf", [str(p)], ts, st.st_size, cfg, meta)
+    if suf == ".onnx":
+        from .onnx import read_onnx
+
+        ts, files = read_onnx(p)
+        return Checkpoint(str(p), "onnx", [str(p), *files], ts, st.st_size + sum(
+            os.path.getsize(f) for f in files), cfg)
     raise InputError(f"{source}: unknown checkpoint type {suf or '(no extension)'!r}; give "
                      f"{ALLOWED}")
 

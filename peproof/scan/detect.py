@@ -42,6 +42,7 @@ from .container import Tensor
 TABLE, INV_FREQ, CACHE, LEARNED = "sinusoidal table", "inv_freq", "cos/sin cache", "learned"
 TABLE_2D = "2-D sinusoidal table"
 POS_NAME = re.compile(r"(^|[._])(embed_positions|positional_embeddings?|position_embeddings?|"
+                      r"position_embd|"
                       r"pos_embed(dings?)?|pos_emb|wpe|pe|positional_encodings?|pos_enc(oding)?|"
                       r"sinusoids?|sinusoidal\w*|timing_signal)(\.weights?)?$", re.I)
 FREQ_NAME = re.compile(r"(^|[._])(inv_freq|inv_timescales?|freqs?|frequencies|"
