@@ -118,7 +118,7 @@ def open_checkpoint(source: str) -> Checkpoint:
         ts, meta = read_gguf(p)
         return Checkpoint(str(p), "gguf", [str(p)], ts, st.st_size, cfg, meta)
     if suf == ".onnx":
-        from .onnx import read_onnx
+        from .onnx_model import read_onnx
 
         ts, files = read_onnx(p)
         return Checkpoint(str(p), "onnx", [str(p), *files], ts, st.st_size + sum(
