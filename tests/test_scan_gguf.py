@@ -278,4 +278,5 @@ def test_hostile_gguf_memory_is_bounded(tmp_path, hostile):
         (root / "work" / "x.gguf").write_bytes(HOSTILE[case][0](good))
         r = hostile.run(["scan", "x.gguf"], root, timeout=120)
         assert r.rc == 2 and len(r.err.strip().splitlines()) == 1, (case, r.err[-500:])
+        assert HOSTILE[case][1] in r.err and "not a readable GGUF file" in r.err, r.err
         assert r.max_rss < 400 * 2**20, (case, r.max_rss)

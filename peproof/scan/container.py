@@ -20,8 +20,6 @@ import math
 import os
 import re
 import struct
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +27,9 @@ import numpy as np
 from peproof.guard.paths import kind_of
 
 from .oracle_api import InputError
+from .tensor import Checkpoint, Tensor
+
+__all__ = ["ALLOWED", "Checkpoint", "Tensor", "open_checkpoint"]
 
 ALLOWED = ("a .safetensors file, a folder with model.safetensors or a sharded checkpoint and its "
            "model.safetensors.index.json, a .pt/.pth/.bin state dict, an .npz archive, a "
@@ -41,43 +42,6 @@ ST = {"F16": "<f2", "F32": "<f4", "F64": "<f8", "BF16": "<u2", "C64": "<c8", "C1
 ST_FLOAT = {"F16": "float16", "F32": "float32", "F64": "float64", "BF16": "bfloat16",
             "C64": "complex64", "C128": "complex128"}
 MAX_HEADER = 100 * 2**20
-
-
-@dataclass
-class Tensor:
-    """One named tensor of a checkpoint; ``array()`` maps it (nothing is read until indexed)."""
-
-    name: str
-    shape: tuple[int, ...]
-    dtype: str  # float16 | bfloat16 | float32 | float64 | complex64 | complex128 | other names
-    file: str
-    _open: Callable[[], np.ndarray] = field(repr=False)
-
-    @property
-    def is_float(self) -> bool:
-        return self.dtype in ("float16", "bfloat16", "float32", "float64")
-
-    @property
-    def is_complex(self) -> bool:
-        return self.dtype in ("complex64", "complex128")
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)
-
-    def array(self) -> np.ndarray:
-        return self._open()
-
-
-@dataclass
-class Checkpoint:
-    path: str
-    format: str  # safetensors | pt | npz
-    files: list[str]
-    tensors: list[Tensor]
-    bytes: int
-    config_path: str | None = None  # a config.json beside the checkpoint
-    meta: dict | None = None  # a GGUF file's metadata
 
 
 def open_checkpoint(source: str) -> Checkpoint:

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .container import Tensor
 from .oracle_api import InputError
+from .tensor import Tensor
 
 MAGIC = b"GGUF"
 MAX_STRINGS = 4_000_000  # all strings of the metadata (Llama 3's vocabulary and merges: 408k)

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .container import Tensor
 from .oracle_api import InputError
+from .tensor import Tensor
 
 MAX_TENSORS = 1_000_000
 MAX_DIMS = 16
