@@ -41,6 +41,7 @@ from .container import Tensor
 
 TABLE, INV_FREQ, CACHE, LEARNED = "sinusoidal table", "inv_freq", "cos/sin cache", "learned"
 TABLE_2D = "2-D sinusoidal table"
+SHIFTED = "sinusoidal table, shifted and scaled"
 POS_NAME = re.compile(r"(^|[._])(embed_positions|positional_embeddings?|position_embeddings?|"
                       r"position_embd|"
                       r"pos_embed(dings?)?|pos_emb|wpe|pe|positional_encodings?|pos_enc(oding)?|"
@@ -97,7 +98,8 @@ def squeezed(shape: tuple) -> tuple:
 def rows_of(t: Tensor, rows: np.ndarray) -> np.ndarray:
     """The sampled rows of a tensor whose non-unit axes are 2 (``(n, d)``), as float64."""
     arr = t.array()
-    arr = arr.reshape(squeezed(t.shape))
+    sq = squeezed(t.shape)
+    arr = arr.reshape(sq if len(sq) == 2 else (-1, sq[-1]))  # a (H, W, D) grid: its H*W rows
     return np.asarray(arr[rows], dtype=np.float64)
 
 
@@ -142,6 +144,29 @@ def trig_layout_2d(x: np.ndarray) -> str | None:
     if float(x.std(axis=0).max()) < 0.05 * a[1] or len(np.unique(np.abs(x).round(6))) < 4:
         return None
     return a[0] if a[0] == b[0] else f"{a[0]} and {b[0]}"
+
+
+def affine_trig(x: np.ndarray) -> str | None:
+    """The layout when the sampled rows are ``a * T + b`` for a sinusoidal table ``T`` and
+    scalars ``a > 0``, ``b != 0`` (PatchTST's ``(pe - mean) / (10 std)``): the pairs' squares
+    then satisfy ``x0^2 + x1^2 = 2b (x0 + x1) + (a^2 - 2b^2)``, fitted by least squares."""
+    n, w = x.shape
+    if w < 4 or w % 2 or n < 4 or not np.isfinite(x).all():
+        return None
+    h = w // 2
+    for layout, a, b in (("interleaved", x[:, 0::2], x[:, 1::2]), ("halves", x[:, :h], x[:, h:])):
+        y, u = (a * a + b * b).ravel(), (a + b).ravel()
+        coef, *_ = np.linalg.lstsq(np.stack([u, np.ones_like(u)], 1), y, rcond=None)
+        shift, c = coef[0] / 2, coef[1]
+        amp2 = c + 2 * shift * shift
+        if not amp2 > 0 or abs(shift) < 1e-3 * np.sqrt(amp2):
+            continue
+        if float(np.abs(y - (coef[0] * u + c)).max()) > AMP_TOL * amp2:
+            continue
+        if float(x.std(axis=0).max()) < 0.05 * np.sqrt(amp2):
+            continue
+        return f"{layout}, amplitude {np.sqrt(amp2):.6g}, shift {shift:.6g}"
+    return None
 
 
 def is_frequency_vector(v: np.ndarray, named: bool) -> bool:
@@ -211,13 +236,17 @@ def detect(tensors: list[Tensor]) -> Detection:
             if f is not None:
                 found.append(f)
                 continue
+        module = None if POS_NAME.search(t.name) else positional_module(t.name)
+        pos_named = bool(POS_NAME.search(t.name)) or module is not None
+        if len(sq) == 3 and module is None and named and POS_NAME.search(t.name) \
+                and sq[2] <= MAX_WIDTH:
+            found.append(_grid(t, sq))  # SAM's (1, H, W, D) pos_embed
+            continue
         if len(sq) != 2 or sq[1] > MAX_WIDTH:
             if named:
                 skipped_named.append((t.name, f"shape {t.shape}"))
             continue
         n = sq[0]
-        module = None if POS_NAME.search(t.name) else positional_module(t.name)
-        pos_named = bool(POS_NAME.search(t.name)) or module is not None
         x = rows_of(t, np.arange(min(n, 8)))  # one contiguous read rejects a weight matrix
         with np.errstate(all="ignore"):
             maybe = (trig_layout(x) is not None or not np.isfinite(x).all()
@@ -248,13 +277,21 @@ def detect(tensors: list[Tensor]) -> Detection:
             side = _cache_side(t.name, x) if fin.all() else None
         if side is not None:
             bounded.append((t, side, x))
+        with np.errstate(all="ignore"):
+            shifted = affine_trig(x) if pos_named else None
+        if shifted is not None:
+            found.append(Found(SHIFTED, [t.name], t.shape, t.dtype, [t], f"sin/cos channel "
+                               f"pairs of a table shifted and scaled ({shifted})", "name and "
+                               "content"))
+            continue
         if pos_named:
             if not fin.all():
                 found.append(Found(TABLE, [t.name], t.shape, t.dtype, [t], "holds NaN or "
                                    "infinity in the sampled rows", "name"))
             else:
                 found.append(Found(LEARNED, [t.name], t.shape, t.dtype, [t],
-                                   _learned_note(t.name, module), "name and content"))
+                                   _learned_note(t.name, module) + _zeros(x),
+                                   "name and content"))
             used.add(t.name)
     pairs = _cache_pairs([b for b in bounded if b[0].name not in used])
     paired = {n for f in pairs for n in f.names}
@@ -286,6 +323,24 @@ def _learned_note(name: str, module: str | None) -> str:
                 None)
     what = f"a {axis} table of a 2-D position embedding" if axis else "a table"
     return f"no sin/cos channel pairs: {what} in positional module {module}"
+
+
+def _zeros(x: np.ndarray) -> str:
+    return " (all zeros in the sampled rows)" if not np.any(x) else ""
+
+
+def _grid(t: Tensor, sq: tuple) -> Found:
+    """A positional ``(H, W, D)`` grid, read as its ``H * W`` rows: a 2-D sin-cos table when
+    its rows are one (or sin/cos pairs of one grid axis), else learned."""
+    x = rows_of(t, sample_rows(sq[0] * sq[1]))
+    with np.errstate(all="ignore"):
+        t2 = trig_layout_2d(x) or (trig_layout(x) or (None,))[0]
+    if t2 is not None:
+        return Found(TABLE_2D, [t.name], t.shape, t.dtype, [t], f"a {sq[0]} x {sq[1]} grid of "
+                     f"sin/cos channel pairs ({t2})", "name and content")
+    return Found(LEARNED, [t.name], t.shape, t.dtype, [t], f"no sin/cos channel pairs: a "
+                 f"{sq[0]} x {sq[1]} grid of a 2-D position embedding" + _zeros(x),
+                 "name and content")
 
 
 def _by(named: bool) -> str:

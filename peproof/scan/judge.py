@@ -18,17 +18,19 @@ import numpy as np
 from peproof.encoding import ParameterError
 
 from . import oracle_api
-from .catalogue import TableSpec, native_layout, table_spec
+from .catalogue import TableSpec, native_layout, sincos_2d_source, table_spec
 from .config import RopeExpect, rope_expectations
-from .detect import CACHE, INV_FREQ, LEARNED, TABLE, TABLE_2D, Found, squeezed
+from .detect import CACHE, INV_FREQ, LEARNED, SHIFTED, TABLE, TABLE_2D, Found, squeezed
 
 CONTRADICTS = "contradicts the config"
 NOT_CHECKED = "not checked"
 NOT_JUDGED = "learned (not judged)"
 UNRECOGNISED = "not a positional buffer (not judged)"
 NOT_JUDGED_2D = "2-D sinusoidal (not judged)"
+NOT_JUDGED_SHIFTED = "sinusoidal up to a shift and a scale (not judged)"
 CODES = {**oracle_api.CODES, CONTRADICTS: "contradicts_config", NOT_CHECKED: "not_checked",
-         NOT_JUDGED: "learned", UNRECOGNISED: "unrecognised", NOT_JUDGED_2D: "sinusoidal_2d"}
+         NOT_JUDGED: "learned", UNRECOGNISED: "unrecognised", NOT_JUDGED_2D: "sinusoidal_2d",
+         NOT_JUDGED_SHIFTED: "sinusoidal_shifted"}
 
 
 @dataclass
@@ -68,9 +70,11 @@ def as_rotary(f: Found, cfg: dict | None) -> Found:
 def will_judge(f: Found, cfg: dict | None) -> bool:
     """Whether :func:`judge` runs the oracle on ``f`` (a learned embedding only where the
     architecture builds a sinusoidal table)."""
-    if f.kind == TABLE_2D:
+    if f.kind in (TABLE_2D, SHIFTED):
         return False
     if f.kind != LEARNED:
+        return True
+    if cfg and sincos_2d_source(cfg.get("model_type"), f.names[0]):
         return True
     spec = table_spec(cfg.get("model_type"), f.names[0], cfg) if cfg else None
     return spec is not None and not spec.learned
@@ -80,6 +84,10 @@ def judge(f: Found, cfg: dict | None) -> Judged:
     if f.kind == TABLE_2D:
         return Judged(f, NOT_JUDGED_2D, None, f"{NOT_JUDGED_2D}: {f.note}; the oracle judges "
                       "1-D tables (a row's position in each half is its patch's row or column)")
+    if f.kind == SHIFTED:
+        return Judged(f, NOT_JUDGED_SHIFTED, None, f"{NOT_JUDGED_SHIFTED}: {f.note}; the oracle "
+                      "judges the tables themselves (PatchTST normalises its sincos table: "
+                      "(pe - mean) / (10 std))")
     try:
         j = _table(f, cfg) if f.kind in (TABLE, LEARNED) else _rotary(f, cfg)
     except KeyError as exc:
@@ -99,6 +107,13 @@ def judge(f: Found, cfg: dict | None) -> Judged:
 
 # ----------------------------------------------------------------------------- tables
 def _table(f: Found, cfg: dict | None) -> Judged:
+    built = sincos_2d_source(cfg.get("model_type"), f.names[0]) if cfg else None
+    if f.kind == LEARNED and built is not None:
+        why = (f"{cfg.get('model_type')} builds a frozen 2-D sin-cos table here ({built}); this "
+               "tensor holds none" + (": all zeros, no position at all" if "all zeros" in f.note
+                                      else ""))
+        return Judged(f, CONTRADICTS, False, f"{CONTRADICTS}: {why}", expected=built,
+                      diagnoses=[why])
     spec = table_spec(cfg.get("model_type"), f.names[0], cfg) if cfg else None
     if f.kind == LEARNED and (spec is None or spec.learned):
         why = spec.source if spec is not None else (
@@ -173,6 +188,10 @@ def _rotary(f: Found, cfg: dict | None) -> Judged:
     if not exps:
         rep = check_rotary(**kw)
         return _from_rotary(f, rep, "any RoPE (no expectation from a config)")
+    # a buffer named by its attention type (ModernBERT's full_attention_inv_freq) is judged
+    # against that type's setting only, so that two swapped buffers do not both pass
+    named = [e for e in exps if e.label and any(e.label in n for n in f.names)]
+    exps = named or exps
     tried = []
     for e in exps:
         bad = _count_against(e, count, f)
