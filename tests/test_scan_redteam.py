@@ -170,9 +170,18 @@ def test_qwen2_vl_text_and_vision_inv_freq(tmp_path):
     assert rep.ok, rep.render()
     js = by_name(rep)
     assert "base=1000000" in js["language_model.rotary_emb.inv_freq"].passes_as
-    t = "language_model.rotary_emb.inv_freq"
-    edit(d, lambda sd: sd.update({t: 1.0 / 10000 ** (torch.arange(0, 16, 2) / 16)}))
-    assert by_name(scan(str(d)))[t].ok is False
+    assert "base=10000" in js["visual.rotary_pos_emb.inv_freq"].passes_as
+    t, v = "language_model.rotary_emb.inv_freq", "visual.rotary_pos_emb.inv_freq"
+
+    def damage(sd):  # the text RoPE at base 10000, the vision one (axial, d = 8) at 1000
+        sd[t] = 1.0 / 10000 ** (torch.arange(0, 16, 2) / 16)
+        sd[v] = 1.0 / 1000 ** (torch.arange(0, 8, 2) / 8)
+        for k in [k for k in sd if "original" in k]:
+            del sd[k]
+    edit(d, damage)
+    js = by_name(scan(str(d)))
+    assert js[t].ok is False and js[v].ok is False
+    assert "10000 was expected" in " ".join(js[v].diagnoses)
 
 
 def test_sd3_transformer_pos_embed(tmp_path):

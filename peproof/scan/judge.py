@@ -19,7 +19,7 @@ from peproof.encoding import ParameterError
 
 from . import oracle_api
 from .catalogue import TableSpec, native_layout, sincos_2d_source, table_spec
-from .config import RopeExpect, rope_expectations
+from .config import VISION, RopeExpect, rope_expectations
 from .detect import CACHE, INV_FREQ, LEARNED, SHIFTED, TABLE, TABLE_2D, Found, squeezed
 
 CONTRADICTS = "contradicts the config"
@@ -192,6 +192,9 @@ def _rotary(f: Found, cfg: dict | None) -> Judged:
     # against that type's setting only, so that two swapped buffers do not both pass
     named = [e for e in exps if e.label and any(e.label in n for n in f.names)]
     exps = named or exps
+    # a vision part's setting for the vision model's buffers only (and only those)
+    visual = any(w in n for n in f.names for w in ("visual", "vision"))
+    exps = [e for e in exps if (e.label == VISION) == visual] or exps
     tried = []
     for e in exps:
         bad = _count_against(e, count, f)
