@@ -93,6 +93,26 @@ def test_llama3_rope_freqs_pass_at_the_metadata_base(tmp_path):
         j.identified and "freq_base 500000" in j.expected
 
 
+def test_reading_agrees_with_gguf_reader(tmp_path):
+    """The scan's own reading of a file (header walk, memory maps) against the gguf package's
+    GGUFReader: the same tensors, shapes and values, and the same metadata scalars."""
+    from peproof.scan.gguf import read_gguf
+
+    p = write_gguf(tmp_path / "m.gguf", meta={"{arch}.rope.scaling.factor": 8.0}, tensors={
+        "rope_freqs.weight": llama3_factors(64, 500000.0),
+        "half.weight": RNG.standard_normal((3, 5)).astype(np.float16)})
+    ours, meta = read_gguf(p)
+    r = gguf.GGUFReader(str(p))
+    assert [t.name for t in ours] == [t.name for t in r.tensors]
+    for a, b in zip(ours, r.tensors, strict=True):
+        assert a.shape == tuple(reversed(b.shape.tolist()))
+        assert np.array_equal(a.array(), b.data.reshape(a.shape))
+    for key in ("llama.rope.freq_base", "llama.context_length", "llama.rope.scaling.factor"):
+        assert meta[key] == r.fields[key].parts[-1][0].item()
+    assert meta["general.architecture"] == "llama"
+    assert meta["tokenizer.ggml.tokens"] == "<64 strings>"
+
+
 @pytest.mark.parametrize("why, factors, meta", [
     # the converter read another rope_theta than the one written in the metadata
     ("base", llama3_factors(64, 10000.0), {}),
