@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .container import Tensor
+from .names import learned_note as _learned_note
+from .names import positional_module
 
 TABLE, INV_FREQ, CACHE, LEARNED = "sinusoidal table", "inv_freq", "cos/sin cache", "learned"
 TABLE_2D = "2-D sinusoidal table"
@@ -50,11 +52,6 @@ FREQ_NAME = re.compile(r"(^|[._])(inv_freq|inv_timescales?|freqs?|frequencies|"
                        r"rope\w*freqs?)$", re.I)
 COS_NAME = re.compile(r"(^|[._])(cos)(_cached|_cache)?$", re.I)
 SIN_NAME = re.compile(r"(^|[._])(sin)(_cached|_cache)?$", re.I)
-#: a positional word inside one component of a name (``image_position_embed``, ``rel_pos_h``,
-#: ``pos_embedding``, ``posemb``): the component names a positional module or table
-POS_WORD = re.compile(r"(^|_)(pos|positions?|positional|rel_pos|relative_position)"
-                      r"(_|$|emb|enc)", re.I)
-AXIS_WORD = re.compile(r"(^|_)(row|rows|col|cols|column|columns|height|width|h|w|x|y)(_|$)", re.I)
 NOT_POS = re.compile(r"alibi|slopes?$", re.I)  # ALiBi slopes are geometric too
 CIS_NAME = re.compile(r"(^|[._])(freqs_cis|cos_sin_cache|rope_cache|rotary_cache)$", re.I)
 AMP_TOL = 2.0**-5   # relative spread of sin^2 + cos^2 tolerated (bfloat16 stores 2^-8)
@@ -300,29 +297,6 @@ def detect(tensors: list[Tensor]) -> Detection:
             skipped_named.append((t.name, f"a {side} half without its partner of one shape"))
     found += pairs
     return Detection(found, len(tensors) - sum(len(f.names) for f in found), skipped_named)
-
-
-def positional_module(name: str) -> str | None:
-    """The component of ``name`` holding a positional word, when it is not the name's own last
-    word (``image_position_embed`` of ``image_position_embed.row_embeddings.weight``): the
-    tensor belongs to a positional module.  ``None`` otherwise."""
-    parts = name.split(".")
-    if len(parts) > 1 and parts[-1].lower() in ("weight", "weights", "bias"):
-        parts = parts[:-1]
-    for comp in parts:
-        if POS_WORD.search(comp):
-            return comp
-    return None
-
-
-def _learned_note(name: str, module: str | None) -> str:
-    if module is None:
-        return "no sin/cos channel pairs"
-    parts = [p for p in name.split(".") if p.lower() not in ("weight", "weights")]
-    axis = next((AXIS_WORD.search(p).group(2).lower() for p in parts if AXIS_WORD.search(p)),
-                None)
-    what = f"a {axis} table of a 2-D position embedding" if axis else "a table"
-    return f"no sin/cos channel pairs: {what} in positional module {module}"
 
 
 def _zeros(x: np.ndarray) -> str:
