@@ -12,6 +12,7 @@ POS_WORD = re.compile(r"(^|_)(pos|positions?|positional|rel_pos|relative_positio
                       r"(_|$|emb|enc)", re.I)
 AXIS_WORD = re.compile(r"(^|_)(row|rows|col|cols|column|columns|height|width|h|w|x|y)(_|$)", re.I)
 
+
 def positional_module(name: str) -> str | None:
     """The component of ``name`` holding a positional word, when it is not the name's own last
     word (``image_position_embed`` of ``image_position_embed.row_embeddings.weight``): the
