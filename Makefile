@@ -18,7 +18,7 @@ COQPKG := coq libcoq-interval
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet -e '.[test,peers,report]'
+	$(PY) -m pip install --quiet -e '.[test,peers,report,formats]'
 	$(PY) -m pip install --quiet --no-deps $(PEERS_NODEPS)
 	touch $(STAMP)
 

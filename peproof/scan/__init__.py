@@ -41,21 +41,25 @@ def scan(source: str, *, config: str | None = None, use_config: bool = True,
     cfg_path = config if config is not None else (ck.config_path if use_config else None)
     cfg = read_config(cfg_path) if cfg_path is not None else None
     mt = str(cfg.get("model_type")) if cfg and cfg.get("model_type") else None
-    det = detect(ck.tensors)
+    pre, consumed, notes = [], set(), []
+    if ck.meta is not None:  # GGUF: the metadata's RoPE and llama.cpp's factor tensors
+        from .gguf_rope import rope_checks
+
+        pre, consumed, notes = rope_checks(ck.meta, ck.tensors, cfg)
+    det = detect([t for t in ck.tensors if t.name not in consumed])
     det.found = [as_rotary(f, cfg) for f in det.found]
     entries = sum(t.size for f in det.found if will_judge(f, cfg) for t in f.tensors)
     # the oracle streams each buffer by row chunks: its memory is a chunk, its time the entries
     (limits or Limits()).enforce(work(f"judging the positional buffers of {source}", entries,
                                       "check_entry", 64 * 2**20, f"{count(entries)} entries"))
-    judged = []
+    judged = list(pre)
     for f in det.found:
         twin = next((j for j in judged if same_content(j.found, f)), None)
         if twin is not None:
             twin.copies.extend(f.names)
             continue
         judged.append(judge(f, cfg))
-    notes = []
-    if cfg is not None:
+    if cfg is not None and ck.meta is None:
         kinds = {j.found.kind for j in judged}
         spec = table_spec(mt, "", cfg)
         if spec is not None and not spec.learned and TABLE not in kinds:

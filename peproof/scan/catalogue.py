@@ -29,6 +29,19 @@ from .oracle_api import CREATE_WEIGHT, PADDED, text_config_of
 ARCH_NAME = re.compile(r"(^|\.)(embed_positions|position_embeddings)(\.weights?)?$")
 
 
+#: architectures whose reference code builds a frozen 2-D sin-cos table (not a parameter the
+#: training changes) at the tensors named so: model_type -> (name pattern, builder)
+SINCOS_2D = {"vit_mae": (re.compile(r"(^|\.)(position_embeddings|decoder_pos_embed)$"),
+                         "ViTMAE's build_2d_sinusoidal_position_embedding, frozen "
+                         "(requires_grad=False)")}
+
+
+def sincos_2d_source(model_type: str | None, name: str) -> str | None:
+    """The builder when ``model_type`` builds a frozen 2-D sin-cos table at ``name``."""
+    ent = SINCOS_2D.get(str(model_type or ""))
+    return ent[1] if ent is not None and ent[0].search(name) else None
+
+
 @dataclass(frozen=True)
 class TableSpec:
     family: str  # paper | h-1 | learned

@@ -105,4 +105,26 @@ def rope_expectations(cfg: dict) -> list[RopeExpect]:
         mpe = _num(p.get("max_position_embeddings"))
         out.append(RopeExpect(p, freqs, label, int(mpe) if mpe else None,
                               _why(p) if freqs is not None else "", not parts))
-    return out
+    return out + _vision(cfg)
+
+
+def _vision(cfg: dict) -> list[RopeExpect]:
+    """A vision part's axial RoPE (Qwen2-VL: ``vision_config.rope_parameters`` of type
+    ``axial``): one set of frequencies ``theta^(-2i/s)`` over ``s = head_dim // 2`` channels, used
+    for the patch's row and column alike -- a default RoPE of ``d = s``."""
+    v = cfg.get("vision_config")
+    rp = v.get("rope_parameters") if isinstance(v, dict) else None
+    if not isinstance(rp, dict) or rp.get("rope_type") != "axial":
+        return []
+    heads = v.get("num_heads") or v.get("num_attention_heads")
+    width = v.get("embed_dim") or v.get("hidden_size")
+    hd = v.get("head_dim") or (width // heads if _num(width) and _num(heads) and heads else None)
+    if not _num(hd) or hd < 4:
+        return []
+    s = int(hd) // 2
+    p = {"rope_type": "default", "rope_theta": rp.get("rope_theta", 10000.0), "head_dim": s}
+    return [RopeExpect(p, s // 2, VISION, None, f"vision_config head_dim {hd} // 2 (axial)",
+                       False)]
+
+
+VISION = "vision_config (axial)"

@@ -20,8 +20,6 @@ import math
 import os
 import re
 import struct
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -29,9 +27,13 @@ import numpy as np
 from peproof.guard.paths import kind_of
 
 from .oracle_api import InputError
+from .tensor import Checkpoint, Tensor
+
+__all__ = ["ALLOWED", "Checkpoint", "Tensor", "open_checkpoint"]
 
 ALLOWED = ("a .safetensors file, a folder with model.safetensors or a sharded checkpoint and its "
-           "model.safetensors.index.json, a .pt/.pth/.bin state dict, or an .npz archive")
+           "model.safetensors.index.json, a .pt/.pth/.bin state dict, an .npz archive, a "
+           "llama.cpp .gguf file or an .onnx model")
 PICKLES = (".pkl", ".pickle", ".joblib", ".dill")
 #: safetensors dtype codes -> (numpy dtype of the bytes, view as, readable as floats)
 ST = {"F16": "<f2", "F32": "<f4", "F64": "<f8", "BF16": "<u2", "C64": "<c8", "C128": "<c16",
@@ -40,42 +42,6 @@ ST = {"F16": "<f2", "F32": "<f4", "F64": "<f8", "BF16": "<u2", "C64": "<c8", "C1
 ST_FLOAT = {"F16": "float16", "F32": "float32", "F64": "float64", "BF16": "bfloat16",
             "C64": "complex64", "C128": "complex128"}
 MAX_HEADER = 100 * 2**20
-
-
-@dataclass
-class Tensor:
-    """One named tensor of a checkpoint; ``array()`` maps it (nothing is read until indexed)."""
-
-    name: str
-    shape: tuple[int, ...]
-    dtype: str  # float16 | bfloat16 | float32 | float64 | complex64 | complex128 | other names
-    file: str
-    _open: Callable[[], np.ndarray] = field(repr=False)
-
-    @property
-    def is_float(self) -> bool:
-        return self.dtype in ("float16", "bfloat16", "float32", "float64")
-
-    @property
-    def is_complex(self) -> bool:
-        return self.dtype in ("complex64", "complex128")
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)
-
-    def array(self) -> np.ndarray:
-        return self._open()
-
-
-@dataclass
-class Checkpoint:
-    path: str
-    format: str  # safetensors | pt | npz
-    files: list[str]
-    tensors: list[Tensor]
-    bytes: int
-    config_path: str | None = None  # a config.json beside the checkpoint
 
 
 def open_checkpoint(source: str) -> Checkpoint:
@@ -110,6 +76,17 @@ def open_checkpoint(source: str) -> Checkpoint:
         return Checkpoint(str(p), "pt", [str(p)], _torch(p), st.st_size, cfg)
     if suf == ".npz":
         return Checkpoint(str(p), "npz", [str(p)], _npz(p), st.st_size, cfg)
+    if suf == ".gguf":
+        from .gguf import read_gguf
+
+        ts, meta = read_gguf(p)
+        return Checkpoint(str(p), "gguf", [str(p)], ts, st.st_size, cfg, meta)
+    if suf == ".onnx":
+        from .onnx_model import read_onnx
+
+        ts, files = read_onnx(p)
+        return Checkpoint(str(p), "onnx", [str(p), *files], ts, st.st_size + sum(
+            os.path.getsize(f) for f in files), cfg)
     raise InputError(f"{source}: unknown checkpoint type {suf or '(no extension)'!r}; give "
                      f"{ALLOWED}")
 

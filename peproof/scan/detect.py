@@ -18,8 +18,16 @@ or its name is positional; never the whole of a large tensor):
   cache (vLLM's ``cos_sin_cache``, ``rope_cache`` ...; :mod:`.judge` also reads GPT-J's and
   CodeGen's ``embed_positions`` so under their config).
 
+* **2-D sinusoidal table** -- a 2-D float array whose two halves are each a sinusoidal table
+  (the ``get_2d_sincos_pos_embed`` of MAE, DiT and Stable Diffusion 3: one half encodes the
+  patch's row, the other its column); the oracle judges 1-D tables, so it is named and not
+  judged.
+
 A tensor with a positional name (``embed_positions``, ``wpe``, ``position_embeddings``, ``pe``
-...) that passes none of these is **learned** and not judged.  Every other tensor is skipped.
+...) that passes none of these is **learned** and not judged; so is a 2-D float tensor with a
+positional word in any other component of its name, the module it belongs to
+(``image_position_embed.row_embeddings.weight``: a learned row table of a 2-D embedding).
+Every other tensor is skipped.
 """
 
 from __future__ import annotations
@@ -30,9 +38,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .container import Tensor
+from .names import learned_note as _learned_note
+from .names import positional_module
 
 TABLE, INV_FREQ, CACHE, LEARNED = "sinusoidal table", "inv_freq", "cos/sin cache", "learned"
+TABLE_2D = "2-D sinusoidal table"
+SHIFTED = "sinusoidal table, shifted and scaled"
 POS_NAME = re.compile(r"(^|[._])(embed_positions|positional_embeddings?|position_embeddings?|"
+                      r"position_embd|"
                       r"pos_embed(dings?)?|pos_emb|wpe|pe|positional_encodings?|pos_enc(oding)?|"
                       r"sinusoids?|sinusoidal\w*|timing_signal)(\.weights?)?$", re.I)
 FREQ_NAME = re.compile(r"(^|[._])(inv_freq|inv_timescales?|freqs?|frequencies|"
@@ -82,11 +95,12 @@ def squeezed(shape: tuple) -> tuple:
 def rows_of(t: Tensor, rows: np.ndarray) -> np.ndarray:
     """The sampled rows of a tensor whose non-unit axes are 2 (``(n, d)``), as float64."""
     arr = t.array()
-    arr = arr.reshape(squeezed(t.shape))
+    sq = squeezed(t.shape)
+    arr = arr.reshape(sq if len(sq) == 2 else (-1, sq[-1]))  # a (H, W, D) grid: its H*W rows
     return np.asarray(arr[rows], dtype=np.float64)
 
 
-def trig_layout(x: np.ndarray) -> tuple[str, float] | None:
+def trig_layout(x: np.ndarray, vary: bool = True) -> tuple[str, float] | None:
     """``(layout, amplitude)`` when the channels of the sampled rows ``x`` form sin/cos pairs of
     one constant amplitude (see the module docstring), else ``None``."""
     n, w = x.shape
@@ -104,11 +118,51 @@ def trig_layout(x: np.ndarray) -> tuple[str, float] | None:
             continue
         if float(np.abs(amp2 / s2 - 1).max()) > AMP_TOL:
             continue
-        if float(x.std(axis=0).max()) < 0.05 * np.sqrt(s2):
+        if vary and float(x.std(axis=0).max()) < 0.05 * np.sqrt(s2):
             continue  # constant rows: nothing varies with the position
-        if len(np.unique(np.abs(x).round(6))) < 4:
+        if vary and len(np.unique(np.abs(x).round(6))) < 4:
             continue  # entries +-c (a Hadamard or sign matrix): no angles
         return layout, float(np.sqrt(s2))
+    return None
+
+
+def trig_layout_2d(x: np.ndarray) -> str | None:
+    """The layout of each half when both halves of the sampled rows ``x`` are sinusoidal tables
+    of one amplitude and the whole is not one (a 2-D sin-cos embedding), else ``None``."""
+    n, w = x.shape
+    if w < 8 or w % 4 or trig_layout(x) is not None:
+        return None
+    # one half may be constant over the sampled rows (the first rows share the patch row)
+    a, b = trig_layout(x[:, : w // 2], vary=False), trig_layout(x[:, w // 2:], vary=False)
+    if a is None or b is None or abs(a[1] / b[1] - 1) > AMP_TOL:
+        return None
+    with np.errstate(all="ignore"):
+        x = x[np.isfinite(x).all(axis=1) & (np.abs(x).max(axis=1) > 0)]
+    if float(x.std(axis=0).max()) < 0.05 * a[1] or len(np.unique(np.abs(x).round(6))) < 4:
+        return None
+    return a[0] if a[0] == b[0] else f"{a[0]} and {b[0]}"
+
+
+def affine_trig(x: np.ndarray) -> str | None:
+    """The layout when the sampled rows are ``a * T + b`` for a sinusoidal table ``T`` and
+    scalars ``a > 0``, ``b != 0`` (PatchTST's ``(pe - mean) / (10 std)``): the pairs' squares
+    then satisfy ``x0^2 + x1^2 = 2b (x0 + x1) + (a^2 - 2b^2)``, fitted by least squares."""
+    n, w = x.shape
+    if w < 4 or w % 2 or n < 4 or not np.isfinite(x).all():
+        return None
+    h = w // 2
+    for layout, a, b in (("interleaved", x[:, 0::2], x[:, 1::2]), ("halves", x[:, :h], x[:, h:])):
+        y, u = (a * a + b * b).ravel(), (a + b).ravel()
+        coef, *_ = np.linalg.lstsq(np.stack([u, np.ones_like(u)], 1), y, rcond=None)
+        shift, c = coef[0] / 2, coef[1]
+        amp2 = c + 2 * shift * shift
+        if not amp2 > 0 or abs(shift) < 1e-3 * np.sqrt(amp2):
+            continue
+        if float(np.abs(y - (coef[0] * u + c)).max()) > AMP_TOL * amp2:
+            continue
+        if float(x.std(axis=0).max()) < 0.05 * np.sqrt(amp2):
+            continue
+        return f"{layout}, amplitude {np.sqrt(amp2):.6g}, shift {shift:.6g}"
     return None
 
 
@@ -179,6 +233,12 @@ def detect(tensors: list[Tensor]) -> Detection:
             if f is not None:
                 found.append(f)
                 continue
+        module = None if POS_NAME.search(t.name) else positional_module(t.name)
+        pos_named = bool(POS_NAME.search(t.name)) or module is not None
+        if len(sq) == 3 and module is None and named and POS_NAME.search(t.name) \
+                and sq[2] <= MAX_WIDTH:
+            found.append(_grid(t, sq))  # SAM's (1, H, W, D) pos_embed
+            continue
         if len(sq) != 2 or sq[1] > MAX_WIDTH:
             if named:
                 skipped_named.append((t.name, f"shape {t.shape}"))
@@ -187,8 +247,8 @@ def detect(tensors: list[Tensor]) -> Detection:
         x = rows_of(t, np.arange(min(n, 8)))  # one contiguous read rejects a weight matrix
         with np.errstate(all="ignore"):
             maybe = (trig_layout(x) is not None or not np.isfinite(x).all()
-                     or _cache_side(t.name, x) is not None)
-        if not maybe and not POS_NAME.search(t.name):
+                     or _cache_side(t.name, x) is not None or trig_layout_2d(x) is not None)
+        if not maybe and not pos_named:
             continue
         rows = sample_rows(n)
         x = rows_of(t, rows)
@@ -203,17 +263,32 @@ def detect(tensors: list[Tensor]) -> Detection:
                                _by(named), tl[1]))
             continue
         with np.errstate(all="ignore"):
+            t2 = trig_layout_2d(x)
+        if t2 is not None:
+            found.append(Found(TABLE_2D, [t.name], t.shape, t.dtype, [t],
+                               f"two halves (row and column of a patch grid), each of sin/cos "
+                               f"channel pairs {t2}", _by(pos_named)))
+            continue
+        with np.errstate(all="ignore"):
             fin = np.isfinite(x)
             side = _cache_side(t.name, x) if fin.all() else None
         if side is not None:
             bounded.append((t, side, x))
-        if POS_NAME.search(t.name):
+        with np.errstate(all="ignore"):
+            shifted = affine_trig(x) if pos_named else None
+        if shifted is not None:
+            found.append(Found(SHIFTED, [t.name], t.shape, t.dtype, [t], f"sin/cos channel "
+                               f"pairs of a table shifted and scaled ({shifted})", "name and "
+                               "content"))
+            continue
+        if pos_named:
             if not fin.all():
                 found.append(Found(TABLE, [t.name], t.shape, t.dtype, [t], "holds NaN or "
                                    "infinity in the sampled rows", "name"))
             else:
                 found.append(Found(LEARNED, [t.name], t.shape, t.dtype, [t],
-                                   "no sin/cos channel pairs", "name and content"))
+                                   _learned_note(t.name, module) + _zeros(x),
+                                   "name and content"))
             used.add(t.name)
     pairs = _cache_pairs([b for b in bounded if b[0].name not in used])
     paired = {n for f in pairs for n in f.names}
@@ -222,6 +297,24 @@ def detect(tensors: list[Tensor]) -> Detection:
             skipped_named.append((t.name, f"a {side} half without its partner of one shape"))
     found += pairs
     return Detection(found, len(tensors) - sum(len(f.names) for f in found), skipped_named)
+
+
+def _zeros(x: np.ndarray) -> str:
+    return " (all zeros in the sampled rows)" if not np.any(x) else ""
+
+
+def _grid(t: Tensor, sq: tuple) -> Found:
+    """A positional ``(H, W, D)`` grid, read as its ``H * W`` rows: a 2-D sin-cos table when
+    its rows are one (or sin/cos pairs of one grid axis), else learned."""
+    x = rows_of(t, sample_rows(sq[0] * sq[1]))
+    with np.errstate(all="ignore"):
+        t2 = trig_layout_2d(x) or (trig_layout(x) or (None,))[0]
+    if t2 is not None:
+        return Found(TABLE_2D, [t.name], t.shape, t.dtype, [t], f"a {sq[0]} x {sq[1]} grid of "
+                     f"sin/cos channel pairs ({t2})", "name and content")
+    return Found(LEARNED, [t.name], t.shape, t.dtype, [t], f"no sin/cos channel pairs: a "
+                 f"{sq[0]} x {sq[1]} grid of a 2-D position embedding" + _zeros(x),
+                 "name and content")
 
 
 def _by(named: bool) -> str:

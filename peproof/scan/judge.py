@@ -18,16 +18,19 @@ import numpy as np
 from peproof.encoding import ParameterError
 
 from . import oracle_api
-from .catalogue import TableSpec, native_layout, table_spec
-from .config import RopeExpect, rope_expectations
-from .detect import CACHE, INV_FREQ, LEARNED, TABLE, Found, squeezed
+from .catalogue import TableSpec, native_layout, sincos_2d_source, table_spec
+from .config import VISION, RopeExpect, rope_expectations
+from .detect import CACHE, INV_FREQ, LEARNED, SHIFTED, TABLE, TABLE_2D, Found, squeezed
 
 CONTRADICTS = "contradicts the config"
 NOT_CHECKED = "not checked"
 NOT_JUDGED = "learned (not judged)"
 UNRECOGNISED = "not a positional buffer (not judged)"
+NOT_JUDGED_2D = "2-D sinusoidal (not judged)"
+NOT_JUDGED_SHIFTED = "sinusoidal up to a shift and a scale (not judged)"
 CODES = {**oracle_api.CODES, CONTRADICTS: "contradicts_config", NOT_CHECKED: "not_checked",
-         NOT_JUDGED: "learned", UNRECOGNISED: "unrecognised"}
+         NOT_JUDGED: "learned", UNRECOGNISED: "unrecognised", NOT_JUDGED_2D: "sinusoidal_2d",
+         NOT_JUDGED_SHIFTED: "sinusoidal_shifted"}
 
 
 @dataclass
@@ -67,13 +70,24 @@ def as_rotary(f: Found, cfg: dict | None) -> Found:
 def will_judge(f: Found, cfg: dict | None) -> bool:
     """Whether :func:`judge` runs the oracle on ``f`` (a learned embedding only where the
     architecture builds a sinusoidal table)."""
+    if f.kind in (TABLE_2D, SHIFTED):
+        return False
     if f.kind != LEARNED:
+        return True
+    if cfg and sincos_2d_source(cfg.get("model_type"), f.names[0]):
         return True
     spec = table_spec(cfg.get("model_type"), f.names[0], cfg) if cfg else None
     return spec is not None and not spec.learned
 
 
 def judge(f: Found, cfg: dict | None) -> Judged:
+    if f.kind == TABLE_2D:
+        return Judged(f, NOT_JUDGED_2D, None, f"{NOT_JUDGED_2D}: {f.note}; the oracle judges "
+                      "1-D tables (a row's position in each half is its patch's row or column)")
+    if f.kind == SHIFTED:
+        return Judged(f, NOT_JUDGED_SHIFTED, None, f"{NOT_JUDGED_SHIFTED}: {f.note}; the oracle "
+                      "judges the tables themselves (PatchTST normalises its sincos table: "
+                      "(pe - mean) / (10 std))")
     try:
         j = _table(f, cfg) if f.kind in (TABLE, LEARNED) else _rotary(f, cfg)
     except KeyError as exc:
@@ -93,10 +107,19 @@ def judge(f: Found, cfg: dict | None) -> Judged:
 
 # ----------------------------------------------------------------------------- tables
 def _table(f: Found, cfg: dict | None) -> Judged:
+    built = sincos_2d_source(cfg.get("model_type"), f.names[0]) if cfg else None
+    if f.kind == LEARNED and built is not None:
+        why = (f"{cfg.get('model_type')} builds a frozen 2-D sin-cos table here ({built}); this "
+               "tensor holds none" + (": all zeros, no position at all" if "all zeros" in f.note
+                                      else ""))
+        return Judged(f, CONTRADICTS, False, f"{CONTRADICTS}: {why}", expected=built,
+                      diagnoses=[why])
     spec = table_spec(cfg.get("model_type"), f.names[0], cfg) if cfg else None
     if f.kind == LEARNED and (spec is None or spec.learned):
-        why = spec.source if spec is not None else "named like a positional embedding; its " \
-            "values form no sin/cos pairs"
+        why = spec.source if spec is not None else (
+            f.note.replace("no sin/cos channel pairs: ", "") + "; its values form no sin/cos "
+            "pairs" if " in positional module " in f.note else "named like a positional "
+            "embedding; its values form no sin/cos pairs")
         return Judged(f, NOT_JUDGED, None, f"{NOT_JUDGED}: {why}",
                       expected=spec.describe() if spec else None)
     if f.kind == TABLE and spec is not None and spec.learned:
@@ -165,6 +188,13 @@ def _rotary(f: Found, cfg: dict | None) -> Judged:
     if not exps:
         rep = check_rotary(**kw)
         return _from_rotary(f, rep, "any RoPE (no expectation from a config)")
+    # a buffer named by its attention type (ModernBERT's full_attention_inv_freq) is judged
+    # against that type's setting only, so that two swapped buffers do not both pass
+    named = [e for e in exps if e.label and any(e.label in n for n in f.names)]
+    exps = named or exps
+    # a vision part's setting for the vision model's buffers only (and only those)
+    visual = any(w in n for n in f.names for w in ("visual", "vision"))
+    exps = [e for e in exps if (e.label == VISION) == visual] or exps
     tried = []
     for e in exps:
         bad = _count_against(e, count, f)

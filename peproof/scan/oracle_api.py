@@ -10,6 +10,8 @@
 * :func:`read_artefact` -- how the rotary oracle reads a buffer (kind, layout, ``d``, the native
   library layout), :func:`short_layout` -- a few words naming that layout, ``PAIR`` -- the
   layout of two arrays cos and sin (no library layout to name);
+* :func:`rope_from_config` -- a ``rope_parameters`` dict built into a :class:`peproof.rope.Rope`
+  (the GGUF metadata's RoPE, :mod:`.gguf_rope`);
 * :func:`load` -- the ``.npz`` reader (sized from headers, stored members memory-mapped, never
   unpickled);
 * ``CREATE_WEIGHT``, ``PADDED`` -- the catalogue of real implementations the scan's
@@ -37,6 +39,7 @@ from peproof.oracle import (
 from peproof.oracle.rotary import (
     PAIR,
     read_artefact,
+    rope_from_config,
     short_layout,
     stored_frequencies,
     text_config_of,
@@ -44,5 +47,6 @@ from peproof.oracle.rotary import (
 
 __all__ = ["CODES", "CONFORMS", "CREATE_WEIGHT", "DEGENERATE", "OUTSIDE", "PADDED", "PAIR",
            "VARIANT", "WITHIN", "WRONG", "InputError", "check", "check_rotary", "load",
-           "read_artefact", "rope_parameters_of", "short_layout", "stored_frequencies",
+           "read_artefact", "rope_from_config",
+           "rope_parameters_of", "short_layout", "stored_frequencies",
            "text_config_of"]

@@ -72,7 +72,7 @@ class ScanReport:
         for j in self.judged:
             mark = "ok  " if j.ok else ("--  " if j.ok is None else "FAIL")
             f = j.found
-            what = f"{f.kind} {tuple(f.shape)} {f.dtype}" + (
+            what = f.kind if f.dtype == "metadata" else f"{f.kind} {tuple(f.shape)} {f.dtype}" + (
                 f" as {short_layout(j.layout)}" if j.layout else "")
             head = j.headline + (f" ({j.passes_as})" if j.ok and j.passes_as else "")
             L.append(f"{mark} {' + '.join(f.names)}: {what}: {head}")
