@@ -26,7 +26,7 @@ from functools import cache
 import mpmath
 import sympy as sp
 
-from peproof import registry
+from peproof import registry, scope
 from peproof.claims import Claim, Rel, Statement, Verdict
 from peproof.engines.witness import _GRID
 
@@ -157,8 +157,13 @@ def numeric_cell(claim: Claim, primary: Verdict) -> str:
     return "inconsistent" if res["inconsistent"] else "consistent"
 
 
-@cache
 def z3_verdict(claim_id: str) -> Verdict:
+    """The z3 column's verdict of ``claim_id`` for the encoding in force (:mod:`peproof.scope`)."""
+    return _z3_verdict(scope.key(), claim_id)
+
+
+@cache
+def _z3_verdict(scope_key: str, claim_id: str) -> Verdict:
     from peproof.engines.decide import CONSTRUCTION, SETTLED
     from peproof.engines.z3trig import decide_z3
     from peproof.verdicts import verdict_of
@@ -170,6 +175,9 @@ def z3_verdict(claim_id: str) -> Verdict:
         return Verdict("unknown", "z3", "-", SETTLED,
                        reason="settled when built: identical sides, nothing for z3 to confirm")
     return decide_z3(st)
+
+
+z3_verdict.cache_clear = _z3_verdict.cache_clear
 
 
 def z3_cell(v: Verdict) -> str:
@@ -186,8 +194,13 @@ def independently_confirmed(cells: dict) -> bool:
     return cells["primary"] == "proved" and cells["z3"] == "proved"
 
 
-@cache
 def row(claim_id: str) -> dict:
+    """The agreement row of ``claim_id`` for the encoding in force (:mod:`peproof.scope`)."""
+    return _row(scope.key(), claim_id)
+
+
+@cache
+def _row(scope_key: str, claim_id: str) -> dict:
     from peproof.verdicts import verdict_of as verdict
 
     claim = registry.get(claim_id)
@@ -202,6 +215,9 @@ def row(claim_id: str) -> dict:
         conflict = True
     return {"id": claim_id, "cells": cells, "conflict": conflict, "z3": zv,
             "primary_engine": primary.engine, "confirmed": independently_confirmed(cells)}
+
+
+row.cache_clear = _row.cache_clear
 
 
 def matrix(claims=None) -> list[dict]:

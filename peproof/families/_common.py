@@ -11,7 +11,8 @@ import sympy as sp
 
 # the usual variables, with the assumptions their domains ask for
 from peproof.claims import Claim, Statement, Verdict, var
-from peproof.encoding import Encoding, omega_expr
+from peproof.encoding import Encoding
+from peproof.scope import omega as _omega_in_force
 
 pos, V_POS = var("pos", "real")
 k, V_K = var("k", "integer")
@@ -21,8 +22,9 @@ i, V_I = var("i", "nonneg_integer")
 a, V_A = var("a", "integer")
 b, V_B = var("b", "integer")
 
-#: the paper's frequency of pair ``i`` for a symbolic ``d`` (from the one definition)
-OMEGA_I = omega_expr(i, d, "paper", 10000)
+#: the frequency of pair ``i`` for a symbolic ``d`` (from the one definition): the paper's,
+#: or the law of the variant the families are built for (:mod:`peproof.scope`)
+OMEGA_I = _omega_in_force(i, d)
 #: hypothesis ``i <= d/2 - 1`` (``i >= 0`` is in the domain of ``i``)
 from peproof.claims import Le  # noqa: E402
 

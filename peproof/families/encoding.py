@@ -30,7 +30,7 @@ import sympy as sp
 
 from peproof import falsify as F
 from peproof.claims import Claim, Eq, Falsifier, Le, Lt, Ne, Statement, mat_eq, var
-from peproof.encoding import Encoding, omega_expr
+from peproof.scope import encoding as Encoding, omega as omega_expr  # the law in force (paper or --variant)
 from peproof.engines import powers
 from peproof.engines.decide import with_default
 from peproof.families._common import (

@@ -21,7 +21,7 @@ import sympy as sp
 
 from peproof import falsify as F
 from peproof.claims import Claim, Eq, Statement, var
-from peproof.encoding import Encoding
+from peproof.scope import encoding as Encoding  # the law in force (paper or --variant)
 from peproof.families._common import (
     OMEGA_I,
     V_D,

@@ -26,7 +26,7 @@ import sympy as sp
 
 from peproof import falsify as F
 from peproof.claims import Claim, Eq, Statement, mat_eq
-from peproof.encoding import Encoding
+from peproof.scope import encoding as Encoding  # the law in force (paper or --variant)
 from peproof.families._common import (
     I_IN_RANGE,
     OMEGA_I,

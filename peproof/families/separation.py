@@ -31,7 +31,7 @@ import mpmath
 import sympy as sp
 
 from peproof.claims import Claim, Falsifier, Le, Lt, Statement, Verdict, var
-from peproof.encoding import omega_expr
+from peproof.scope import omega as omega_expr  # the law in force (paper or --variant)
 from peproof.families._common import pair
 from peproof.numeric import N_TURN  # ceil(2 pi 10000): "roughly sixty thousand"
 from peproof.seeds import FOURIER, INTRO, src

@@ -34,7 +34,7 @@ import time
 import sympy as sp
 
 from peproof.claims import Claim, Eq, Falsifier, Le, Lt, Ne, Statement, Verdict, mat_eq, var
-from peproof.encoding import Encoding, omega_expr
+from peproof.scope import encoding as Encoding, omega as omega_expr  # the law in force (paper or --variant)
 from peproof.engines import powers
 from peproof.engines.decide import refute_at, with_default
 from peproof.families._common import (

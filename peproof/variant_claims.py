@@ -1,0 +1,115 @@
+"""Every family's claims built for a variant (:func:`peproof.registry.claims_for`).
+
+Each family module builds its claims from the law in force (:mod:`peproof.scope`: ``omega`` and
+``encoding`` stand for the paper's ``omega_expr`` and ``Encoding`` in the families), so importing
+it afresh with a variant in force builds the same claims -- same ids, titles, seed quotes --
+stated for the variant.  A module may also define ``build(variant)`` returning its claims for a
+variant (the RoPE decay claims do: their landmarks are certified for the variant's curve).
+
+Nothing is dropped.  A claim that has no meaning for a variant (an additive-table statement for
+a RoPE variant, RoPE's for an additive table) or a module that cannot be built for it (h-1
+needs d >= 4 where a family states something at d = 2) becomes an ``unknown`` row whose reason
+starts with "not applicable:" and names why; the paper's claims are the list of ids.
+"""
+
+from __future__ import annotations
+
+from peproof import scope
+from peproof.claims import Claim
+
+#: modules whose statements do not mention the encoding: the same statements for every variant
+INDEPENDENT = frozenset({"dft_orthogonality", "error_model", "error_model_maps", "fourier",
+                         "fourier_affine", "index", "nerf", "nerf_inputs"})
+#: modules about RoPE (decided for a RoPE variant; not applicable to an additive table)
+ROTARY = frozenset({"rope", "rope_decay", "rope_layouts", "rope_scaling"})
+#: claims of other modules that are about RoPE
+ROTARY_IDS = frozenset({"attention.rope_rotation_transpose_product",
+                        "attention.rope_score_depends_only_on_offset",
+                        "attention.rope_uses_paper_frequencies"})
+
+NA = "not applicable: "
+
+
+def not_applicable(claim: Claim, why: str) -> Claim:
+    """``claim`` kept as a row (same id, title, sources) decided ``unknown`` with the reason
+    ``not applicable: why``."""
+    return Claim(claim.id, claim.title, claim.sources, None, "informal", uses=(),
+                 expect="unknown", note=NA + why)
+
+
+def _module_of(claim: Claim) -> str:
+    return claim.__dict__.get("_variant_module", "")
+
+
+def build_all(variant, paper: tuple[Claim, ...], fresh) -> list[Claim]:
+    """The variant's claims in the order of ``paper``'s ids (:func:`fresh` imports the family
+    modules afresh with the variant in force: :func:`peproof.registry._fresh_modules`)."""
+    rotary = isinstance(variant, scope.Rotary)
+    mods = fresh()
+    built: dict[str, Claim] = {}
+    failed: dict[str, str] = {}
+    for name, mod in mods.items():
+        if isinstance(mod, BaseException):
+            failed[name] = f"{type(mod).__name__}: {str(mod).splitlines()[0][:160] if str(mod) else ''}"
+            continue
+        claims = mod.build(variant) if hasattr(mod, "build") else getattr(mod, "CLAIMS", ())
+        for c in claims:
+            c.__dict__["_variant_module"] = name
+            built[c.id] = c
+    paper_module = _paper_modules()
+    out = []
+    for pc in paper:
+        mod = paper_module.get(pc.id, "")
+        c = built.get(pc.id)
+        why = _inapplicable(pc, mod, rotary)
+        if why:
+            out.append(not_applicable(pc, why))
+        elif mod in failed:
+            out.append(not_applicable(pc, f"the family module {mod} cannot be built for this "
+                                      f"variant ({failed[mod]})"))
+        elif c is None:
+            out.append(not_applicable(pc, f"the family module {mod} states no such claim for "
+                                      "this variant"))
+        else:
+            _force(c)
+            out.append(c)
+    known = {pc.id for pc in paper}
+    out += [c for cid, c in built.items() if cid not in known]
+    return out
+
+
+def _inapplicable(pc: Claim, mod: str, rotary: bool) -> str:
+    is_rope = mod in ROTARY or pc.id in ROTARY_IDS
+    if rotary and not is_rope and mod not in INDEPENDENT:
+        return ("a RoPE variant has no additive table PE(pos); this claim is about the "
+                "additive sinusoidal table")
+    if not rotary and is_rope:
+        return ("a claim about RoPE; give a RoPE variant (rope_parameters JSON, config.json, "
+                "or family=rope,...) to decide it for your rotary embedding")
+    return ""
+
+
+def _paper_modules() -> dict[str, str]:
+    import importlib
+
+    from peproof.registry import _modules
+
+    out = {}
+    for name in _modules():
+        for c in getattr(importlib.import_module(f"peproof.families.{name}"), "CLAIMS", ()):
+            out[c.id] = name
+    return out
+
+
+def _force(c: Claim) -> None:
+    """Build a lazily stated claim now, while the variant is in force."""
+    try:
+        c.statement  # noqa: B018 - the property builds it
+        c.falsifiers  # noqa: B018
+    except Exception as exc:  # noqa: BLE001 - the row says so, the run goes on
+        c._statement = None
+        c._falsifiers = ()
+        c.kind = "informal"
+        c.proof = None
+        c.note = NA + f"its statement cannot be built for this variant ({type(exc).__name__}: " \
+            f"{(str(exc).splitlines() or [''])[0][:160]})"
