@@ -42,6 +42,10 @@ def cmd_prove(args) -> int:
     from peproof.results import run
 
     out = out_file(args.out)
+    if getattr(args, "variant", None):  # the paper's claims for the user's encoding
+        from peproof.variant_cli import prove_variant
+
+        return prove_variant(args, out, _progress)
     claims = registry.select(args.pattern)
     if not claims:
         raise UsageError(f"no claim id matches {args.pattern!r} (try 'peproof prove' for all, "
@@ -160,6 +164,10 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--no-falsifiers", action="store_true", help="skip the falsifiers")
     pr.add_argument("--no-coq", action="store_true",
                     help="skip the Coq checks (the .v files go to reports/build/coq in a checkout)")
+    pr.add_argument("--variant", metavar="SPEC", help="decide the paper's claims for your "
+                    "encoding: family=h-1,base=10000,d=384 (keys family, base, d, layout, "
+                    "max_freq, turns, offset, scale; family=rope with rope_parameters keys), a "
+                    "rope_parameters JSON, or a config.json")
     pr.set_defaults(func=cmd_prove)
     # further subcommands live in peproof/commands/<name>.py, each with add_parser(sub)
     import importlib

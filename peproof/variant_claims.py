@@ -72,6 +72,7 @@ def build_all(variant, paper: tuple[Claim, ...], fresh) -> list[Claim]:
                                       "this variant"))
         else:
             _force(c)
+            _h1_width(c, variant)
             out.append(c)
     known = {pc.id for pc in paper}
     out += [c for cid, c in built.items() if cid not in known]
@@ -113,3 +114,24 @@ def _force(c: Claim) -> None:
         c.proof = None
         c.note = NA + f"its statement cannot be built for this variant ({type(exc).__name__}: " \
             f"{(str(exc).splitlines() or [''])[0][:160]})"
+
+
+def _h1_width(c: Claim, variant) -> None:
+    """h-1's frequencies ``base**(-i/(d/2 - 1))`` are defined for ``d >= 4`` only: a statement
+    over every even ``d`` gets that hypothesis (the variant's own width is one such ``d``)."""
+    from dataclasses import replace
+
+    import sympy as sp
+
+    from peproof.claims import Le
+    from peproof.families._common import d as D
+
+    st = c.statement
+    if not isinstance(variant, scope.Sinusoidal) or variant.enc.family != "h-1" or st is None:
+        return
+    if D not in {v.symbol for v in st.vars}:
+        return
+    if not any(e.has(sp.Pow) and any(D in a.free_symbols for a in e.atoms(sp.Pow))
+               for r in st.concl + st.hyps for e in (r.lhs, r.rhs)):
+        return
+    c._statement = replace(st, hyps=st.hyps + (Le(4, D),))

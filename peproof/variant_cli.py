@@ -1,0 +1,61 @@
+"""The ``--variant`` side of ``peproof prove`` and ``peproof report`` (kept apart from
+:mod:`peproof.cli`, which only hands the parsed arguments over)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from peproof.guard import UsageError
+
+
+def parse_or_exit(text: str):
+    """The variant SPEC names; bad SPEC is a :class:`UsageError` (one line, exit 2)."""
+    from peproof.variant import VariantError, parse
+
+    try:
+        return parse(text)
+    except VariantError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def prove_variant(args, out, progress) -> int:
+    from peproof.guard.paths import emit, write_atomic
+    from peproof.variant_results import exit_code, render, run_variant
+
+    v = parse_or_exit(args.variant)
+    checkout = Path(__file__).resolve().parent.parent / "reports"
+    coq_dir = checkout / "build" / "coq" if checkout.is_dir() else None
+    res = run_variant(v, args.pattern, falsifiers=not args.no_falsifiers, progress=progress,
+                      coq=not args.no_coq, coq_dir=coq_dir)
+    if not res["claims"]:
+        raise UsageError(f"no claim id matches {args.pattern!r}")
+    text = json.dumps(res, indent=1, sort_keys=True, default=str)
+    if out:
+        write_atomic(out, text)
+    emit(text if args.json else render(res))
+    return exit_code(res)
+
+
+def check_hint(variant_json: dict | None, d: int | None) -> str | None:
+    """``peproof prove --variant SPEC`` for the variant ``peproof check`` identified (its
+    ``to_json``), or None when it is the paper's (or cannot be written as a SPEC)."""
+    from peproof.variant import VariantError, is_paper, spec
+
+    if not variant_json or not d:
+        return None
+    try:
+        from peproof.oracle.sinusoidal.variant import Variant
+
+        ov = Variant(family=variant_json["family"], base=variant_json["base"],
+                     layout=variant_json["layout"], offset=variant_json["offset"],
+                     scale=variant_json.get("scale_expr") or variant_json["scale"],
+                     max_freq=variant_json["max_freq"], turns=variant_json["turns"])
+        from peproof.scope import Sinusoidal
+
+        sv = Sinusoidal(ov.encoding(d))
+        if is_paper(sv):
+            return None
+        return f"peproof prove --variant {spec(sv)}"
+    except (VariantError, ValueError, KeyError, TypeError):
+        return None
