@@ -37,25 +37,23 @@ def prove_variant(args, out, progress) -> int:
     return exit_code(res)
 
 
-def check_hint(variant_json: dict | None, d: int | None) -> str | None:
-    """``peproof prove --variant SPEC`` for the variant ``peproof check`` identified (its
-    ``to_json``), or None when it is the paper's (or cannot be written as a SPEC)."""
+def check_hint(rep) -> str | None:
+    """``peproof prove --variant SPEC`` for the variant a ``peproof check`` report identified, or
+    None when it is the paper's (or none was identified, or it has no SPEC: a row order other
+    than forward is a property of the table, not of the encoding, and is left out)."""
+    from peproof.encoding import ParameterError
+    from peproof.scope import Sinusoidal
     from peproof.variant import VariantError, is_paper, spec
 
-    if not variant_json or not d:
+    ident = getattr(rep, "identified", None)
+    ov = getattr(ident, "variant", None)
+    d = getattr(rep, "d", None)
+    if ov is None or not d:
         return None
     try:
-        from peproof.oracle.sinusoidal.variant import Variant
-
-        ov = Variant(family=variant_json["family"], base=variant_json["base"],
-                     layout=variant_json["layout"], offset=variant_json["offset"],
-                     scale=variant_json.get("scale_expr") or variant_json["scale"],
-                     max_freq=variant_json["max_freq"], turns=variant_json["turns"])
-        from peproof.scope import Sinusoidal
-
         sv = Sinusoidal(ov.encoding(d))
         if is_paper(sv):
             return None
         return f"peproof prove --variant {spec(sv)}"
-    except (VariantError, ValueError, KeyError, TypeError):
+    except (VariantError, ParameterError, ValueError):
         return None
