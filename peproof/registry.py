@@ -67,8 +67,10 @@ def claims_for(variant) -> tuple[Claim, ...]:
         from peproof.variant_claims import build_all
 
         paper = _load_paper()
+        where = {c.id: name for name in _modules() for c in getattr(
+            importlib.import_module(f"peproof.families.{name}"), "CLAIMS", ())}
         with scope.using(variant):
-            built = build_all(variant, paper, _fresh_modules)
+            built = build_all(variant, paper, _fresh_modules, where)
         _VARIANTS[k] = _unique(built)
     return _VARIANTS[k]
 

@@ -83,6 +83,8 @@ def is_rotary() -> bool:
 
 def _law() -> dict:
     v = current()
+    if isinstance(v, Rotary):  # RoPE's theta_i = base**(-2i/d) before any frequency map
+        return {"family": "paper", "base": v.rope._base}
     if not isinstance(v, Sinusoidal):
         return {}
     e = v.enc
@@ -94,8 +96,9 @@ def _law() -> dict:
 
 def omega(i, d, *law_args, **law_kw) -> sp.Expr:
     """The frequency of pair ``i`` at width ``d`` (either may be a symbol) in the law in force:
-    the paper's ``10000**(-2i/d)`` (exactly ``omega_expr(i, d)``) unless a sinusoidal variant is
-    in force.  A law given explicitly (``omega(i, d, "h-1")``) is that law, whatever is in
+    the paper's ``10000**(-2i/d)`` (exactly ``omega_expr(i, d)``) unless a variant is in force
+    (a RoPE variant: its base's ``base**(-2i/d)``, the frequencies before its map; the claims
+    stated with a symbolic frequency hold for the mapped ones too).  A law given explicitly (``omega(i, d, "h-1")``) is that law, whatever is in
     force."""
     if law_args or law_kw:
         return omega_expr(i, d, *law_args, **law_kw)
@@ -123,3 +126,26 @@ def encoding(d: int, **kw) -> Encoding:
         # which the paper family's law gives at d = 2 for every base
         fields["family"] = "paper"
     return Encoding(d, **fields)
+
+
+def rope_base():
+    """The RoPE base in force: the variant's for a RoPE variant, else the paper's 10000."""
+    v = current()
+    return v.rope._base if isinstance(v, Rotary) else sp.Integer(10000)
+
+
+def rope_unmapped_why() -> str:
+    """Why the RoPE in force is not the plain law ``base**(-2j/d)`` on every pair ('' if it
+    is): the certified decay curve takes that law only."""
+    v = current()
+    if not isinstance(v, Rotary):
+        return ""
+    r = v.rope
+    if r.scaling.kind != "default":
+        return (f"its {r.scaling.kind} frequency map: the certified decay curve B_d(k) "
+                "(peproof.rope.DecayBound, peproof/numeric/rope_decay.py) takes the unscaled "
+                "frequencies base**(-2j/d) only")
+    if r.rotated_pairs != r.pairs or r.exponent_dim != r.d:
+        return ("partial rotation: the certified decay curve takes every pair rotating with "
+                "base**(-2j/d)")
+    return ""

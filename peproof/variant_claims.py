@@ -17,8 +17,9 @@ from __future__ import annotations
 from peproof import scope
 from peproof.claims import Claim
 
-#: modules whose statements do not mention the encoding: the same statements for every variant
-INDEPENDENT = frozenset({"dft_orthogonality", "error_model", "error_model_maps", "fourier",
+#: modules meaningful for every variant, additive or rotary: statements that do not mention the
+#: encoding, or mention only its frequencies (dft: the frequencies are no DFS frequencies)
+INDEPENDENT = frozenset({"dft", "dft_orthogonality", "error_model", "error_model_maps", "fourier",
                          "fourier_affine", "index", "nerf", "nerf_inputs"})
 #: modules about RoPE (decided for a RoPE variant; not applicable to an additive table)
 ROTARY = frozenset({"rope", "rope_decay", "rope_layouts", "rope_scaling"})
@@ -41,9 +42,11 @@ def _module_of(claim: Claim) -> str:
     return claim.__dict__.get("_variant_module", "")
 
 
-def build_all(variant, paper: tuple[Claim, ...], fresh) -> list[Claim]:
+def build_all(variant, paper: tuple[Claim, ...], fresh, paper_module: dict[str, str]
+              ) -> list[Claim]:
     """The variant's claims in the order of ``paper``'s ids (:func:`fresh` imports the family
-    modules afresh with the variant in force: :func:`peproof.registry._fresh_modules`)."""
+    modules afresh with the variant in force: :func:`peproof.registry._fresh_modules`;
+    ``paper_module`` maps each paper id to its module's name)."""
     rotary = isinstance(variant, scope.Rotary)
     mods = fresh()
     built: dict[str, Claim] = {}
@@ -56,7 +59,6 @@ def build_all(variant, paper: tuple[Claim, ...], fresh) -> list[Claim]:
         for c in claims:
             c.__dict__["_variant_module"] = name
             built[c.id] = c
-    paper_module = _paper_modules()
     out = []
     for pc in paper:
         mod = paper_module.get(pc.id, "")
@@ -90,18 +92,6 @@ def _inapplicable(pc: Claim, mod: str, rotary: bool) -> str:
     return ""
 
 
-def _paper_modules() -> dict[str, str]:
-    import importlib
-
-    from peproof.registry import _modules
-
-    out = {}
-    for name in _modules():
-        for c in getattr(importlib.import_module(f"peproof.families.{name}"), "CLAIMS", ()):
-            out[c.id] = name
-    return out
-
-
 def _force(c: Claim) -> None:
     """Build a lazily stated claim now, while the variant is in force."""
     try:
@@ -123,8 +113,9 @@ def _h1_width(c: Claim, variant) -> None:
 
     import sympy as sp
 
-    from peproof.claims import Le
-    from peproof.families._common import d as D
+    from peproof.claims import Le, var
+
+    D, _ = var("d", "even_pos_integer")  # the families' d (peproof.families._common)
 
     st = c.statement
     if not isinstance(variant, scope.Sinusoidal) or variant.enc.family != "h-1" or st is None:
