@@ -1,0 +1,139 @@
+"""The paper's claims re-built and re-decided for a variant (``peproof prove --variant``).
+
+Expected numbers come from mpmath here, never from the code under test.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import pytest
+
+from peproof import registry, scope
+from peproof.variant import parse
+
+WHISPER = "family=h-1,base=10000,d=384"
+LLAMA3 = ("family=rope,base=500000,d=128,rope_type=llama3,factor=8,low_freq_factor=1,"
+          "high_freq_factor=4,original_max_position_embeddings=8192")
+
+
+@pytest.fixture(scope="module")
+def whisper():
+    return parse(WHISPER)
+
+
+@pytest.fixture(scope="module")
+def llama():
+    return parse(LLAMA3)
+
+
+def _decide(variant, cid):
+    from peproof.verdicts import verdict_of
+
+    registry.claims_for(variant)
+    with scope.using(variant):
+        return registry.get(cid), verdict_of(cid)
+
+
+def test_paper_registry_untouched_by_a_variant(whisper):
+    before = [(c.id, str(c.statement)) for c in registry.all_claims()]
+    built = registry.claims_for(whisper)
+    assert [c.id for c in built] == [i for i, _ in before]  # same ids, same order
+    after = [(c.id, str(c.statement)) for c in registry.all_claims()]
+    assert after == before
+    import peproof.families._common as common
+
+    assert str(common.OMEGA_I) == "10000**(-2*i/d)"
+    changed = {c.id for c in built} & {i for i, s in before if "10000**(-2*i/d)" in s}
+    assert changed, "no paper statement with the paper's frequency law"
+    for cid in changed:  # the variant's statements carry h-1's law, not the paper's
+        st = str(next(c for c in built if c.id == cid).statement)
+        assert "10000**(-2*i/d)" not in st, cid
+
+
+def test_not_applicable_rows_are_kept_with_a_reason(whisper, llama):
+    for v, sample in ((whisper, "rope.score_block_depends_only_on_offset"),
+                      (llama, "norm.sq_eq_half_d")):
+        c, verdict = _decide(v, sample)
+        assert verdict.status == "unknown"
+        assert verdict.reason.startswith("not applicable: ") and len(verdict.reason) > 40
+    c, verdict = _decide(llama, "rope.decay_bound_monotone_d128")
+    assert "llama3" in verdict.reason and verdict.reason.startswith("not applicable")
+
+
+@pytest.mark.parametrize("cid", ["rotation.shift_is_linear", "norm.sq_eq_half_d",
+                                 "distance.sq_eq_d_minus_two_sum_cos",
+                                 "products.position_dot_depends_on_difference"])
+def test_identities_proved_for_whisper(whisper, cid):
+    c, v = _decide(whisper, cid)
+    assert "(d/2 - 1)" in str(c.statement) or "/(d/2 - 1)" in str(c.statement)
+    assert v.status == "proved", v.reason
+
+
+@pytest.mark.parametrize("cid", ["rope.score_block_depends_only_on_offset",
+                                 "rope.norm_block_preserved"])
+def test_identities_proved_for_llama3(llama, cid):
+    c, v = _decide(llama, cid)
+    assert "500000" in str(c.statement)
+    assert v.status == "proved", v.reason
+
+
+def test_span_statement_tied_to_the_paper_is_refuted_for_h1(whisper):
+    """omega_0/omega_min = 10^(4(d-2)/d) is the paper's; h-1's span is base = 10^4 exactly."""
+    c, v = _decide(whisper, "encoding.span_orders_exact")
+    assert v.status == "refuted" and v.witness
+    d = int(v.witness["point"]["d"])
+    with mpmath.workdps(40):  # the h-1 span at that d, from mpmath: base itself
+        h = d // 2
+        span = mpmath.e ** (mpmath.log(10000) * (h - 1) / (h - 1))
+        assert abs(span - 10**4) < 1e-30
+        assert abs(span - mpmath.mpf(10) ** (mpmath.mpf(4 * (d - 2)) / d)) > 1e-3
+    # and the seed's "exactly 4 orders", refuted for the paper, holds for h-1
+    c4, v4 = _decide(whisper, "encoding.span_four_orders_exact_reading")
+    assert c4.expect == "refuted" and v4.status == "proved"
+
+
+def test_rope_claim_tied_to_the_paper_base_is_refuted(llama):
+    c, v = _decide(llama, "attention.rope_uses_paper_frequencies")
+    assert v.status == "refuted" and v.witness
+
+
+def _num(s: str) -> float:
+    return float(s.split()[0])
+
+
+def test_whisper_numbers_against_mpmath(whisper):
+    from peproof.variant_numbers import compare
+
+    rows = {r["key"]: r for r in compare(whisper, heavy=False)}
+    with mpmath.workdps(40):
+        h1 = 2 * mpmath.pi * 10000  # h-1: omega_min = 1/base
+        paper = 2 * mpmath.pi * mpmath.mpf(10000) ** (mpmath.mpf(382) / 384)
+        assert abs(_num(rows["horizon"]["variant"]) - h1) < 1e-3
+        assert abs(_num(rows["horizon"]["paper"]) - paper) < 1e-3
+        assert abs(_num(rows["span_orders"]["variant"]) - 4) < 1e-5
+        assert abs(_num(rows["span_orders"]["paper"]) - mpmath.mpf(4 * 382) / 384) < 1e-5
+    assert rows["horizon"]["variant"] != rows["horizon"]["paper"]
+
+
+def test_llama3_numbers_against_mpmath(llama):
+    from peproof.variant_numbers import compare
+
+    rows = {r["key"]: r for r in compare(llama, heavy=False)}
+    with mpmath.workdps(40):  # Llama 3.1's map written out here, from its reference code
+        thetas = []
+        for j in range(64):
+            t = mpmath.mpf(500000) ** (-mpmath.mpf(2 * j) / 128)
+            lam = 2 * mpmath.pi / t
+            if lam < 8192 / 4:
+                thetas.append(t)
+            elif lam > 8192 / 1:
+                thetas.append(t / 8)
+            else:
+                g = (8192 / lam - 1) / (4 - 1)
+                thetas.append((1 - g) * t / 8 + g * t)
+        lo, hi = rows["theta_range"]["variant"].split(" .. ")
+        assert abs(float(lo) / float(min(thetas)) - 1) < 1e-5
+        assert float(hi) == 1
+        long_w = float(rows["rope_wavelengths"]["variant"].split(" .. ")[1])
+        assert abs(long_w / float(2 * mpmath.pi / min(thetas)) - 1) < 1e-5
+    assert rows["theta_range"]["variant"] != rows["theta_range"]["paper"]
