@@ -100,8 +100,12 @@ def _holds(rel: Rel, env: dict, lenient: bool = True) -> bool | None:
         return diff < tol
 
 
-def spot_check(stmt: Statement, points: int = 3, extra: dict | None = None) -> dict:
-    """Evaluate the statement at a few fixed points (and ``extra``, a witness) with mpmath."""
+def spot_check(stmt: Statement, points: int = 3, extra: dict | None = None,
+               refuting: bool = False) -> dict:
+    """Evaluate the statement at a few fixed points (and ``extra``, a witness) with mpmath.
+    With ``refuting`` (``extra`` is a refutation's witness) the tolerance at ``extra`` favours
+    falsehood: a witness on the boundary (``1/10000 < omega`` at ``omega = 1/10000`` exactly)
+    shows its failure instead of passing as true within 1e-35."""
     envs = []
     if extra is not None:
         envs.append(extra)
@@ -120,7 +124,7 @@ def spot_check(stmt: Statement, points: int = 3, extra: dict | None = None) -> d
         if stmt.quant == "exists" and env is not extra:
             continue
         for rel in stmt.concl[:64]:
-            h = _holds(rel, env)
+            h = _holds(rel, env, lenient=not (refuting and env is extra))
             if h is None:
                 continue
             checked += 1
@@ -145,7 +149,7 @@ def numeric_cell(claim: Claim, primary: Verdict) -> str:
             extra = None
     if st.quant == "exists" and extra is None:
         return "n/a"
-    res = spot_check(st, extra=extra)
+    res = spot_check(st, extra=extra, refuting=primary.status == "refuted")
     if not res["checked"]:
         return "n/a"
     if st.quant == "forall" and primary.status == "refuted":

@@ -143,3 +143,23 @@ def test_llama3_numbers_against_mpmath(llama):
         long_w = float(rows["rope_wavelengths"]["variant"].split(" .. ")[1])
         assert abs(long_w / float(2 * mpmath.pi / min(thetas)) - 1) < 1e-5
     assert rows["theta_range"]["variant"] != rows["theta_range"]["paper"]
+
+
+def test_boundary_witness_is_seen_failing_by_the_spot_check():
+    """h-1's last frequency is 1/base exactly: ``1/10000 < omega_i`` fails ON the boundary.  The
+    numeric column must see that failure at the certified witness (it once called it
+    'inconsistent', an engine conflict, because its tolerance favoured truth there)."""
+    import sympy as sp
+
+    from peproof.agreement import numeric_cell
+    from peproof.claims import Claim, Le, Lt, Statement, Verdict, var
+
+    d, vd = var("d", "even_pos_integer")
+    i, vi = var("i", "nonneg_integer")
+    st = Statement((Lt(sp.Rational(1, 10000), sp.Integer(10000) ** (-i / (d / 2 - 1))),),
+                   (vd, vi), hyps=(Le(i, d / 2 - 1), Le(4, d)))
+    claim = registry.get("encoding.frequencies_between_ten_thousandth_and_one")
+    claim = Claim("test.boundary", "t", claim.sources, st, "inequality")
+    refuted = Verdict("refuted", "arb", "-", "certified counterexample",
+                      witness={"point": {"d": "4", "i": "1"}})
+    assert numeric_cell(claim, refuted) == "consistent"
