@@ -80,16 +80,20 @@ def _mp_value(e: sp.Expr, env: dict) -> mpmath.mpf | None:
         return None
 
 
-def _holds(rel: Rel, env: dict, lenient: bool = True) -> bool | None:
+def _holds(rel: Rel, env: dict, lenient: bool | None = True) -> bool | None:
     """Truth at ``env`` up to 1e-35 relative: the tolerance favours truth for conclusions
-    (``lenient``) and falsehood for hypotheses (points on a boundary are not used)."""
+    (``lenient``) and falsehood for hypotheses (points on a boundary are not used);
+    ``lenient=None``: no tolerance for ``<`` and ``<=`` (a witness on the boundary of a strict
+    inequality fails, one of a non-strict inequality holds), truth favoured for ``==``, ``!=``."""
     with mpmath.mp.workdps(50):
         a, b = _mp_value(rel.lhs, env), _mp_value(rel.rhs, env)
         if a is None or b is None:
             return None
         diff = a - b
         tol = mpmath.mpf("1e-35") * (1 + abs(a) + abs(b))
-        if not lenient:
+        if lenient is None and rel.op in ("<", "<="):
+            tol = mpmath.mpf(0)
+        elif lenient is False:
             tol = -tol
         if rel.op == "==":
             return abs(diff) <= tol
@@ -103,9 +107,9 @@ def _holds(rel: Rel, env: dict, lenient: bool = True) -> bool | None:
 def spot_check(stmt: Statement, points: int = 3, extra: dict | None = None,
                refuting: bool = False) -> dict:
     """Evaluate the statement at a few fixed points (and ``extra``, a witness) with mpmath.
-    With ``refuting`` (``extra`` is a refutation's witness) the tolerance at ``extra`` favours
-    falsehood: a witness on the boundary (``1/10000 < omega`` at ``omega = 1/10000`` exactly)
-    shows its failure instead of passing as true within 1e-35."""
+    With ``refuting`` (``extra`` is a refutation's witness) inequalities at ``extra`` are read
+    without tolerance: a witness on the boundary (``1/10000 < omega`` at ``omega = 1/10000``
+    exactly) shows its failure instead of passing as true within 1e-35."""
     envs = []
     if extra is not None:
         envs.append(extra)
@@ -124,7 +128,7 @@ def spot_check(stmt: Statement, points: int = 3, extra: dict | None = None,
         if stmt.quant == "exists" and env is not extra:
             continue
         for rel in stmt.concl[:64]:
-            h = _holds(rel, env, lenient=not (refuting and env is extra))
+            h = _holds(rel, env, lenient=None if (refuting and env is extra) else True)
             if h is None:
                 continue
             checked += 1
