@@ -37,6 +37,26 @@ def prove_variant(args, out, progress) -> int:
     return exit_code(res)
 
 
+def report_variant(args, gen) -> int:
+    """``peproof report --variant SPEC``: decide (Coq included), then write the document."""
+    from peproof.guard.paths import folder_lock, out_folder
+    from peproof.variant_results import exit_code, run_variant
+
+    v = parse_or_exit(args.variant)
+    out = out_folder(args.out) if args.out else None
+    out = out or gen.default_build_dir()
+    with folder_lock(out, "peproof report"):
+        res = run_variant(v, args.pattern, coq=True, coq_dir=Path(out) / "coq")
+        if not res["claims"]:
+            raise UsageError(f"no claim id matches {args.pattern!r}")
+        from peproof_report import variantdoc
+
+        tex, message = variantdoc.write(res, Path(out), compile_pdf=not args.no_pdf)
+    print(f"wrote {tex}")
+    print(message)
+    return exit_code(res)
+
+
 def check_hint(rep) -> str | None:
     """``peproof prove --variant SPEC`` for the variant a ``peproof check`` report identified, or
     None when it is the paper's (or none was identified, or it has no SPEC: a row order other

@@ -147,3 +147,36 @@ def test_check_hint_round_trips(tmp_path, capsys):
     np.save(tmp_path / "p.npy", _table(Encoding(64)))
     assert main(["check", str(tmp_path / "p.npy")]) == 0
     assert "--variant" not in capsys.readouterr().out
+
+
+def test_prove_and_report_variant_cli(tmp_path, capsys):
+    """The envelope reads as the paper's claims for the variant: per claim the paper's verdict
+    beside the variant's, the variant's numbers beside the paper's; the report writes the same."""
+    pytest.importorskip("jinja2")
+    from peproof.cli import main
+
+    out = tmp_path / "res.json"
+    assert main(["prove", "encoding.span_*", "--variant", "family=h-1,base=10000,d=384",
+                 "--no-coq", "--json", "--out", str(out)]) == 0
+    res = json.loads(out.read_text())
+    assert json.loads(capsys.readouterr().out)["variant"] == res["variant"]
+    v = res["variant"]
+    assert parse(v["spec"]) == parse("family=h-1,base=10000,d=384")
+    rows = {r["id"]: r for r in v["claims"]}
+    assert rows["encoding.span_orders_exact"] == {
+        "id": "encoding.span_orders_exact", "paper": "proved", "variant": "refuted",
+        "changed": True, "not_applicable": False}
+    assert rows["encoding.span_four_orders_exact_reading"]["variant"] == "proved"
+    claims = {r["id"]: r for r in res["claims"]}
+    assert claims["encoding.span_orders_exact"]["evidence"]["witness"]
+    nums = {n["key"]: n for n in v["numbers"]}
+    assert nums["horizon"]["variant"] != nums["horizon"]["paper"]
+    import sys
+
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "reports"))
+    rep = tmp_path / "rep"
+    assert main(["report", "encoding.span_orders_exact", "--variant",
+                 "family=h-1,base=10000,d=384", "--no-pdf", "--out", str(rep)]) == 0
+    tex = (rep / "variant-report.tex").read_text()
+    assert "span\\_orders\\_exact" in tex and "refuted" in tex and "62831.853" in tex
+    assert json.loads((rep / "variant-results.json").read_text())["variant"]["spec"] == v["spec"]

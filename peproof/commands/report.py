@@ -57,11 +57,19 @@ def add_parser(sub) -> None:
     p.add_argument("--html", action="store_true",
                    help="also write the HTML edition (peproof-report.html, clickable graphs)")
     p.add_argument("--workers", type=int, help="processes (default: all cores)")
+    p.add_argument("--variant", metavar="SPEC", help="the paper's claims decided for your "
+                   "encoding (as peproof prove --variant): variant-report.tex/.pdf and "
+                   "variant-results.json in the output folder")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     from peproof import registry
+
+    if getattr(args, "variant", None):  # the paper's claims for the user's encoding
+        from peproof.variant_cli import report_variant
+
+        return report_variant(args, load_generator())
 
     if args.pattern and not registry.select(args.pattern):
         raise UsageError(f"no claim id matches {args.pattern!r}")
