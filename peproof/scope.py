@@ -98,8 +98,8 @@ def omega(i, d, *law_args, **law_kw) -> sp.Expr:
     """The frequency of pair ``i`` at width ``d`` (either may be a symbol) in the law in force:
     the paper's ``10000**(-2i/d)`` (exactly ``omega_expr(i, d)``) unless a variant is in force
     (a RoPE variant: its base's ``base**(-2i/d)``, the frequencies before its map; the claims
-    stated with a symbolic frequency hold for the mapped ones too).  A law given explicitly (``omega(i, d, "h-1")``) is that law, whatever is in
-    force."""
+    stated with a symbolic frequency hold for the mapped ones too).  A law given explicitly
+    (``omega(i, d, "h-1")``) is that law, whatever is in force."""
     if law_args or law_kw:
         return omega_expr(i, d, *law_args, **law_kw)
     law = _law()

@@ -53,7 +53,8 @@ def build_all(variant, paper: tuple[Claim, ...], fresh, paper_module: dict[str, 
     failed: dict[str, str] = {}
     for name, mod in mods.items():
         if isinstance(mod, BaseException):
-            failed[name] = f"{type(mod).__name__}: {str(mod).splitlines()[0][:160] if str(mod) else ''}"
+            first = (str(mod).splitlines() or [""])[0][:160]
+            failed[name] = f"{type(mod).__name__}: {first}"
             continue
         claims = mod.build(variant) if hasattr(mod, "build") else getattr(mod, "CLAIMS", ())
         for c in claims:

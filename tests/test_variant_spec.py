@@ -113,7 +113,8 @@ def _table(enc: Encoding, n: int = 600) -> np.ndarray:
     for p in range(n):
         s = [float(mpmath.sin(p * x)) for x in w]
         c = [float(mpmath.cos(p * x)) for x in w]
-        out[p] = s + c if enc.layout == "sin_cos" else [v for pair in zip(s, c) for v in pair]
+        out[p] = s + c if enc.layout == "sin_cos" else [v for pair in zip(s, c, strict=True)
+                                                       for v in pair]
     return out
 
 

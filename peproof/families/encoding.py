@@ -30,7 +30,6 @@ import sympy as sp
 
 from peproof import falsify as F
 from peproof.claims import Claim, Eq, Falsifier, Le, Lt, Ne, Statement, mat_eq, var
-from peproof.scope import encoding as Encoding, omega as omega_expr  # the law in force (paper or --variant)
 from peproof.engines import powers
 from peproof.engines.decide import with_default
 from peproof.families._common import (
@@ -44,6 +43,8 @@ from peproof.families._common import (
     i,
     pos,
 )
+from peproof.scope import encoding as Encoding  # the law in force (paper or --variant)
+from peproof.scope import omega as omega_expr
 from peproof.seeds import APPENDIX, EXAM, FOURIER, INTRO, src
 
 j, V_J = var("j", "nonneg_integer")

@@ -26,7 +26,6 @@ import sympy as sp
 
 from peproof import falsify as F
 from peproof.claims import Claim, Eq, Statement, mat_eq
-from peproof.scope import encoding as Encoding  # the law in force (paper or --variant)
 from peproof.families._common import (
     I_IN_RANGE,
     OMEGA_I,
@@ -51,6 +50,7 @@ from peproof.families._common import (
     shift_matrix,
     sparse_apply,
 )
+from peproof.scope import encoding as Encoding  # the law in force (paper or --variant)
 from peproof.seeds import APPENDIX, EXAM, FOURIER, INTRO, src
 
 x, y = sp.symbols("x y", real=True)

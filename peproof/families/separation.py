@@ -31,9 +31,9 @@ import mpmath
 import sympy as sp
 
 from peproof.claims import Claim, Falsifier, Le, Lt, Statement, Verdict, var
-from peproof.scope import omega as omega_expr  # the law in force (paper or --variant)
 from peproof.families._common import pair
 from peproof.numeric import N_TURN  # ceil(2 pi 10000): "roughly sixty thousand"
+from peproof.scope import omega as omega_expr  # the law in force (paper or --variant)
 from peproof.seeds import FOURIER, INTRO, src
 
 a, V_A = var("a", "nonneg_integer")
