@@ -163,3 +163,29 @@ def test_boundary_witness_is_seen_failing_by_the_spot_check():
     refuted = Verdict("refuted", "arb", "-", "certified counterexample",
                       witness={"point": {"d": "4", "i": "1"}})
     assert numeric_cell(claim, refuted) == "consistent"
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)
+def test_rope_decay_landmarks_for_another_base():
+    """For a RoPE without a frequency map the decay claims are restated at its base: the first
+    rise of B_64 comes from the certified curve; mpmath finds the same one here."""
+    v = parse("family=rope,base=500000,d=64")
+    c, verdict = _decide(v, "rope.decay_bound_decreasing_until_first_rise_d64")
+    assert verdict.status == "proved", verdict.reason
+    with mpmath.workdps(30):
+        th = [mpmath.mpf(500000) ** (-mpmath.mpf(2 * j) / 64) for j in range(32)]
+
+        def bound(k):
+            s, tot = mpmath.mpc(0), mpmath.mpf(0)
+            for t in th:
+                s += mpmath.expj(k * t)
+                tot += abs(s)
+            return 2 * tot / 64
+
+        prev, k = bound(0), 1
+        while bound(k) < prev:
+            prev, k = bound(k), k + 1
+    assert f"rises at {k}:" in c.title
+    paper = registry.get("rope.decay_bound_decreasing_until_first_rise_d64")
+    assert "base=500000" in str(c.statement) and "base=" not in str(paper.statement)
