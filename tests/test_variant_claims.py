@@ -73,7 +73,10 @@ def test_identities_proved_for_whisper(whisper, cid):
 
 
 @pytest.mark.parametrize("cid", ["rope.score_block_depends_only_on_offset",
-                                 "rope.norm_block_preserved"])
+                                 "rope.norm_block_preserved",
+                                 # method facts stated at the variant's base on both sides
+                                 "rope.linear_scaling_is_position_interpolation",
+                                 "rope.ntk_keeps_highest_divides_lowest_by_factor"])
 def test_identities_proved_for_llama3(llama, cid):
     c, v = _decide(llama, cid)
     assert "500000" in str(c.statement)
