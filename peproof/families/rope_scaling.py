@@ -32,8 +32,8 @@ from __future__ import annotations
 import sympy as sp
 
 from peproof import falsify as F
-from peproof.claims import Claim, Eq, Falsifier, Le, Lt, Ne, Statement, var
 from peproof import scope
+from peproof.claims import Claim, Eq, Falsifier, Le, Lt, Ne, Statement, var
 from peproof.families._common import I_IN_RANGE, OMEGA_I, V_D, V_I, d, i
 from peproof.families._rope_proofs import by_cases, power_products
 from peproof.families.rope import U2, V2, V_M, V_N, _vars, dot, m, n
