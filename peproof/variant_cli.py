@@ -25,7 +25,8 @@ def prove_variant(args, out, progress) -> int:
 
     v = parse_or_exit(args.variant)
     checkout = Path(__file__).resolve().parent.parent / "reports"
-    coq_dir = checkout / "build" / "coq" if checkout.is_dir() else None
+    # the variant's .v files apart from the paper's (same claim ids, other statements)
+    coq_dir = checkout / "build" / "coq-variant" if checkout.is_dir() else None
     res = run_variant(v, args.pattern, falsifiers=not args.no_falsifiers, progress=progress,
                       coq=not args.no_coq, coq_dir=coq_dir)
     if not res["claims"]:
