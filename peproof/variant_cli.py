@@ -47,7 +47,7 @@ def report_variant(args, gen) -> int:
     out = out_folder(args.out) if args.out else None
     out = out or gen.default_build_dir()
     with folder_lock(out, "peproof report"):
-        res = run_variant(v, args.pattern, coq=True, coq_dir=Path(out) / "coq")
+        res = run_variant(v, args.pattern, coq=True, coq_dir=Path(out) / "coq-variant")
         if not res["claims"]:
             raise UsageError(f"no claim id matches {args.pattern!r}")
         from peproof_report import variantdoc
