@@ -11,7 +11,7 @@ import pytest
 from peproof import registry, scope
 from peproof.variant import parse
 
-WHISPER = "family=h-1,base=10000,d=384"
+WHISPER = "family=h-1,base=10000,d=384,layout=sin_cos"  # Whisper's encoder: [sin|cos]
 LLAMA3 = ("family=rope,base=500000,d=128,rope_type=llama3,factor=8,low_freq_factor=1,"
           "high_freq_factor=4,original_max_position_embeddings=8192")
 
@@ -192,3 +192,12 @@ def test_rope_decay_landmarks_for_another_base():
     assert f"rises at {k}:" in c.title
     paper = registry.get("rope.decay_bound_decreasing_until_first_rise_d64")
     assert "base=500000" in str(c.statement) and "base=" not in str(paper.statement)
+
+
+@pytest.mark.parametrize("cid", ["norm.sq_eq_half_d_concrete_d",
+                                 "inner_product.eq_sum_cos_offset_concrete_d"])
+def test_concrete_d_statements_in_the_variants_layout(whisper, cid):
+    """The concrete-d statements are built in the variant's [sin|cos] layout throughout (once
+    the vector was interleaved while the rest followed the variant: a false refutation)."""
+    c, v = _decide(whisper, cid)
+    assert v.status == "proved", v.reason
