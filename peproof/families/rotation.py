@@ -115,7 +115,7 @@ INVERSE = Statement(
 def _split_rows(ds=(2, 4, 8, 16)):
     rows = []
     for dd in ds:
-        inter = Encoding(dd)
+        inter = Encoding(dd, layout="interleaved")
         split = Encoding(dd, layout="sin_cos")
         perm = sp.zeros(dd, dd)  # P with split = P * interleaved
         for j in range(dd):
