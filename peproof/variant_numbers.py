@@ -91,9 +91,9 @@ LABELS = {
     "rope_wavelengths": ("wavelengths 2 pi/theta after the map",
                          "exact, evaluated at 30 digits"),
     "decay_first_rise": (f"decay bound: first rise (k <= {DECAY_N})",
-                         "certified curve (numeric/rope_decay.py)"),
+                         "certified curve (numeric/rope_decay.py; unmapped frequencies only)"),
     "decay_record_prefix": (f"decay bound: record prefix K* (k <= {DECAY_N})",
-                            "certified curve (numeric/rope_decay.py)"),
+                            "certified curve (numeric/rope_decay.py; unmapped frequencies only)"),
 }
 
 
@@ -107,8 +107,7 @@ def _rope_numbers(rope, heavy: bool) -> dict:
                                f"{float(2 * sp.pi / min(vals)):.6g}"}
     if heavy:
         if rope.scaling.kind != "default" or rope.rotated_pairs != rope.pairs:
-            msg = (f"n/a: the certified decay curve takes unscaled frequencies base**(-2j/d); "
-                   f"the {rope.scaling.kind} map is not in it")
+            msg = f"n/a ({rope.scaling.kind} map)"
             out["decay_first_rise"] = out["decay_record_prefix"] = msg
         else:
             from peproof.numeric.engine import RunConfig
