@@ -26,7 +26,7 @@ from functools import cache
 import mpmath
 import sympy as sp
 
-from peproof import registry
+from peproof import registry, scope
 from peproof.claims import Claim, Rel, Statement, Verdict
 from peproof.engines.witness import _GRID
 
@@ -80,16 +80,20 @@ def _mp_value(e: sp.Expr, env: dict) -> mpmath.mpf | None:
         return None
 
 
-def _holds(rel: Rel, env: dict, lenient: bool = True) -> bool | None:
+def _holds(rel: Rel, env: dict, lenient: bool | None = True) -> bool | None:
     """Truth at ``env`` up to 1e-35 relative: the tolerance favours truth for conclusions
-    (``lenient``) and falsehood for hypotheses (points on a boundary are not used)."""
+    (``lenient``) and falsehood for hypotheses (points on a boundary are not used);
+    ``lenient=None``: no tolerance for ``<`` and ``<=`` (a witness on the boundary of a strict
+    inequality fails, one of a non-strict inequality holds), truth favoured for ``==``, ``!=``."""
     with mpmath.mp.workdps(50):
         a, b = _mp_value(rel.lhs, env), _mp_value(rel.rhs, env)
         if a is None or b is None:
             return None
         diff = a - b
         tol = mpmath.mpf("1e-35") * (1 + abs(a) + abs(b))
-        if not lenient:
+        if lenient is None and rel.op in ("<", "<="):
+            tol = mpmath.mpf(0)
+        elif lenient is False:
             tol = -tol
         if rel.op == "==":
             return abs(diff) <= tol
@@ -100,8 +104,12 @@ def _holds(rel: Rel, env: dict, lenient: bool = True) -> bool | None:
         return diff < tol
 
 
-def spot_check(stmt: Statement, points: int = 3, extra: dict | None = None) -> dict:
-    """Evaluate the statement at a few fixed points (and ``extra``, a witness) with mpmath."""
+def spot_check(stmt: Statement, points: int = 3, extra: dict | None = None,
+               refuting: bool = False) -> dict:
+    """Evaluate the statement at a few fixed points (and ``extra``, a witness) with mpmath.
+    With ``refuting`` (``extra`` is a refutation's witness) inequalities at ``extra`` are read
+    without tolerance: a witness on the boundary (``1/10000 < omega`` at ``omega = 1/10000``
+    exactly) shows its failure instead of passing as true within 1e-35."""
     envs = []
     if extra is not None:
         envs.append(extra)
@@ -120,7 +128,7 @@ def spot_check(stmt: Statement, points: int = 3, extra: dict | None = None) -> d
         if stmt.quant == "exists" and env is not extra:
             continue
         for rel in stmt.concl[:64]:
-            h = _holds(rel, env)
+            h = _holds(rel, env, lenient=None if (refuting and env is extra) else True)
             if h is None:
                 continue
             checked += 1
@@ -145,7 +153,7 @@ def numeric_cell(claim: Claim, primary: Verdict) -> str:
             extra = None
     if st.quant == "exists" and extra is None:
         return "n/a"
-    res = spot_check(st, extra=extra)
+    res = spot_check(st, extra=extra, refuting=primary.status == "refuted")
     if not res["checked"]:
         return "n/a"
     if st.quant == "forall" and primary.status == "refuted":
@@ -157,8 +165,13 @@ def numeric_cell(claim: Claim, primary: Verdict) -> str:
     return "inconsistent" if res["inconsistent"] else "consistent"
 
 
-@cache
 def z3_verdict(claim_id: str) -> Verdict:
+    """The z3 column's verdict of ``claim_id`` for the encoding in force (:mod:`peproof.scope`)."""
+    return _z3_verdict(scope.key(), claim_id)
+
+
+@cache
+def _z3_verdict(scope_key: str, claim_id: str) -> Verdict:
     from peproof.verdicts import verdict_of
 
     return z3_of(registry.get(claim_id), verdict_of(claim_id))
@@ -179,6 +192,9 @@ def z3_of(claim: Claim, primary: Verdict) -> Verdict:
     return decide_z3(st)
 
 
+z3_verdict.cache_clear = _z3_verdict.cache_clear
+
+
 def z3_cell(v: Verdict) -> str:
     from peproof.engines.decide import CONSTRUCTION, SETTLED
 
@@ -193,8 +209,13 @@ def independently_confirmed(cells: dict) -> bool:
     return cells["primary"] == "proved" and cells["z3"] == "proved"
 
 
-@cache
 def row(claim_id: str) -> dict:
+    """The agreement row of ``claim_id`` for the encoding in force (:mod:`peproof.scope`)."""
+    return _row(scope.key(), claim_id)
+
+
+@cache
+def _row(scope_key: str, claim_id: str) -> dict:
     from peproof.verdicts import verdict_of as verdict
 
     return row_of(registry.get(claim_id), verdict(claim_id), z3_verdict(claim_id))
@@ -212,6 +233,9 @@ def row_of(claim: Claim, primary: Verdict, zv: Verdict) -> dict:
         conflict = True
     return {"id": claim_id, "cells": cells, "conflict": conflict, "z3": zv,
             "primary_engine": primary.engine, "confirmed": independently_confirmed(cells)}
+
+
+row.cache_clear = _row.cache_clear
 
 
 def matrix(claims=None) -> list[dict]:

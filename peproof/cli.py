@@ -45,6 +45,10 @@ def cmd_prove(args) -> int:
     from peproof.user.run import user_claims, wants_user, witness_lines
 
     user = wants_user(args)
+    if getattr(args, "variant", None) and not user:  # the paper's claims for your encoding
+        from peproof.variant_cli import prove_variant
+
+        return prove_variant(args, out, _progress)
     claims = user_claims(args) if user else registry.select(args.pattern)
     if not claims:
         raise UsageError(f"no claim id matches {args.pattern!r} (try 'peproof prove' for all, "
@@ -167,6 +171,10 @@ def build_parser() -> argparse.ArgumentParser:
     from peproof.user.run import add_arguments
 
     add_arguments(pr)  # --statement --assume --domain --exists --claims (peproof.user)
+    pr.add_argument("--variant", metavar="SPEC", help="decide the paper's claims for your "
+                    "encoding: family=h-1,base=10000,d=384 (keys family, base, d, layout, "
+                    "max_freq, turns, offset, scale; family=rope with rope_parameters keys), a "
+                    "rope_parameters JSON, or a config.json")
     pr.set_defaults(func=cmd_prove)
     # further subcommands live in peproof/commands/<name>.py, each with add_parser(sub)
     import importlib

@@ -5,8 +5,10 @@ from __future__ import annotations
 import fnmatch
 import importlib
 import pkgutil
+import sys
 from functools import cache
 
+from peproof import scope
 from peproof.claims import Claim
 
 
@@ -14,22 +16,91 @@ class RegistryError(Exception):
     pass
 
 
-@cache
-def _load() -> tuple[Claim, ...]:
+def _modules() -> list[str]:
     import peproof.families as fam
 
+    return [info.name for info in sorted(pkgutil.iter_modules(fam.__path__),
+                                         key=lambda m: m.name) if not info.name.startswith("_")]
+
+
+def _load() -> tuple[Claim, ...]:
+    """The claims of the encoding in force (:mod:`peproof.scope`): the paper's registry, or
+    the variant's (:func:`claims_for`)."""
+    v = scope.current()
+    return _load_paper() if v is None else claims_for(v)
+
+
+@cache
+def _load_paper() -> tuple[Claim, ...]:
     claims: list[Claim] = []
-    for info in sorted(pkgutil.iter_modules(fam.__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        mod = importlib.import_module(f"peproof.families.{info.name}")
-        claims.extend(getattr(mod, "CLAIMS", ()))
+    with scope.using(None):  # the paper's modules, whatever is in force at the first call
+        for name in _modules():
+            mod = importlib.import_module(f"peproof.families.{name}")
+            claims.extend(getattr(mod, "CLAIMS", ()))
+    return _unique(claims)
+
+
+def _unique(claims: list[Claim]) -> tuple[Claim, ...]:
     seen: set[str] = set()
     for c in claims:
         if c.id in seen:
             raise RegistryError(f"duplicate claim id {c.id}")
         seen.add(c.id)
     return tuple(claims)
+
+
+_VARIANTS: dict[str, tuple[Claim, ...]] = {}
+
+
+def claims_for(variant) -> tuple[Claim, ...]:
+    """Every family's claims built for ``variant`` (a :class:`peproof.scope.Sinusoidal` or
+    :class:`~peproof.scope.Rotary`; ``None`` is the paper's registry): the same ids as the
+    paper's, in the same order.  Each family module is imported afresh with the variant in
+    force, so its statements, falsifiers and proofs are built from the variant's encoding;
+    a claim that has no meaning for the variant (or a module that cannot be built for it) is
+    kept as an ``unknown`` row saying "not applicable" and why (:mod:`peproof.variant_claims`).
+    Decide them inside ``scope.using(variant)`` (:func:`peproof.results.run_variant`)."""
+    if variant is None:
+        return _load_paper()
+    k = scope.key(variant)
+    if k not in _VARIANTS:
+        from peproof.variant_claims import build_all
+
+        paper = _load_paper()
+        where = {c.id: name for name in _modules() for c in getattr(
+            importlib.import_module(f"peproof.families.{name}"), "CLAIMS", ())}
+        with scope.using(variant):
+            built = build_all(variant, paper, _fresh_modules, where)
+        _VARIANTS[k] = _unique(built)
+    return _VARIANTS[k]
+
+
+def _fresh_modules(names=None):
+    """``{name: module}`` of the family modules imported afresh (with the variant in force at
+    the call); the paper's modules are put back in ``sys.modules`` afterwards.  A module that
+    fails to build is ``{name: exception}``."""
+    import peproof.families as fam
+
+    prefix = "peproof.families."
+    saved = {n: m for n, m in sys.modules.items() if n.startswith(prefix)}
+    attrs = {n[len(prefix):]: getattr(fam, n[len(prefix):], None) for n in saved}
+    for n in saved:
+        del sys.modules[n]
+    out: dict = {}
+    try:
+        for name in names or _modules():
+            try:
+                out[name] = importlib.import_module(prefix + name)
+            except Exception as exc:  # noqa: BLE001 - named in the claims' rows, never hidden
+                out[name] = exc
+    finally:
+        for n in [n for n in sys.modules if n.startswith(prefix)]:
+            del sys.modules[n]
+        sys.modules.update(saved)
+        for short, mod in attrs.items():
+            if mod is not None:
+                setattr(fam, short, mod)
+    return out
 
 
 def all_claims() -> tuple[Claim, ...]:

@@ -9,12 +9,20 @@ from __future__ import annotations
 
 from functools import cache
 
-from peproof import registry
+from peproof import registry, scope
 from peproof.claims import Verdict
 from peproof.engines.decide import decide
 
 
-@cache
 def verdict_of(claim_id: str) -> Verdict:
-    """The verdict of the registered claim ``claim_id`` (:func:`peproof.engines.decide.decide`)."""
+    """The verdict of the registered claim ``claim_id`` (:func:`peproof.engines.decide.decide`),
+    for the encoding in force (:mod:`peproof.scope`: the paper's, or a ``--variant``)."""
+    return _verdict_of(scope.key(), claim_id)
+
+
+@cache
+def _verdict_of(scope_key: str, claim_id: str) -> Verdict:
     return decide(registry.get(claim_id))
+
+
+verdict_of.cache_clear = _verdict_of.cache_clear  # the callers' way to start afresh (tests)

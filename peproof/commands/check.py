@@ -132,12 +132,19 @@ def run(args) -> int:
                          ".safetensors, which are streamed") from None
     except ValueError as exc:
         raise UsageError(f"{args.source}: {_line(exc)}") from None
+    from peproof.variant_cli import check_hint
+
+    hint = check_hint(rep)  # the identified variant is not the paper's: prove its claims
     env = None
     if args.json or out:
         env = rep.to_json()
+        env["prove_variant"] = hint
     if out:
         write_atomic(out, json.dumps(env, indent=1, default=_default) + "\n")
-    emit(json.dumps(env, indent=1, default=_default) if args.json else rep.render(args.worst))
+    text = rep.render(args.worst)
+    if hint:
+        text += f"\nthe paper's claims for this encoding: {hint}"
+    emit(json.dumps(env, indent=1, default=_default) if args.json else text)
     return rep.exit_code
 
 

@@ -80,6 +80,9 @@ def add_parser(sub) -> None:
     from peproof.user.run import add_arguments
 
     add_arguments(p)  # a report of the user's claims (--statement / --claims FILE.py)
+    p.add_argument("--variant", metavar="SPEC", help="the paper's claims decided for your "
+                   "encoding (as peproof prove --variant): variant-report.tex/.pdf and "
+                   "variant-results.json in the output folder")
     p.set_defaults(func=run)
 
 
@@ -88,6 +91,10 @@ def run(args) -> int:
     from peproof.user.run import user_claims, wants_user
 
     claims = user_claims(args) if wants_user(args) else None  # bad input: exit 2 first
+    if getattr(args, "variant", None) and claims is None:  # the paper's claims for your encoding
+        from peproof.variant_cli import report_variant
+
+        return report_variant(args, load_generator())
     if claims is None and args.pattern and not registry.select(args.pattern):
         raise UsageError(f"no claim id matches {args.pattern!r}")
     if args.workers is not None and not 1 <= args.workers <= 64:

@@ -11,7 +11,9 @@ import sympy as sp
 
 # the usual variables, with the assumptions their domains ask for
 from peproof.claims import Claim, Statement, Verdict, var
-from peproof.encoding import Encoding, omega_expr
+from peproof.encoding import Encoding
+from peproof.scope import encoding as _encoding_in_force
+from peproof.scope import omega as _omega_in_force
 
 pos, V_POS = var("pos", "real")
 k, V_K = var("k", "integer")
@@ -21,8 +23,9 @@ i, V_I = var("i", "nonneg_integer")
 a, V_A = var("a", "integer")
 b, V_B = var("b", "integer")
 
-#: the paper's frequency of pair ``i`` for a symbolic ``d`` (from the one definition)
-OMEGA_I = omega_expr(i, d, "paper", 10000)
+#: the frequency of pair ``i`` for a symbolic ``d`` (from the one definition): the paper's,
+#: or the law of the variant the families are built for (:mod:`peproof.scope`)
+OMEGA_I = _omega_in_force(i, d)
 #: hypothesis ``i <= d/2 - 1`` (``i >= 0`` is in the domain of ``i``)
 from peproof.claims import Le  # noqa: E402
 
@@ -64,11 +67,14 @@ def pair_symbols(h: int) -> tuple[list[sp.Symbol], tuple]:
 
 
 @cache
-def concrete_vector(d: int, p: sp.Expr, layout: str = "interleaved") -> tuple:
+def concrete_vector(d: int, p: sp.Expr, layout: str | None = None) -> tuple:
     """``PE_d(p)`` with the frequencies left as symbols ``w_i``, built once per process
-    (the concrete-d statements of several families share it)."""
+    (the concrete-d statements of several families share it); the layout, offset and scale are
+    those in force (the paper's interleaved table, or a ``--variant``'s), ``layout`` names
+    another layout."""
     ws, _ = pair_symbols(d // 2)
-    return tuple(Encoding(d, layout=layout).vector(p, ws))
+    enc = _encoding_in_force(d) if layout is None else _encoding_in_force(d, layout=layout)
+    return tuple(enc.vector(p, ws))
 
 
 def sparse_apply(m: sp.SparseMatrix, v: list) -> list:

@@ -35,8 +35,8 @@ import sympy as sp
 
 from peproof import falsify as F
 from peproof.claims import Claim, Eq, Falsifier, Le, Lt, Ne, Statement, Var, mat_eq
-from peproof.encoding import Encoding
 from peproof.engines import rational
+from peproof.scope import encoding as Encoding  # the law in force (paper or --variant)
 from peproof.seeds import EXAM, FOURIER, INTRO, src
 
 N_TOK, DM = 3, 2

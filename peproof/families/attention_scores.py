@@ -30,8 +30,9 @@ import sympy as sp
 
 from peproof import falsify as F
 from peproof.claims import Claim, Eq, Falsifier, Le, Ne, Statement, Var, mat_eq, var
-from peproof.encoding import Encoding, omega_expr
 from peproof.families._common import V_D, d, rot, shift_matrix
+from peproof.scope import encoding as Encoding  # the law in force (paper or --variant)
+from peproof.scope import omega as omega_expr
 from peproof.seeds import APPENDIX, EXAM, FOURIER, src
 
 m, V_M = var("m", "integer")

@@ -31,10 +31,10 @@ import sympy as sp
 
 from peproof import falsify as F
 from peproof.claims import Claim, Eq, Falsifier, Le, Lt, Ne, Statement, Verdict, var
-from peproof.encoding import omega_expr
 from peproof.engines import expoly, realz3
 from peproof.engines.decide import with_default
 from peproof.families._common import I_IN_RANGE, OMEGA_I, V_D, V_I, d, only_for
+from peproof.scope import omega as omega_expr  # the law in force (paper or --variant)
 from peproof.seeds import FOURIER, src
 
 DFS = "A Discrete Set {0, 1, ..., N-1} with the Discrete Fourier Series"

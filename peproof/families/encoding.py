@@ -30,7 +30,6 @@ import sympy as sp
 
 from peproof import falsify as F
 from peproof.claims import Claim, Eq, Falsifier, Le, Lt, Ne, Statement, mat_eq, var
-from peproof.encoding import Encoding, omega_expr
 from peproof.engines import powers
 from peproof.engines.decide import with_default
 from peproof.families._common import (
@@ -44,6 +43,8 @@ from peproof.families._common import (
     i,
     pos,
 )
+from peproof.scope import encoding as Encoding  # the law in force (paper or --variant)
+from peproof.scope import omega as omega_expr
 from peproof.seeds import APPENDIX, EXAM, FOURIER, INTRO, src
 
 j, V_J = var("j", "nonneg_integer")
@@ -69,7 +70,7 @@ def _pe0_concrete() -> Statement:
 PE0 = Statement(mat_eq(general_pe_pair(0), [0, 1]), (V_D, V_I), hyps=(I_IN_RANGE,))
 
 # ------------------------------------------------------------------ d = 4 written out
-_E4, _E4S = Encoding(4), Encoding(4, layout="sin_cos")
+_E4, _E4S = Encoding(4, layout="interleaved"), Encoding(4, layout="sin_cos")
 SEED_D4 = [sp.sin(pos), sp.sin(HUNDREDTH * pos), sp.cos(pos), sp.cos(HUNDREDTH * pos)]
 D4_INTER = Statement(
     mat_eq(_E4.vector(pos), [sp.sin(pos), sp.cos(pos), sp.sin(pos / 100), sp.cos(pos / 100)]),
@@ -117,7 +118,7 @@ def _split_entries() -> Statement:
     channel() agreeing with the symbolic formulas of ``PERM``."""
     rows = []
     for dd in LAYOUT_DS:
-        inter, split = Encoding(dd), Encoding(dd, layout="sin_cos")
+        inter, split = Encoding(dd, layout="interleaved"), Encoding(dd, layout="sin_cos")
         sigma = [inter.channel(*split.slot(c)) for c in range(dd)]
         vi, vs = inter.vector(pos), split.vector(pos)
         rows += [Eq(vs[c], vi[sigma[c]]) for c in range(dd)]
@@ -129,7 +130,7 @@ def _split_entries() -> Statement:
 
 
 def _split_falsifiers(st: Statement):
-    inter, split = Encoding(4), Encoding(4, layout="sin_cos")
+    inter, split = Encoding(4, layout="interleaved"), Encoding(4, layout="sin_cos")
     same = Statement(mat_eq(split.vector(pos), inter.vector(pos)), (V_POS,))
     return (
         _fal("identity_permutation", same, "[sin|cos] read as if it were interleaved"),

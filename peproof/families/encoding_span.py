@@ -29,10 +29,10 @@ import sympy as sp
 
 from peproof import falsify as F
 from peproof.claims import Claim, Eq, Falsifier, Le, Lt, Statement
-from peproof.encoding import omega_expr
 from peproof.engines import powers
 from peproof.engines.decide import refute_at, with_default
 from peproof.families._common import I_IN_RANGE, OMEGA_I, V_D, V_I, d, i
+from peproof.scope import omega as omega_expr  # the law in force (paper or --variant)
 from peproof.seeds import APPENDIX, EXAM, FOURIER, src
 
 PI2 = 2 * sp.pi

@@ -21,7 +21,6 @@ import sympy as sp
 
 from peproof import falsify as F
 from peproof.claims import Claim, Eq, Statement, var
-from peproof.encoding import Encoding
 from peproof.families._common import (
     OMEGA_I,
     V_D,
@@ -36,6 +35,7 @@ from peproof.families._common import (
     pair_symbols,
     pos,
 )
+from peproof.scope import encoding as Encoding  # the law in force (paper or --variant)
 from peproof.seeds import FOURIER, src
 
 q, V_Q = var("q", "real")

@@ -29,8 +29,8 @@ import sympy as sp
 
 from peproof import falsify as F
 from peproof.claims import Claim, Eq, Falsifier, Le, Statement, Verdict, var
-from peproof.encoding import Encoding
 from peproof.families._common import I_IN_RANGE, OMEGA_I, V_D, V_I, V_POS, d, i, pos
+from peproof.scope import encoding as Encoding  # the law in force (paper or --variant)
 from peproof.seeds import APPENDIX, EXAM, FOURIER, INTRO, src
 
 # ------------------------------------------------------------------ no trainable weight

@@ -20,7 +20,6 @@ import sympy as sp
 
 from peproof import falsify as F
 from peproof.claims import Claim, Eq, Falsifier, Statement, var
-from peproof.encoding import Encoding
 from peproof.families._common import (
     OMEGA_I,
     V_D,
@@ -34,6 +33,7 @@ from peproof.families._common import (
     pair_symbols,
     pos,
 )
+from peproof.scope import encoding as Encoding  # the law in force (paper or --variant)
 from peproof.seeds import FOURIER, src
 
 q, V_Q = var("q", "real")

@@ -31,7 +31,7 @@ import sympy as sp
 
 from peproof import falsify as F
 from peproof.claims import Claim, Eq, Falsifier, Ne, Statement, var
-from peproof.encoding import LAYOUTS, Encoding
+from peproof.encoding import LAYOUTS
 from peproof.families._common import (
     I_IN_RANGE,
     OMEGA_I,
@@ -42,6 +42,7 @@ from peproof.families._common import (
     pair_sum,
     pair_symbols,
 )
+from peproof.scope import encoding as Encoding  # the law in force (paper or --variant)
 from peproof.seeds import FOURIER, src
 
 SEC = "Adding Positional Encodings to Tokens"

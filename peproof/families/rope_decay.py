@@ -31,6 +31,7 @@ from functools import cache
 import sympy as sp
 
 from peproof import falsify as F
+from peproof import scope
 from peproof.claims import Claim, Eq, Falsifier, Le, Lt, Statement, Var, Verdict, var
 from peproof.families._common import only_for
 from peproof.numeric import N_TURN
@@ -43,12 +44,34 @@ kr, V_KR = var("k", "real")
 ABEL_D = (2, 4, 8, 16)
 #: d -> (first rise k_r, record prefix K*, the offset whose B exceeds B(K* + 1))
 LANDMARKS = {64: (12, 9, 48207), 128: (19, 17, 19), 256: (38, 36, 38)}
+#: the base of the curve: the paper's 10000, or a RoPE variant's (``peproof prove --variant``)
+BASE = scope.rope_base()
+_UNMAPPED_WHY = scope.rope_unmapped_why()
+
+
+def certified_landmarks_for(dd: int, base, n_end: int) -> tuple[int, int, int]:
+    """``(first rise, record prefix K*, the offset above B(K* + 1))`` of ``B_dd`` at ``base``,
+    certified (:func:`peproof.numeric.rope_landmarks.certified_landmarks`): the numbers of
+    :data:`LANDMARKS` for another base."""
+    from peproof.numeric.engine import RunConfig
+    from peproof.numeric.rope_landmarks import certified_landmarks
+
+    _, lm = certified_landmarks(dd, n_end, str(base), run=RunConfig(engine="inline",
+                                                                    label="rope landmarks"))
+    if lm.first_rise is None or lm.record_prefix is None or lm.record_break is None:
+        raise ValueError(f"the decay curve of d = {dd}, base {base} has no certified first rise "
+                         f"or record prefix below {n_end}: {'; '.join(lm.undecided[:1])}")
+    return lm.first_rise, lm.record_prefix, lm.record_break["above"]["k"]
+
+
+if BASE != 10000 and not _UNMAPPED_WHY:  # a RoPE variant's base: its own landmarks
+    LANDMARKS = {dd: certified_landmarks_for(dd, BASE, N_TURN) for dd in LANDMARKS}
 
 DECAY = cite("arXiv:2104.09864", "section 3.4.3 and figure 2",
              "the relative upper bound (1/(d/2)) sum_i |S_i| decays as the relative distance "
              "grows, which gives RoPE its long-term decay")
 def B(d: int, arg) -> sp.Expr:
-    return DecayBound(d, arg, 10000)
+    return DecayBound(d, arg, BASE)
 
 
 # ------------------------------------------------------------------ summation by parts
@@ -247,3 +270,17 @@ def _abel_shifted() -> Statement:
         rows.append(Eq(r.lhs, -sp.Add(*[(hh[j + 1] - hh[j]) * early[j]
                                         for j in range(len(zs))])))
     return st.with_concl(tuple(rows))
+
+
+def build(variant=None) -> list[Claim]:
+    """The claims for ``variant`` (imported with it in force: :data:`BASE`, :data:`LANDMARKS`);
+    the decay-curve claims are not applicable to a RoPE whose frequencies are mapped."""
+    from peproof.variant_claims import not_applicable
+
+    if not _UNMAPPED_WHY:
+        return CLAIMS
+    curve = ("rope.decay_bound_monotone", "rope.decay_bound_decreasing",
+             "rope.decay_bound_never")
+    return [not_applicable(c, f"the decay curve of this RoPE is not certified: "
+                           f"{_UNMAPPED_WHY}") if c.id.startswith(curve) else c
+            for c in CLAIMS]

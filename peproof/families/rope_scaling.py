@@ -32,6 +32,7 @@ from __future__ import annotations
 import sympy as sp
 
 from peproof import falsify as F
+from peproof import scope
 from peproof.claims import Claim, Eq, Falsifier, Le, Lt, Ne, Statement, var
 from peproof.families._common import I_IN_RANGE, OMEGA_I, V_D, V_I, d, i
 from peproof.families._rope_proofs import by_cases, power_products
@@ -48,6 +49,8 @@ from peproof.rope_scaling import (
 )
 from peproof.seeds import APPENDIX, cite, src
 
+#: the base the methods are stated at: the paper's 10000, or a RoPE variant's (prove --variant)
+BASE = scope.rope_base()
 X = sym_backend()
 s, V_S = var("s", "pos_real")
 big, V_BIG = var("L", "pos_real")
@@ -67,7 +70,7 @@ YARN = "arXiv:2309.00071"
 
 def freq(scaling, j, dd=d, seq_len=None):
     """Pair ``j``'s scaled frequency (base 10000) from the map's one definition."""
-    return scaling.frequency(X, j, dd, 10000, theta_expr(j, dd), seq_len)
+    return scaling.frequency(X, j, dd, BASE, theta_expr(j, dd, BASE), seq_len)
 
 
 # ------------------------------------------------------------------ linear, NTK-aware
@@ -76,19 +79,19 @@ LINEAR = Statement(Eq(m * freq(Linear(s), i), (m / s) * OMEGA_I), (V_M, V_S, V_D
 D4 = (Le(4, d),)
 NTK = NTKAware(s)
 NTK_ST = Statement(
-    (Eq(freq(NTK, 0), theta_expr(0, d)),
-     Eq(freq(NTK, d / 2 - 1), theta_expr(d / 2 - 1, d) / s),
+    (Eq(freq(NTK, 0), theta_expr(0, d, BASE)),
+     Eq(freq(NTK, d / 2 - 1), theta_expr(d / 2 - 1, d, BASE) / s),
      Eq(freq(NTK, i), OMEGA_I * s ** (-2 * i / (d - 2)))),
     (V_S, V_D, V_I), hyps=D4 + (I_IN_RANGE,),
 )
-NTK_BASE = Statement(Eq(freq(NTK, i), theta_expr(i, d, 10000 * s ** (d / (d - 2)))),
+NTK_BASE = Statement(Eq(freq(NTK, i), theta_expr(i, d, BASE * s ** (d / (d - 2)))),
                      (V_S, V_D, V_I), hyps=D4 + (I_IN_RANGE,))
 
 # ------------------------------------------------------------------ dynamic NTK (d = 8)
 DYN = DynamicNTK(s, big)
 DYN_SAME = Statement(
-    tuple(Eq(freq(DYN, j, 8, ln), theta_expr(j, 8)) for j in range(4))
-    + tuple(Eq(freq(DYN, j, 8, big), theta_expr(j, 8)) for j in range(4)),
+    tuple(Eq(freq(DYN, j, 8, ln), theta_expr(j, 8, BASE)) for j in range(4))
+    + tuple(Eq(freq(DYN, j, 8, big), theta_expr(j, 8, BASE)) for j in range(4)),
     (V_S, V_BIG, V_LN), hyps=(Lt(ln, big),),
 )
 DYN_RATIO = Statement(Eq(freq(DYN, 3, 8, ln), freq(NTKAware(ln / big), 3, 8)),
@@ -112,7 +115,7 @@ YR = Yarn(s, big, ramp="ratio")
 
 
 def yfreq(y, theta):
-    return y.frequency(X, 0, 2, 10000, theta)
+    return y.frequency(X, 0, 2, BASE, theta)
 
 
 YARN_LIMITS = Statement(
@@ -149,8 +152,8 @@ SHORT, LONG = L3.edges(X)
 L3_EDGES = Statement(
     (Eq(L3.blend(X, 2 * sp.pi / SHORT), 2 * sp.pi / SHORT),
      Eq(L3.blend(X, 2 * sp.pi / LONG), 2 * sp.pi / LONG / s),
-     Eq(L3.frequency(X, 0, 2, 10000, 2 * sp.pi / SHORT), 2 * sp.pi / SHORT),
-     Eq(L3.frequency(X, 0, 2, 10000, 2 * sp.pi / LONG), 2 * sp.pi / LONG / s)),
+     Eq(L3.frequency(X, 0, 2, BASE, 2 * sp.pi / SHORT), 2 * sp.pi / SHORT),
+     Eq(L3.frequency(X, 0, 2, BASE, 2 * sp.pi / LONG), 2 * sp.pi / LONG / s)),
     (V_S, V_BIG, V_LF, V_HF), hyps=(Lt(lf, hf),),
 )
 _TH = 2 * sp.pi * rho / big  # a frequency inside the band: L / wavelength = rho
@@ -162,8 +165,8 @@ L3_BAND = Statement(
 # ------------------------------------------------------------------ LongRoPE (d = 8)
 LR = LongRope((a_,) * 4, (b_,) * 4, 4096)
 LONGROPE = Statement(
-    tuple(Eq(freq(LR, j, 8, 4096), theta_expr(j, 8) / a_) for j in range(4))
-    + tuple(Eq(freq(LR, j, 8, 4097), theta_expr(j, 8) / b_) for j in range(4))
+    tuple(Eq(freq(LR, j, 8, 4096), theta_expr(j, 8, BASE) / a_) for j in range(4))
+    + tuple(Eq(freq(LR, j, 8, 4097), theta_expr(j, 8, BASE) / b_) for j in range(4))
     + tuple(Eq(freq(LongRope((s,) * 4, (s,) * 4, 4096), j, 8), freq(Linear(s), j, 8))
             for j in range(4)),
     (V_A, V_B, V_S),
@@ -214,7 +217,7 @@ CLAIMS = [
             Falsifier("highest_divided", _first(NTK_ST).map_rhs(lambda e: e / s),
                       "the highest frequency divided by s too"),
             Falsifier("naive_base_times_s", Statement(
-                (Eq(theta_expr(d / 2 - 1, d, 10000 * s), theta_expr(d / 2 - 1, d) / s),),
+                (Eq(theta_expr(d / 2 - 1, d, BASE * s), theta_expr(d / 2 - 1, d, BASE) / s),),
                 (V_S, V_D), hyps=D4), "base b s (no exponent d/(d-2)) divides the lowest "
                 "frequency by s"),
         ),
@@ -291,7 +294,7 @@ CLAIMS = [
                         (Eq(RAMPS_DIFFER.concl[0].lhs, RAMPS_DIFFER.concl[0].rhs),)),
                         "the two ramps agree on pair 30"),
                     Falsifier("pair_30_interpolated", RAMPS_DIFFER.with_concl(
-                        (Eq(RAMPS_DIFFER.concl[0].lhs, theta_expr(30, 128) / 16),)),
+                        (Eq(RAMPS_DIFFER.concl[0].lhs, theta_expr(30, 128, BASE) / 16),)),
                         "pair 30 fully interpolated by the published ramp")),
         note="An oracle that identifies YaRN must know both ramps: they give different "
         "inv_freq vectors for the same parameters.",

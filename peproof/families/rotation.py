@@ -26,7 +26,6 @@ import sympy as sp
 
 from peproof import falsify as F
 from peproof.claims import Claim, Eq, Statement, mat_eq
-from peproof.encoding import Encoding
 from peproof.families._common import (
     I_IN_RANGE,
     OMEGA_I,
@@ -51,6 +50,7 @@ from peproof.families._common import (
     shift_matrix,
     sparse_apply,
 )
+from peproof.scope import encoding as Encoding  # the law in force (paper or --variant)
 from peproof.seeds import APPENDIX, EXAM, FOURIER, INTRO, src
 
 x, y = sp.symbols("x y", real=True)
@@ -115,7 +115,7 @@ INVERSE = Statement(
 def _split_rows(ds=(2, 4, 8, 16)):
     rows = []
     for dd in ds:
-        inter = Encoding(dd)
+        inter = Encoding(dd, layout="interleaved")
         split = Encoding(dd, layout="sin_cos")
         perm = sp.zeros(dd, dd)  # P with split = P * interleaved
         for j in range(dd):

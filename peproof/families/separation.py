@@ -31,9 +31,9 @@ import mpmath
 import sympy as sp
 
 from peproof.claims import Claim, Falsifier, Le, Lt, Statement, Verdict, var
-from peproof.encoding import omega_expr
 from peproof.families._common import pair
 from peproof.numeric import N_TURN  # ceil(2 pi 10000): "roughly sixty thousand"
+from peproof.scope import omega as omega_expr  # the law in force (paper or --variant)
 from peproof.seeds import FOURIER, INTRO, src
 
 a, V_A = var("a", "nonneg_integer")
@@ -99,14 +99,47 @@ def _scanned_omega(d: int) -> sp.Expr:
     ``omega_expr``, so a proof notices a statement about other frequencies."""
     from peproof.numeric.scan import encoding
 
-    return encoding(d, "paper", "10000")._base ** (-2 * _j / sp.Integer(d))
+    if _LAW is None:
+        return encoding(d, "paper", "10000")._base ** (-2 * _j / sp.Integer(d))
+    const, b, rate = encoding(d, *_LAW).law  # a variant's law (peproof prove --variant)
+    return const * b ** (rate * _j)
 
 
 @cache
 def certified(d: int, n_pos: int):
     from peproof.numeric.separation import certify
 
-    return certify(d, n_pos)
+    if _LAW is None:
+        return certify(d, n_pos)
+    return certify(d, n_pos, *_LAW)
+
+
+def _variant_law():
+    """``(family, base)`` of the variant the module is built for (None: the paper), or the
+    reason the certified scan does not take it."""
+    from peproof import scope
+
+    v = scope.current()
+    if not isinstance(v, scope.Sinusoidal):
+        return None, ""
+    e = v.enc
+    if e.family not in ("paper", "h-1") or e._scale != 1 or e._max_freq != 1 or e.turns:
+        return None, ("the certified separation scan (peproof/numeric/separation.py) takes the "
+                      "paper or h-1 law at scale 1 without a frequency scale")
+    return (e.family, str(e._base)), ""
+
+
+_LAW, _SCAN_WHY = _variant_law()
+
+
+def build(variant=None) -> list[Claim]:
+    """The claims for ``variant`` (built with it in force: the scan certifies its law); not
+    applicable to a law the scan does not take."""
+    from peproof.variant_claims import not_applicable
+
+    if not _SCAN_WHY:
+        return CLAIMS
+    return [not_applicable(c, _SCAN_WHY) for c in CLAIMS]
 
 
 def _lemmas_proved() -> list[str]:

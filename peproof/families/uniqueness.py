@@ -34,7 +34,6 @@ import time
 import sympy as sp
 
 from peproof.claims import Claim, Eq, Falsifier, Le, Lt, Ne, Statement, Verdict, mat_eq, var
-from peproof.encoding import Encoding, omega_expr
 from peproof.engines import powers
 from peproof.engines.decide import refute_at, with_default
 from peproof.families._common import (
@@ -52,6 +51,8 @@ from peproof.families._common import (
     pos,
 )
 from peproof.families.worked import E512, near, pe
+from peproof.scope import encoding as Encoding  # the law in force (paper or --variant)
+from peproof.scope import omega as omega_expr
 from peproof.seeds import APPENDIX, EXAM, FOURIER, INTRO, src
 
 q, V_Q = var("q", "real")

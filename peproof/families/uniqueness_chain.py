@@ -27,8 +27,8 @@ import sympy as sp
 import z3
 
 from peproof.claims import Claim, Falsifier, Le, Lt, Statement, Verdict, var
-from peproof.encoding import Encoding
 from peproof.numeric import D_ALL as DS
+from peproof.scope import encoding as Encoding  # the law in force (paper or --variant)
 from peproof.seeds import FOURIER, src
 
 k, V_K = var("k", "pos_integer")

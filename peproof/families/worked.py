@@ -30,8 +30,9 @@ import sympy as sp
 
 from peproof import falsify as F
 from peproof.claims import Claim, Eq, Falsifier, Le, Statement, mat_eq
-from peproof.encoding import Encoding, omega_expr
 from peproof.families._common import V_D, d
+from peproof.scope import encoding as Encoding  # the law in force (paper or --variant)
+from peproof.scope import omega as omega_expr
 from peproof.seeds import APPENDIX, FOURIER, INTRO, src
 
 E4 = Encoding(4)

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from peproof.encoding import Encoding
 from peproof.formats import Format, get_format
 
 from ..common.rowscan import RowScan, horizon
@@ -167,19 +168,40 @@ def parse_expect(expect="paper", *, base=10000, layout="interleaved", offset=0, 
 def check(table_or_callable, *, d: int | None = None, n: int | None = None, positions=None,
           expect="paper", base=10000, layout="interleaved", offset=0, scale=1, max_freq=1,
           min_freq=None, turns=False, order="forward", dtype=None, pipeline_dtype=None,
-          allow_collisions: bool = False, progress=None, source: dict | None = None) -> Report:
+          allow_collisions: bool = False, progress=None, source: dict | None = None,
+          variant=None) -> Report:
     """Check a table (``n x d``) or a callable ``f(n, d)`` against the expected variant.
+
+    ``variant`` is the expected variant as one object, in place of ``expect`` and its keyword
+    arguments: an :class:`~peproof.encoding.Encoding` (its ``d`` is the width, as ``d=``), what
+    ``peproof prove --variant`` parses (:func:`peproof.variant.parse`, holding one), or a
+    :class:`Variant`.
 
     ``positions`` gives the position of every row (default: the rows' order of the variant,
     ``0 .. n-1`` forward; an offset of the variant is added to them).  ``dtype`` overrides the
     detected format of the values and ``pipeline_dtype`` the format the table was computed in
     (default: the same).  ``allow_collisions`` accepts identical rows at distinct positions.
     """
+    if variant is not None:
+        expect, vd = _expected_of(variant)
+        d = vd if d is None else d
     with np.errstate(invalid="ignore", over="ignore", divide="ignore", under="ignore"):
         # NaN payloads, overflowing casts of a broken table: judged, not warned about
         return _check(table_or_callable, d, n, positions, expect, base, layout, offset, scale,
                       max_freq, min_freq, turns, order, dtype, pipeline_dtype, allow_collisions,
                       progress, source)
+
+
+def _expected_of(variant) -> tuple[Variant, int | None]:
+    """``(Variant, d)`` of the ``variant=`` argument of :func:`check`."""
+    if isinstance(variant, Variant):
+        return variant, None
+    enc = getattr(variant, "enc", variant)
+    if not isinstance(enc, Encoding):
+        raise InputError(f"variant must be an Encoding, a Variant or a parsed --variant SPEC, "
+                         f"got {type(variant).__name__}")
+    return Variant(enc.family, enc._base, enc.layout, enc._offset, enc._scale,
+                   max_freq=enc._max_freq, turns=bool(enc.turns)), enc.d
 
 
 def _check(table_or_callable, d, n, positions, expect, base, layout, offset, scale, max_freq,

@@ -1,0 +1,80 @@
+"""The ``--variant`` side of ``peproof prove`` and ``peproof report`` (kept apart from
+:mod:`peproof.cli`, which only hands the parsed arguments over)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from peproof.guard import UsageError
+
+
+def parse_or_exit(text: str):
+    """The variant SPEC names; bad SPEC is a :class:`UsageError` (one line, exit 2)."""
+    from peproof.variant import VariantError, parse
+
+    try:
+        return parse(text)
+    except VariantError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def prove_variant(args, out, progress) -> int:
+    from peproof.guard.paths import emit, write_atomic
+    from peproof.variant_results import exit_code, render, run_variant
+
+    v = parse_or_exit(args.variant)
+    checkout = Path(__file__).resolve().parent.parent / "reports"
+    # the variant's .v files apart from the paper's (same claim ids, other statements)
+    coq_dir = checkout / "build" / "coq-variant" if checkout.is_dir() else None
+    res = run_variant(v, args.pattern, falsifiers=not args.no_falsifiers, progress=progress,
+                      coq=not args.no_coq, coq_dir=coq_dir)
+    if not res["claims"]:
+        raise UsageError(f"no claim id matches {args.pattern!r}")
+    text = json.dumps(res, indent=1, sort_keys=True, default=str)
+    if out:
+        write_atomic(out, text)
+    emit(text if args.json else render(res))
+    return exit_code(res)
+
+
+def report_variant(args, gen) -> int:
+    """``peproof report --variant SPEC``: decide (Coq included), then write the document."""
+    from peproof.guard.paths import folder_lock, out_folder
+    from peproof.variant_results import exit_code, run_variant
+
+    v = parse_or_exit(args.variant)
+    out = out_folder(args.out) if args.out else None
+    out = out or gen.default_build_dir()
+    with folder_lock(out, "peproof report"):
+        res = run_variant(v, args.pattern, coq=True, coq_dir=Path(out) / "coq-variant")
+        if not res["claims"]:
+            raise UsageError(f"no claim id matches {args.pattern!r}")
+        from peproof_report import variantdoc
+
+        tex, message = variantdoc.write(res, Path(out), compile_pdf=not args.no_pdf)
+    print(f"wrote {tex}")
+    print(message)
+    return exit_code(res)
+
+
+def check_hint(rep) -> str | None:
+    """``peproof prove --variant SPEC`` for the variant a ``peproof check`` report identified, or
+    None when it is the paper's (or none was identified, or it has no SPEC: a row order other
+    than forward is a property of the table, not of the encoding, and is left out)."""
+    from peproof.encoding import ParameterError
+    from peproof.scope import Sinusoidal
+    from peproof.variant import VariantError, is_paper, spec
+
+    ident = getattr(rep, "identified", None)
+    ov = getattr(ident, "variant", None)
+    d = getattr(rep, "d", None)
+    if ov is None or not d:
+        return None
+    try:
+        sv = Sinusoidal(ov.encoding(d))
+        if is_paper(sv):
+            return None
+        return f"peproof prove --variant {spec(sv)}"
+    except (VariantError, ParameterError, ValueError):
+        return None
