@@ -11,10 +11,21 @@ from functools import cache
 
 from peproof import registry
 from peproof.claims import Verdict
-from peproof.engines.decide import decide
+from peproof.engines.decide import decide, note_lemma
 
 
 @cache
-def verdict_of(claim_id: str) -> Verdict:
-    """The verdict of the registered claim ``claim_id`` (:func:`peproof.engines.decide.decide`)."""
+def _decided(claim_id: str) -> Verdict:
     return decide(registry.get(claim_id))
+
+
+def verdict_of(claim_id: str) -> Verdict:
+    """The verdict of the registered claim ``claim_id`` (:func:`peproof.engines.decide.decide`),
+    decided once per process.  Read inside a proof function, it is recorded as a lemma the
+    verdict being decided rests on (:func:`peproof.engines.decide.note_lemma`)."""
+    v = _decided(claim_id)
+    note_lemma(claim_id)
+    return v
+
+
+verdict_of.cache_clear = _decided.cache_clear  # type: ignore[attr-defined]
