@@ -21,7 +21,8 @@ WITNESS = {"point": {"d": "4", "k": "3"}, "relation": "D(k+1) <= D(k)", "lhs": "
            "rhs": "[3.30 +/- 1e-20]", "certified_by": "python-flint arb (rigorous balls)"}
 
 
-def coq(status="checked in Coq", what="statement", version="8.16.1", conflict="", exact=True):
+def coq(status="checked in Coq", what="statement", version="8.16.1", conflict="",
+        exact=True):
     return {"exact_statement": exact, "status": status, "what": what, "class": "trig", "lemma": "rotation_x",
             "assumptions": ["ClassicalDedekindReals.sig_forall_dec"],
             "print_assumptions": "Axioms:\nClassicalDedekindReals.sig_forall_dec : ...",

@@ -178,7 +178,8 @@ def record_procedures(verdict: Verdict, stmt: Statement | None, lemmas: list[str
     union of every such line."""
     side = _side_procedures(stmt)
     also: list[str] = []
-    if LIFT_AXIOM in verdict.axioms or any(str(t).startswith("lift over") for t in verdict.trace):
+    lifted = any(str(t).startswith("lift over") for t in verdict.trace)
+    if LIFT_AXIOM in verdict.axioms or lifted:
         also += ["lifting", *_ANY_PROVER]
     also += [f"lemma {u}" for u in lemmas]
     said = "*" if side is None else (", ".join(side) or "none")
