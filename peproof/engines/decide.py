@@ -173,9 +173,9 @@ def record_procedures(verdict: Verdict, stmt: Statement | None, lemmas: list[str
     (:data:`SIDE_LINE`, :data:`ALSO_LINE`; read by :mod:`peproof.evidence`): the provers of the
     statement's side conditions, the lifting and the provers of its facts (the positivity of a
     count or a base: any of sign rules, arb and z3, whose choice the lifting does not record),
-    and the ``lemmas``: the claims whose verdicts a proof function read (:func:`note_lemma`).  Lines already there (a
-    verdict of :func:`decide_statement` inside a proof function) are kept: the reader takes the
-    union of every such line."""
+    and the ``lemmas``: the claims whose verdicts a proof function read (:func:`note_lemma`).
+    Lines already there (a verdict of :func:`decide_statement` inside a proof function) are
+    kept: the reader takes the union of every such line."""
     side = _side_procedures(stmt)
     also: list[str] = []
     lifted = any(str(t).startswith("lift over") for t in verdict.trace)
