@@ -23,7 +23,8 @@ WITNESS = {"point": {"d": "4", "k": "3"}, "relation": "D(k+1) <= D(k)", "lhs": "
 
 def coq(status="checked in Coq", what="statement", version="8.16.1", conflict="",
         exact=True):
-    return {"exact_statement": exact, "status": status, "what": what, "class": "trig", "lemma": "rotation_x",
+    return {"exact_statement": exact, "status": status, "what": what, "class": "trig",
+            "lemma": "rotation_x",
             "assumptions": ["ClassicalDedekindReals.sig_forall_dec"],
             "print_assumptions": "Axioms:\nClassicalDedekindReals.sig_forall_dec : ...",
             "coq_version": version, "seconds": 0.2, "cached": False,
