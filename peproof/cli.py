@@ -51,7 +51,7 @@ def cmd_prove(args) -> int:
     checkout = Path(__file__).resolve().parent.parent / "reports"
     coq_dir = checkout / "build" / "coq" if checkout.is_dir() else None
     res = run(claims, falsifiers=not args.no_falsifiers, progress=_progress,
-              coq=not args.no_coq, coq_dir=coq_dir)
+              coq=not args.no_coq, coq_dir=coq_dir, recheck=args.recheck)
     if out:
         write_atomic(out, json.dumps(res, indent=1, sort_keys=True))
     emit(json.dumps(res, indent=1, sort_keys=True) if args.json else render_table(res))
@@ -160,6 +160,8 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--no-falsifiers", action="store_true", help="skip the falsifiers")
     pr.add_argument("--no-coq", action="store_true",
                     help="skip the Coq checks (the .v files go to reports/build/coq in a checkout)")
+    pr.add_argument("--recheck", action="store_true",
+                    help="check every claim in Coq again, ignoring the cached Coq results")
     pr.set_defaults(func=cmd_prove)
     # further subcommands live in peproof/commands/<name>.py, each with add_parser(sub)
     import importlib

@@ -112,8 +112,11 @@ def _lib_needs(goal: translate.Goal) -> frozenset:
 
 def check_claims(claims: list[Claim], verdicts: dict | None = None,
                  build_dir: Path | None = None, cache_dir: Path | None = None,
-                 workers: int = 2) -> dict[str, CoqResult]:
-    """One :class:`CoqResult` per claim (see the module's docstring)."""
+                 workers: int = 2, use_cache: bool = True, key: bytes | None = None
+                 ) -> dict[str, CoqResult]:
+    """One :class:`CoqResult` per claim (see the module's docstring).  ``use_cache`` False
+    checks every claim again (``prove --recheck``); ``key`` authenticates the result cache
+    (:func:`peproof.kernel.coq.run.check_jobs`: the user's key, passed by the caller)."""
     verdicts = verdicts or {}
     out: dict[str, CoqResult] = {}
     jobs, infos = [], {}
@@ -124,7 +127,8 @@ def check_claims(claims: list[Claim], verdicts: dict | None = None,
         else:
             jobs.append(job)
             infos[c.id] = info
-    done = run.check_jobs(jobs, build_dir=build_dir, cache_dir=cache_dir, workers=workers)
+    done = run.check_jobs(jobs, build_dir=build_dir, cache_dir=cache_dir, workers=workers,
+                          use_cache=use_cache, key=key)
     for job in jobs:
         o, info = done[job.key], infos[job.key]
         info.coq_version, info.seconds, info.cached = o.coq_version, o.seconds, o.cached
