@@ -224,11 +224,10 @@ def _umount(path: Path) -> None:
 
 def _fill(folder: Path) -> Path:
     ballast = folder / "ballast"
-    with open(ballast, "wb") as fh:
+    with open(ballast, "wb", buffering=0) as fh:  # unbuffered: nothing left to flush at close
         try:
             while True:
                 fh.write(b"\0" * 4096)
-                fh.flush()
         except OSError:
             pass
     return ballast
@@ -271,17 +270,27 @@ def test_a_full_cache_folder(case, built):
 
 
 def test_a_read_only_cache_folder(case, built):
-    """The cache folder read-only with the library compiled and no result: the fault is named
-    ('Read-only file system') or one line with exit 4; writable again, the next run checks."""
+    """The cache folder read-only with the library compiled and no result: the claim is
+    checked all the same (the batch compiled in TMPDIR, its result not kept) and nothing is
+    left behind; read-only and empty, the fault is named ('Read-only file system') or one
+    line with exit 4.  Writable again, the next run checks and keeps the result."""
     cache = Path(case.env["PEPROOF_COQ_CACHE"])
     _tmpfs(cache, "size=64m")
     try:
         shutil.copytree(built, cache, dirs_exist_ok=True)
         subprocess.run(["mount", "-o", "remount,ro", str(cache)], check=True)
         rc, out, err = case.run(*prove(), timeout=900)
+        assert rc == 0 and err == "" and coq_status(out) == CHECKED, (rc, err[-2000:])
+        assert not list((cache / "results").glob("*")) and not list(case.tmp.iterdir())
+        subprocess.run(["mount", "-o", "remount,rw", str(cache)], check=True)
+        for p in cache.iterdir():
+            shutil.rmtree(p)
+        subprocess.run(["mount", "-o", "remount,ro", str(cache)], check=True)
+        rc, out, err = case.run(*prove(), timeout=900)
         _fault_or_one_line(rc, out, err, "Read-only file system")
         subprocess.run(["mount", "-o", "remount,rw", str(cache)], check=True)
         recovers(case)
+        assert list((cache / "results").glob("*.json"))
     finally:
         _umount(cache)
 

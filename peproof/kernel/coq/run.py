@@ -31,10 +31,12 @@ way and lists the SHA-256 of every compiled file: a damaged, half-written or rep
 makes the library be compiled again.
 
 **A fault of the environment is never a result.**  ``coqc`` killed by a signal (the OOM killer's
-SIGKILL), out of time, out of space or unable to write the cache folder gives "not checked"
-with the fault named, is not cached (neither the result nor the library's state) and the next
-run tries again.  SIGINT / SIGTERM stop every coqc of the pass (their process groups killed)
-before the exception goes on.
+SIGKILL), out of time, out of space or unable to write the library into the cache folder gives
+"not checked" with the fault named, is not cached (neither the result nor the library's state)
+and the next run tries again.  With the library compiled, a full or read-only cache folder only
+stops the results from being kept: the batches are compiled in the temporary folder.
+SIGINT / SIGTERM stop every coqc of the pass (their process groups killed) before the
+exception goes on.
 """
 
 from __future__ import annotations
@@ -689,10 +691,17 @@ def check_jobs(jobs: list[Job], build_dir: Path | None = None, cache_dir: Path |
         return out
     try:
         results.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        pass  # a full or read-only cache folder: the results of this run are not kept
+    try:
         work = Path(tempfile.mkdtemp(prefix="peproof-coq-", dir=root))
-    except OSError as exc:
-        fault = os_fault(exc, "cannot write in the Coq cache folder")
-        return out | {j.key: Outcome("failed", fault, coq_version=version) for j in pending}
+    except OSError:
+        try:  # the cache folder full or read-only: the batches are compiled in TMPDIR
+            work = Path(tempfile.mkdtemp(prefix="peproof-coq-"))
+        except OSError as exc:
+            fault = os_fault(exc, "cannot write a temporary folder for coqc")
+            return out | {j.key: Outcome("failed", fault, coq_version=version)
+                          for j in pending}
     batches = _make_batches(pending, workers, batch_size)
     pool = ThreadPoolExecutor(max_workers=max(1, workers))
     try:
