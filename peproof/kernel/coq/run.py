@@ -51,7 +51,8 @@ import signal
 import subprocess
 import tempfile
 import threading
-from concurrent.futures import ThreadPoolExecutor
+import time
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,6 +62,9 @@ RUNNER_VERSION = "1"
 #: of Print Assumptions), so any change to it makes every cached result stale
 RUNNER_SOURCE = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
 BATCH_TIMEOUT = 900  # seconds of one coqc run
+#: seconds between two looks at a signal while coqc runs (a wait on a lock or a pipe is not
+#: interrupted by a signal another thread received: the handler would run only when it ends)
+POLL = 0.2
 JOB_TIMEOUT = 10  # seconds of one proof script (Coq's [timeout]: wall clock; then the fallback),
 # plus one second per 2000 characters of goal (a 1646-relation goal is 220 KB)
 
@@ -346,8 +350,15 @@ def _run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess:
                             cwd=cwd, start_new_session=True)
     with _LIVE_LOCK:
         _LIVE.add(proc)
+    deadline = time.monotonic() + BATCH_TIMEOUT
     try:
-        out, err = proc.communicate(timeout=BATCH_TIMEOUT)
+        while True:  # short waits: a signal that another thread received is seen at once
+            try:
+                out, err = proc.communicate(timeout=min(POLL, BATCH_TIMEOUT))
+                break
+            except subprocess.TimeoutExpired:
+                if time.monotonic() >= deadline:
+                    raise
     except BaseException:
         _kill(proc)
         raise
@@ -707,6 +718,9 @@ def check_jobs(jobs: list[Job], build_dir: Path | None = None, cache_dir: Path |
     try:
         futs = [pool.submit(_run_batch, exe, lib, b, work, f"batch{n}", version)
                 for n, b in enumerate(batches)]
+        running = set(futs)
+        while running:  # never one long wait: SIGINT / SIGTERM must reach the main thread
+            running = wait(running, timeout=POLL).not_done
         for f in futs:
             out.update(f.result())
     except BaseException:  # an interrupt: no coqc of this pass is left running or waited for
