@@ -165,3 +165,19 @@ def test_prove_recheck_reaches_the_coq_pass(monkeypatch, capsys):
                      "--json"]) == 0
     assert seen == [True, False]
 
+
+
+@pytest.mark.parametrize("rc,text,fault", [
+    (-9, "", "coqc was killed by signal 9 (SIGKILL)"),
+    (137, "", "coqc was killed by signal 9 (SIGKILL)"),
+    (-15, "", "coqc was killed by signal 15 (SIGTERM)"),
+    (1, 'File "x.v", line 3, characters 0-5:\nError: No space left on device', "No space left"),
+    (1, "Error: Out of memory", "Out of memory"),
+    (1, 'File "x.v", line 3, characters 0-5:\nError: Unable to unify', None),
+    (0, "No space left on device", None),
+])
+def test_a_fault_of_the_machine_is_told_from_a_failure_of_the_input(rc, text, fault):
+    """What the runner never caches: coqc killed (a negative code, or 128 + N through a shell
+    wrapper) or stopped by the machine; a Coq error is the job's own result."""
+    got = run.output_fault(rc, text)
+    assert (got is None) == (fault is None) and (fault is None or fault in got), got

@@ -122,6 +122,21 @@ def signal_fault(returncode: int) -> str | None:
     return f"coqc was killed by signal {n} ({name})"
 
 
+#: what coqc prints when the machine, not the input, stopped it (never a result of the job)
+ENV_ERRORS = ("No space left on device", "Disk quota exceeded", "Read-only file system",
+              "Out of memory", "Cannot allocate memory", "Input/output error")
+
+
+def output_fault(returncode: int, text: str) -> str | None:
+    """The fault of the environment a failed coqc run shows: killed by a signal, or one of
+    :data:`ENV_ERRORS` in its output; None for a failure of the input."""
+    killed = signal_fault(returncode)
+    if killed or returncode == 0:
+        return killed
+    found = next((e for e in ENV_ERRORS if e in text), None)
+    return f"coqc failed: {found}" if found else None
+
+
 def os_fault(exc: OSError, what: str) -> str:
     where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
     return f"{what}{where}: {exc.strerror or exc}"
@@ -307,9 +322,9 @@ def build_library(exe: str, version: str, root: Path, key: bytes | None = None) 
             (tmp / f"{name}.v").write_text(srcs[name])
             cmd = [exe, "-q", "-Q", str(tmp), "PEProof", str(tmp / f"{name}.v")]
             r = _run(cmd, tmp)
-            killed = signal_fault(r.returncode)
-            if killed:
-                raise EnvFault(f"{killed} while compiling the library module {name}")
+            fault = output_fault(r.returncode, r.stdout + r.stderr)
+            if fault:
+                raise EnvFault(f"{fault} while compiling the library module {name}")
             if r.returncode == 0:
                 ok.append(name)
             else:
@@ -529,12 +544,13 @@ def audit_text(batch: _Batch, module: str, ok: list[int], each: bool) -> str:
 
 def _coqc(exe: str, lib: Library, workdir: Path, path: Path) -> subprocess.CompletedProcess:
     """One coqc run on a batch; its process group is killed on a timeout or an interrupt, and
-    coqc killed by a signal is a fault of the environment (:class:`EnvFault`)."""
+    coqc killed by a signal or stopped by the machine (:func:`output_fault`) is a fault of the
+    environment (:class:`EnvFault`), never a lemma's failure."""
     cmd = [exe, "-q", "-Q", str(lib.path), "PEProof", "-Q", str(workdir), "PEBatch", str(path)]
     r = _run(cmd, workdir)
-    killed = signal_fault(r.returncode)
-    if killed:
-        raise EnvFault(killed)
+    fault = output_fault(r.returncode, r.stdout + r.stderr)
+    if fault:
+        raise EnvFault(fault)
     return r
 
 
