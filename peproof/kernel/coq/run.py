@@ -721,7 +721,7 @@ def check_jobs(jobs: list[Job], build_dir: Path | None = None, cache_dir: Path |
     except OSError:
         pass  # a full or read-only cache folder: the results of this run are not kept
     try:
-        work = Path(tempfile.mkdtemp(prefix="peproof-coq-", dir=root))
+        work = _room(Path(tempfile.mkdtemp(prefix="peproof-coq-", dir=root)))
     except OSError:
         try:  # the cache folder full or read-only: the batches are compiled in TMPDIR
             work = Path(tempfile.mkdtemp(prefix="peproof-coq-"))
@@ -753,6 +753,19 @@ def check_jobs(jobs: list[Job], build_dir: Path | None = None, cache_dir: Path |
             name = job_key(j, lib, version)
             _write_cached(results / f"{name}.json", record(key, "result", name, o.as_dict()))
     return out
+
+
+def _room(work: Path, probe: int = 1 << 16) -> Path:
+    """``work`` if a file of ``probe`` bytes can be written in it (a directory is created on a
+    full tmpfs, its files are not); else it is removed and the OSError raised."""
+    try:
+        with open(work / ".room", "wb", buffering=0) as fh:
+            fh.write(b"\0" * probe)
+        (work / ".room").unlink()
+    except OSError:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return work
 
 
 def _read_cached(path: Path, key: bytes, name: str) -> dict | None:
