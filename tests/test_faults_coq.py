@@ -12,10 +12,11 @@ The faults come from a ``PEPROOF_COQC`` wrapper that runs the real ``coqc`` and,
 arguments matches ``FAULT_ON``, has it killed with SIGKILL half a second later (``FAULT=kill``)
 or replaces it with a process that never ends (``FAULT=hang``).
 
-On the previous code: the library killed mid-compile was cached as "did not compile" (every later
-run 'not checked' until the cache was deleted by hand); a kill mid-batch said "coqc failed" and
-not the signal; a truncated .vo was loaded again by every later run ('not checked' for good); an
-interrupt waited for the running coqc to end (here: never).
+Run on the branch's base (260c44d) these failed: the library killed mid-compile (cached as
+"library module(s) ... did not compile ... coqc failed", every later run the same), a kill
+mid-batch ("coqc failed: coqc failed", the signal not named), a truncated .vo ("Defs.vo:
+premature end of file. Try to rebuild it." on every later run), SIGINT and SIGTERM (still
+running 120 s after the signal: the pass waited for its coqc).  A missing coqc was handled.
 """
 
 from __future__ import annotations
