@@ -181,3 +181,16 @@ def test_a_fault_of_the_machine_is_told_from_a_failure_of_the_input(rc, text, fa
     wrapper) or stopped by the machine; a Coq error is the job's own result."""
     got = run.output_fault(rc, text)
     assert (got is None) == (fault is None) and (fault is None or fault in got), got
+
+
+@needs_coq
+def test_a_script_out_of_time_is_not_cached(fresh, monkeypatch):
+    """Out of its wall-clock time says as much about the machine's load as about the script:
+    the next run tries again (on the previous run.py the time-out was cached, and a loaded
+    machine's time-outs stayed 'not checked' until the cache was cleared)."""
+    monkeypatch.setattr(run, "JOB_TIMEOUT", 1)
+    jobs = [_job("loops", "1 + 1 = 2", script="do 1000000000 idtac")]
+    for _ in range(2):
+        out = run.check_jobs(jobs, cache_dir=fresh, key=KEY, workers=1)["loops"]
+        assert out.status == "failed" and "ran out of time" in out.reason and not out.cached
+    assert not list((fresh / "results").glob("*.json"))

@@ -580,14 +580,15 @@ def _run_batch(exe: str, lib: Library, batch: _Batch, workdir: Path, name: str,
                 r"Finished (?:failing )?transaction in ([\d.]+) secs \(([\d.]+)u", r.stdout)]
             fell = {int(m) for m in re.findall(rf"{MARK}-FALLBACK (\d+)", r.stdout)}
             for n in sorted(fell):
-                # out of time says as much about this machine's load as about the script; cached
-                # like the rest (a rebuild reuses everything; clear the cache to try again)
+                # out of time says as much about this machine's load as about the script: a
+                # fault of the environment as much as a result, so not cached (the next run
+                # tries again); a script that did not close the goal in time is a result
                 limit = time_limit(todo[n])
                 late = n < len(times) and times[n][0] >= 0.95 * limit
                 out[todo[n].key] = Outcome(
                     "failed", f"the proof script ran out of time ({limit} s wall)" if late
                     else "the proof script did not close the goal", coq_version=version,
-                    cacheable=True)
+                    cacheable=not late)
             ok = [n for n in range(len(todo)) if n not in fell]
             out.update(_audit(exe, lib, b, workdir, name, version, ok))
             for n, j in enumerate(todo):
