@@ -324,3 +324,32 @@ def test_an_interrupt_during_the_coq_pass_stops_coqc_and_the_next_run_recovers(c
     assert not any(alive(pid) for pid in hung(case)), "coqc outlived the command"
     cache_is_sound(Path(case.env["PEPROOF_COQ_CACHE"]))
     recovers(case)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupt_during_the_reports_coq_pass(case, built, sig):
+    """The same during ``peproof report`` (one claim, no numerics, no PDF): exit code 130 /
+    143 with the interrupt as the last line of stderr (the report's progress lines come before
+    it), no coqc left running; the next report checks the claim in Coq."""
+    shutil.copytree(built, case.env["PEPROOF_COQ_CACHE"])
+    case.env.update(FAULT="hang", FAULT_ON="batch")
+    argv = ["report", CLAIM, "--numerics", "none", "--no-pdf", "--no-peers", "--out", "rep"]
+    p = case.start(*argv)
+    t0 = time.monotonic()
+    while not hung(case):
+        assert p.poll() is None, p.communicate()
+        assert time.monotonic() - t0 < 600, "coqc never started"
+        time.sleep(0.05)
+    time.sleep(0.3)
+    os.kill(p.pid, sig)
+    rc, out, err = case.finish(p, timeout=120)
+    lines = err.strip().splitlines()
+    assert rc == 128 + sig and "Traceback" not in err, (rc, err[-2000:])
+    assert lines[-1].startswith("peproof: interrupted"), lines
+    assert not any(alive(pid) for pid in hung(case)), "coqc outlived the command"
+    cache_is_sound(Path(case.env["PEPROOF_COQ_CACHE"]))
+    case.env.update(FAULT="", FAULT_ON="")
+    rc, out, err = case.run(*argv, timeout=900)
+    assert rc == 0, (rc, err[-2000:])
+    rows = json.loads((case.work / "rep" / "results.json").read_text())["claims"]
+    assert [r["coq"]["status"] for r in rows if r["id"] == CLAIM] == [CHECKED]
