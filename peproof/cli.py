@@ -58,7 +58,7 @@ def cmd_prove(args) -> int:
     checkout = Path(__file__).resolve().parent.parent / "reports"
     coq_dir = checkout / "build" / "coq" if checkout.is_dir() else None
     res = run(claims, falsifiers=not args.no_falsifiers, progress=_progress,
-              coq=not args.no_coq, coq_dir=coq_dir)
+              coq=not args.no_coq, coq_dir=coq_dir, recheck=args.recheck)
     if out:
         write_atomic(out, json.dumps(res, indent=1, sort_keys=True))
     emit(json.dumps(res, indent=1, sort_keys=True) if args.json else
@@ -175,6 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "encoding: family=h-1,base=10000,d=384 (keys family, base, d, layout, "
                     "max_freq, turns, offset, scale; family=rope with rope_parameters keys), a "
                     "rope_parameters JSON, or a config.json")
+    pr.add_argument("--recheck", action="store_true",
+                    help="check every claim in Coq again, ignoring the cached Coq results")
     pr.set_defaults(func=cmd_prove)
     # further subcommands live in peproof/commands/<name>.py, each with add_parser(sub)
     import importlib

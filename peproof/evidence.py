@@ -11,12 +11,20 @@ The levels, strongest first (:data:`LEVELS`):
 ``kernel``
     Coq accepted it: the row's ``coq`` entry has the status ``checked in Coq``, names a Coq
     version, and its theorem is the claim's own statement for a ``proved`` claim, or the
-    negation of the statement (at the certified witness) for a ``refuted`` one.  A Coq entry
+    negation of the statement (at the certified witness) for a ``refuted`` one -- the FULL
+    statement: the entry's ``exact_statement`` is true (the Coq goal carries no premise the
+    statement does not have, e.g. a definedness obligation of a hypothesis filed as a premise,
+    and drops none of its hypotheses; an entry without that field is not trusted).  A Coq entry
     with any other status (``not checked in Coq: ...``, ``coq not installed``) is no evidence.
 ``two engines``
     A ``proved`` claim (not settled when built) that the independent z3 column proved too,
-    where the primary engine and z3 rest on disjoint sets of procedures (:data:`RESTS_ON`):
-    e.g. the exponential procedure and z3 on its polynomial abstraction.  Not two engines: the
+    where the primary engine and z3 rest on disjoint sets of procedures, read from the
+    verdicts' traces (:func:`procedures`): the engine names (:data:`RESTS_ON`), the provers of
+    the statement's side conditions (shared by both verdicts: the z3 column passes the same
+    gate), the lifting and the provers of its facts, the claims a proof function used --
+    e.g. the exponential procedure and z3 on its polynomial abstraction, on a statement
+    without side conditions.  A primary verdict whose trace does not record its side
+    conditions (:data:`SIDE_LINE`) rests on unknown procedures.  Not two engines: the
     FLINT re-check of the exponential certificate (it checks the same certificate the
     procedure wrote: part of the one engine, listed in the verdict's ``kernels``); a primary
     verdict that itself used z3 (``z3``, ``z3 (integers)``, ``periodic``, ``sympy-exp+z3``,
@@ -90,6 +98,10 @@ RESTS_ON: dict[str, frozenset[str]] = {
     "cases": frozenset({"case split"}),
 }
 UNKNOWN_BASE = "*"
+#: the trace lines peproof.engines.decide.record_procedures writes (the same text: this module
+#: imports no engine)
+SIDE_LINE = "side conditions proved by: "
+ALSO_LINE = "the proof also rests on: "
 
 
 def engine_parts(engine: str) -> list[str]:
@@ -122,6 +134,38 @@ def independent(a: str, b: str) -> bool:
         return False
     ra, rb = rests_on(a), rests_on(b)
     return UNKNOWN_BASE not in ra | rb and ra.isdisjoint(rb)
+
+
+def recorded(verdict: dict) -> tuple[frozenset | None, frozenset]:
+    """``(side, also)``: the procedures behind the side conditions (None when the trace does
+    not record them) and the other procedures the trace records, as written by
+    :func:`peproof.engines.decide.record_procedures` (every such line, united).  A lemma (an
+    other claim's verdict) rests on procedures this row does not show: ``*``."""
+    side: set[str] | None = None
+    also: set[str] = set()
+    for line in verdict.get("trace") or ():
+        line = str(line)
+        for prefix, into in ((SIDE_LINE, "side"), (ALSO_LINE, "also")):
+            if not line.startswith(prefix):
+                continue
+            names = [n.strip() for n in line[len(prefix):].split(",") if n.strip()]
+            names = [UNKNOWN_BASE if n.startswith("lemma ") else n for n in names
+                     if n != "none"]
+            if into == "side":
+                side = (side or set()) | set(names)
+            else:
+                also |= set(names)
+    return (frozenset(side) if side is not None else None), frozenset(also)
+
+
+def procedures(verdict: dict, side: frozenset | None = None) -> frozenset[str]:
+    """Every procedure ``verdict`` rests on: its engine's (:func:`rests_on`) and those its trace
+    records (:func:`recorded`); ``side`` stands for the side conditions when the trace does not
+    record them (the z3 column: the primary verdict's), else they are unknown (``*``)."""
+    own_side, also = recorded(verdict)
+    side = own_side if own_side is not None else side
+    return rests_on(verdict.get("engine") or "") | also | (
+        side if side is not None else frozenset({UNKNOWN_BASE}))
 
 
 def settled_when_built(verdict: dict) -> bool:
@@ -189,7 +233,8 @@ def evidence(row: dict) -> dict:
             if coq.get("status") == COQ_CHECKED else "")
         return out
     want = "statement" if status == "proved" else "negation"
-    if coq.get("status") == COQ_CHECKED and coq.get("what") == want and coq.get("coq_version"):
+    if (coq.get("status") == COQ_CHECKED and coq.get("what") == want and coq.get("coq_version")
+            and coq.get("exact_statement") is True):
         out.update(level=KERNEL, engines=["coq"],
                    why=f"Coq {coq['coq_version']} accepted the {want}")
         return out
@@ -198,24 +243,39 @@ def evidence(row: dict) -> dict:
         out.update(level=BUILT, engines=[CONSTRUCTION],
                    why="identical sides once built: no engine decided it")
         return out
-    if (status == "proved" and z.get("status") == "proved" and z.get("method") != SETTLED
-            and independent(engine, z.get("engine") or "")):
+    both = status == "proved" and z.get("status") == "proved" and z.get("method") != SETTLED
+    if both and independent(engine, z.get("engine") or "") and _disjoint(v, z):
         out.update(level=TWO, engines=[engine, z["engine"]],
-                   why=f"{engine} and {z['engine']} ({z.get('method') or 'z3'}) both proved it")
+                   why=f"{engine} and {z['engine']} ({z.get('method') or 'z3'}) both proved it"
+                       f" (procedures: {', '.join(sorted(procedures(v)))} | "
+                       f"{', '.join(sorted(procedures(z, recorded(v)[0])))})")
         return out
     why = f"{engine}: {v['method']}" if v.get("method") else engine
     if status == "proved" and z.get("status") == "proved":
-        why += "; " + _not_independent(engine, z)
+        why += "; " + _not_independent(v, z)
     out.update(level=ONE, engines=[engine], why=why)
     return out
 
 
-def _not_independent(engine: str, z: dict) -> str:
-    """Why z3's ``proved`` beside ``engine``'s is not a second engine."""
-    ra, rb = rests_on(engine), rests_on(z.get("engine") or "")
-    if UNKNOWN_BASE in ra | rb:
-        return f"z3 proved it too, but {engine or 'the engine'} is not known to be independent"
-    return "z3 proved it too but shares " + (", ".join(sorted(ra & rb)) or "a construction")
+def _disjoint(v: dict, z: dict) -> bool:
+    """The primary verdict ``v`` and the z3 verdict ``z`` rest on disjoint, known procedures
+    (the side conditions included: z3's are the primary's unless its trace says otherwise)."""
+    pv = procedures(v)
+    pz = procedures(z, recorded(v)[0])
+    return UNKNOWN_BASE not in pv | pz and pv.isdisjoint(pz)
+
+
+def _not_independent(v: dict, z: dict) -> str:
+    """Why z3's ``proved`` beside the primary verdict ``v`` is not a second engine."""
+    engine = v.get("engine") or ""
+    pv = procedures(v)
+    pz = procedures(z, recorded(v)[0])
+    if UNKNOWN_BASE in pv | pz:
+        what = ("the procedures behind its side conditions are not recorded"
+                if recorded(v)[0] is None else "not all its procedures are known")
+        return f"z3 proved it too, but {engine or 'the engine'} is not known to be " \
+               f"independent ({what})"
+    return "z3 proved it too but shares " + (", ".join(sorted(pv & pz)) or "a construction")
 
 
 def counts(rows: list[dict]) -> dict[str, int]:

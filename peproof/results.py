@@ -83,7 +83,7 @@ def _agreement_counts(rows: list[dict]) -> dict:
 
 
 def run(claims: list[Claim], falsifiers: bool = True, progress=None, coq: bool = False,
-        coq_dir: Path | None = None) -> dict:
+        coq_dir: Path | None = None, recheck: bool = False) -> dict:
     """The envelope of ``claims``; with ``coq``, each row also gets its Coq check (``coq``:
     :meth:`peproof.kernel.coq.check.CoqResult.as_dict`), the ``.v`` files written to
     ``coq_dir``."""
@@ -94,7 +94,7 @@ def run(claims: list[Claim], falsifiers: bool = True, progress=None, coq: bool =
         if progress:
             progress(n, len(claims), c.id)
     if coq:
-        add_coq(rows, claims, coq_dir)
+        add_coq(rows, claims, coq_dir, recheck=recheck)
     return {
         "schema": SCHEMA,
         "suite_version": __version__,
@@ -113,15 +113,19 @@ def attach_evidence(rows: list[dict]) -> None:
         r["evidence"] = evidence(r)
 
 
-def add_coq(rows: list[dict], claims: list[Claim], coq_dir: Path | None = None) -> dict:
+def add_coq(rows: list[dict], claims: list[Claim], coq_dir: Path | None = None,
+            recheck: bool = False) -> dict:
     """Check the claims of ``rows`` in Coq (statement, or the negation of a refuted one at its
-    witness) and store each result as ``row["coq"]``; returns the timing."""
+    witness) and store each result as ``row["coq"]``; returns the timing.  The result cache is
+    authenticated with the user's key (``recheck``: not read at all)."""
+    from peproof.guard.keys import user_key
     from peproof.kernel.coq.check import check_claims
 
     t0 = time.perf_counter()
     verdicts = {r["id"]: {"status": r["verdict"]["status"], "witness": r["verdict"]["witness"],
                           "engines": r.get("engines") or {}} for r in rows}
-    res = check_claims(claims, verdicts, build_dir=coq_dir)
+    res = check_claims(claims, verdicts, build_dir=coq_dir, use_cache=not recheck,
+                       key=user_key()[0])
     for r in rows:
         if r["id"] in res:
             d = res[r["id"]].as_dict()

@@ -11,13 +11,17 @@ from functools import cache
 
 from peproof import registry, scope
 from peproof.claims import Verdict
-from peproof.engines.decide import decide
+from peproof.engines.decide import decide, note_lemma
 
 
 def verdict_of(claim_id: str) -> Verdict:
     """The verdict of the registered claim ``claim_id`` (:func:`peproof.engines.decide.decide`),
-    for the encoding in force (:mod:`peproof.scope`: the paper's, or a ``--variant``)."""
-    return _verdict_of(scope.key(), claim_id)
+    for the encoding in force (:mod:`peproof.scope`: the paper's, or a ``--variant``), decided
+    once per process and encoding.  Read inside a proof function, it is recorded as a lemma the
+    verdict being decided rests on (:func:`peproof.engines.decide.note_lemma`)."""
+    v = _verdict_of(scope.key(), claim_id)
+    note_lemma(claim_id)
+    return v
 
 
 @cache

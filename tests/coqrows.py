@@ -35,12 +35,12 @@ def add_coq(rows: list[dict], folder: Path) -> dict[str, dict]:
                      "assumptions": list(AXIOMS), "print_assumptions": "Axioms:\n"
                      + "\n".join(f"{a} : Prop" for a in AXIOMS), "coq_version": VERSION,
                      "seconds": 0.25, "cached": False, "vfile": str(vfile), "conflict": "",
-                     "obligations": []}
+                     "obligations": [], "exact_statement": True}
         else:
             entry = {"status": "not checked in Coq: no proof script: Integral", "what": "",
                      "class": "", "lemma": lemma, "assumptions": [], "print_assumptions": "",
                      "coq_version": VERSION, "seconds": 0.0, "cached": False, "vfile": None,
-                     "conflict": "", "obligations": []}
+                     "conflict": "", "obligations": [], "exact_statement": False}
         decided += status == "proved"
         r["coq"] = entry
         out[r["id"]] = entry

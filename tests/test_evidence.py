@@ -21,8 +21,10 @@ WITNESS = {"point": {"d": "4", "k": "3"}, "relation": "D(k+1) <= D(k)", "lhs": "
            "rhs": "[3.30 +/- 1e-20]", "certified_by": "python-flint arb (rigorous balls)"}
 
 
-def coq(status="checked in Coq", what="statement", version="8.16.1", conflict=""):
-    return {"status": status, "what": what, "class": "trig", "lemma": "rotation_x",
+def coq(status="checked in Coq", what="statement", version="8.16.1", conflict="",
+        exact=True):
+    return {"exact_statement": exact, "status": status, "what": what, "class": "trig",
+            "lemma": "rotation_x",
             "assumptions": ["ClassicalDedekindReals.sig_forall_dec"],
             "print_assumptions": "Axioms:\nClassicalDedekindReals.sig_forall_dec : ...",
             "coq_version": version, "seconds": 0.2, "cached": False,
@@ -30,10 +32,11 @@ def coq(status="checked in Coq", what="statement", version="8.16.1", conflict=""
 
 
 def row(status="proved", engine="sympy-exp", method="decision procedure", z3=None,
-        coq_entry=None, conflict=False, kernels=(), witness=None, vconflict=None):
+        coq_entry=None, conflict=False, kernels=(), witness=None, vconflict=None,
+        trace=(E.SIDE_LINE + "none",)):
     v = {"status": status, "engine": engine, "method": method, "version": "-", "axioms": [],
          "seconds": 0.01, "witness": witness if witness is not None else (
-             WITNESS if status == "refuted" else None), "trace": [], "reason": "",
+             WITNESS if status == "refuted" else None), "trace": list(trace), "reason": "",
          "kernels": list(kernels), "certificates": [{"atoms": []}] if kernels else []}
     if vconflict:
         v["conflict"] = vconflict
@@ -213,6 +216,82 @@ def test_counts_cover_every_level_and_are_recomputed_from_the_rows():
     assert c[E.TWO] == 1 and c[E.ONE] == 1 and c[E.NONE] == 1 and c[E.KERNEL] == 0
 
 
+# ------------------------------------------------- procedures read from the trace (issue 23)
+EXP_SIDE_Z3 = (E.SIDE_LINE + "z3, sign rules",)
+
+
+def test_a_side_condition_proved_by_z3_makes_the_exponential_procedure_and_z3_one_engine():
+    """The registry's 13 rows (issue 23, class 3): sympy-exp proved the statement, z3 proved
+    its side condition (a denominator nonzero), the z3 column proved it again.  Both rest on
+    z3: one engine, and the reason names it.  Failed on the previous evidence.py (engine names
+    only: two engines)."""
+    ev = E.evidence(row(z3=Z3_PROVED, kernels=EXP_KERNELS, trace=EXP_SIDE_Z3))
+    assert ev["level"] == E.ONE, ev
+    assert "shares" in ev["why"] and "z3" in ev["why"]
+
+
+def test_side_conditions_by_any_procedure_are_shared_by_both_verdicts():
+    """The z3 column passes the same gate: the side conditions' prover (here the sign rules) is
+    behind both verdicts, so they are not disjoint."""
+    ev = E.evidence(row(z3=Z3_PROVED, trace=(E.SIDE_LINE + "sign rules",)))
+    assert ev["level"] == E.ONE and "sign rules" in ev["why"]
+
+
+@pytest.mark.parametrize("trace", [
+    (), ("well-formed: 1 side condition(s) proved (1 by sign rules)",),
+    (E.SIDE_LINE + "*",), (E.SIDE_LINE + "none", E.ALSO_LINE + "lemma other.claim"),
+    (E.SIDE_LINE + "none", E.ALSO_LINE + "lifting, sign rules, arb, z3"),
+    (E.SIDE_LINE + "none", E.SIDE_LINE + "z3"),
+])
+def test_unrecorded_or_shared_procedures_are_never_two_engines(trace):
+    """No record of the side conditions (an older results file), an unknown prover, a lemma
+    (an other claim's verdict: its procedures are not in this row), the lifting's facts (any
+    prover), a second record naming z3: never two engines."""
+    assert level(row(z3=Z3_PROVED, kernels=EXP_KERNELS, trace=trace)) == E.ONE
+
+
+def test_the_z3_columns_own_record_counts_too():
+    """A z3 verdict whose trace records an exponential step shares it with sympy-exp."""
+    z = dict(Z3_PROVED, trace=[E.ALSO_LINE + "exponential procedure"])
+    assert level(row(z3=z)) == E.ONE
+    assert level(row(z3=dict(Z3_PROVED, trace=[E.SIDE_LINE + "none"]))) == E.TWO
+
+
+@pytest.mark.parametrize("exact", [False, None, "yes", 1])
+def test_kernel_only_when_the_coq_goal_is_the_full_statement(exact):
+    """A Coq theorem weaker than the statement (a hypothesis's obligation filed as a premise,
+    the hypotheses of a closed statement dropped: issue 23, class 4) is no kernel evidence;
+    neither is an entry that does not say (``exact_statement`` missing or not exactly true)."""
+    entry = coq()
+    if exact is None:
+        del entry["exact_statement"]
+    else:
+        entry["exact_statement"] = exact
+    assert level(row(coq_entry=entry)) != E.KERNEL
+    neg = coq(what="negation")
+    neg["exact_statement"] = exact
+    assert level(row("refuted", "arb", "certified counterexample", coq_entry=neg)) == E.ONE
+
+
+def test_the_coq_translation_says_whether_the_goal_is_the_full_statement():
+    """check.exact_goal on the translator's goals: a hypothesis with a power (its obligation
+    0 < x becomes a premise) and a closed statement with a hypothesis (printed without it)
+    are not exact; a plain identity is."""
+    import sympy as sp
+
+    from peproof.claims import Eq, Le, Lt, Statement, var
+    from peproof.kernel.coq.check import exact_goal
+    from peproof.kernel.coq.translate import translate
+
+    x, xv = var("x", "real")
+    plain = translate(Statement((Eq(2 * x, x + x),), (xv,)))
+    weak = translate(Statement((Lt(0, x),), (xv,), (Le(x ** sp.Rational(3, 2), 0),)))
+    closed = translate(Statement((Eq(sp.Integer(0), sp.Integer(1)),), (),
+                                 (Lt(sp.Integer(1), sp.Integer(0)),)))
+    assert exact_goal(plain) is True
+    assert exact_goal(weak) is False and exact_goal(closed) is False
+
+
 # ---------------------------------------------------------------------------- real rows
 @pytest.fixture(scope="module")
 def real_rows():
@@ -239,6 +318,7 @@ def test_real_rows_two_engines_only_on_independent_engines(real_rows):
         if lvl == E.TWO:
             assert r["verdict"]["status"] == r["z3"]["status"] == "proved"
             assert E.rests_on(r["verdict"]["engine"]).isdisjoint(E.rests_on(r["z3"]["engine"]))
+            assert any(t == E.SIDE_LINE + "none" for t in r["verdict"]["trace"]), r["id"]
         if r["verdict"]["engine"] == "construction":
             assert lvl == E.BUILT
         if r["verdict"]["status"] == "refuted":
@@ -249,6 +329,39 @@ def test_real_rows_two_engines_only_on_independent_engines(real_rows):
     shared = [r for r in real_rows["claims"] if r["evidence"]["level"] == E.ONE
               and r["z3"]["status"] == "proved"]
     assert shared and all("shares z3" in r["evidence"]["why"] for r in shared)
+
+
+#: the registry's rows whose exponential verdict had a side condition proved by z3 and which the
+#: previous evidence.py called two engines (issue 23, class 3: `peproof prove --no-coq`)
+Z3_SIDE = ("distance.polarization", "distance.sq_eq_d_minus_two_sum_cos",
+           "distance.sq_eq_two_sum_one_minus_cos", "distance.depends_only_on_offset",
+           "distance.taylor_coefficients_at_zero", "distance.speed_sq_eq_sum_omega_sq",
+           "fourier.affine_map_shifts_phase", "inner_product.eq_sum_cos_offset",
+           "inner_product.depends_only_on_offset", "inner_product.even_in_offset",
+           "norm.sq_eq_half_d", "norm.same_sphere_for_all_positions",
+           "products.position_dot_depends_on_difference")
+
+
+def test_registry_rows_whose_side_conditions_z3_proved_are_not_two_engines():
+    """The 13 rows of issue 23 (class 3), through the results envelope without Coq: each
+    verdict records z3 among its side conditions' provers, the z3 column proved it too, and the
+    level is one engine naming z3 as shared.  The z3 column runs under a time limit: where it
+    did not prove the claim on this (loaded) machine, its proof is put in, the case that
+    matters.  Failed on the previous evidence.py (13 x two engines) and on a decide.py that does
+    not record the side conditions (not recorded: the reason differs)."""
+    from peproof import registry, results
+
+    rows = results.run([registry.get(c) for c in Z3_SIDE], falsifiers=False)["claims"]
+    for r in rows:
+        side = [t for t in r["verdict"]["trace"] if t.startswith(E.SIDE_LINE)]
+        assert side and "z3" in side[-1], (r["id"], side)
+        assert r["verdict"]["status"] == "proved", r["id"]
+        assert r["evidence"]["level"] != E.TWO, (r["id"], r["evidence"])
+        if r["z3"]["status"] != "proved":
+            r["z3"] = dict(Z3_PROVED, trace=["1 z3 queries (one per block), all unsat"])
+        ev = E.evidence(r)
+        assert ev["level"] == E.ONE, (r["id"], ev)
+        assert "shares" in ev["why"] and "z3" in ev["why"], ev
 
 
 # ---------------------------------------------------------------------------- pytest proofs

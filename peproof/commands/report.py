@@ -67,8 +67,8 @@ def add_parser(sub) -> None:
                    help="also write the full record (every trace, falsifier, engine column and "
                    "the trusted base) as a second document")
     p.add_argument("--fresh", action="store_true",
-                   help="decide every claim and run the numerics again, even if the results "
-                   "of this commit are cached")
+                   help="decide every claim, check it in Coq and run the numerics again, even if "
+                   "the results of this commit are cached (the Coq cache is not read)")
     p.add_argument("--numerics", choices=("default", "quick", "none"), default="default",
                    help="numeric checks: default (N = 62832, every d), quick (small), none")
     p.add_argument("--no-peers", action="store_true",

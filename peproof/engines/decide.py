@@ -40,9 +40,10 @@ from peproof.engines.objects import Delta, PiIntegral
 from peproof.engines.versions import all_versions, versions
 from peproof.kernel.arb import Unsupported, ball_str, certified_sign
 
-__all__ = ["CONSTRUCTION", "FRAGMENT", "LIFT_AXIOM", "SETTLED", "construction_verdict",
-           "decide", "decide_statement", "lift", "refute", "refute_at",
-           "settled_by_construction", "versions", "with_default"]
+__all__ = ["ALSO_LINE", "CONSTRUCTION", "FRAGMENT", "LIFT_AXIOM", "SETTLED", "SIDE_LINE",
+           "construction_verdict", "decide", "decide_statement", "lift", "note_lemma",
+           "record_procedures",
+           "refute", "refute_at", "settled_by_construction", "versions", "with_default"]
 
 #: everything the well-formedness gate accepts (the default engines dispatch per conclusion;
 #: the exponential procedure refuses what is outside its own fragment)
@@ -124,6 +125,67 @@ def construction_verdict(stmt: Statement, shown: int = 8) -> Verdict:
         trace.append(f"  ... and {n - shown} more")
     return Verdict("proved", CONSTRUCTION, f"sympy {sp.__version__}", SETTLED,
                    ("reflexivity: e = e, e <= e",), trace=trace)
+
+
+#: the trace line naming the procedures that proved the statement's side conditions (shared by
+#: every verdict on the statement: the z3 column passes the same gate), ``none`` if there are none
+SIDE_LINE = "side conditions proved by: "
+#: the trace line naming what else the verdict rests on besides its engine: the lifting and the
+#: provers of its facts, the other claims' verdicts a proof function may use (``lemma <id>``)
+ALSO_LINE = "the proof also rests on: "
+#: how a side condition was shown (peproof.engines.facts) -> the procedures it rests on.  A
+#: reduction to parts (cases, factors, a power's base) does not record its parts' provers: it
+#: rests on any of them.  A name not listed rests on unknown procedures (``*``).
+_ANY_PROVER = ("sign rules", "arb", "z3")
+SIDE_PROVERS = {"sign rules": ("sign rules",), "structure": ("sign rules",), "arb": ("arb",),
+                "z3": ("z3",), "cases": _ANY_PROVER, "factors": _ANY_PROVER,
+                "power of a positive base": _ANY_PROVER,
+                "power of a nonnegative base": _ANY_PROVER}
+
+
+def _side_procedures(stmt: Statement | None) -> list[str] | None:
+    """The procedures behind the proofs of ``stmt``'s side conditions (None: not known)."""
+    if stmt is None:
+        return []
+    try:
+        wf = facts.check(stmt)
+    except facts.IllFormed:
+        return None
+    out: list[str] = []
+    for *_, how in wf.proved:
+        out += SIDE_PROVERS.get(how, ("*",))
+    return list(dict.fromkeys(out))
+
+
+_LEMMAS: list[list[str]] = []  # per decide() in progress: the claims' verdicts it read
+
+
+def note_lemma(claim_id: str) -> None:
+    """A proof function read the verdict of claim ``claim_id`` (``peproof.verdicts.verdict_of``
+    says so): the verdict being decided rests on it too."""
+    if _LEMMAS and claim_id not in _LEMMAS[-1]:
+        _LEMMAS[-1].append(claim_id)
+
+
+def record_procedures(verdict: Verdict, stmt: Statement | None, lemmas: list[str] = ()
+                      ) -> Verdict:
+    """Append to ``verdict``'s trace the procedures it rests on besides its engine
+    (:data:`SIDE_LINE`, :data:`ALSO_LINE`; read by :mod:`peproof.evidence`): the provers of the
+    statement's side conditions, the lifting and the provers of its facts (the positivity of a
+    count or a base: any of sign rules, arb and z3, whose choice the lifting does not record),
+    and the ``lemmas``: the claims whose verdicts a proof function read (:func:`note_lemma`).
+    Lines already there (a verdict of :func:`decide_statement` inside a proof function) are
+    kept: the reader takes the union of every such line."""
+    side = _side_procedures(stmt)
+    also: list[str] = []
+    lifted = any(str(t).startswith("lift over") for t in verdict.trace)
+    if LIFT_AXIOM in verdict.axioms or lifted:
+        also += ["lifting", *_ANY_PROVER]
+    also += [f"lemma {u}" for u in lemmas]
+    said = "*" if side is None else (", ".join(side) or "none")
+    verdict.trace = list(verdict.trace) + [SIDE_LINE + said] + (
+        [ALSO_LINE + ", ".join(dict.fromkeys(also))] if also else [])
+    return verdict
 
 
 def _decide_statement(stmt: Statement, search: bool = True) -> Verdict:
@@ -248,7 +310,8 @@ def decide_statement(stmt: Statement, search: bool = True) -> Verdict:
 
     Raises :class:`~peproof.engines.wellformed.IllFormed` for a statement the well-formedness
     gate refuses; a statement whose side conditions are not all proved gets no proof."""
-    return finish(stmt, _recorded(lambda: _decide_statement(stmt, search)))
+    return record_procedures(finish(stmt, _recorded(lambda: _decide_statement(stmt, search))),
+                             stmt)
 
 
 def decide(claim: Claim) -> Verdict:
@@ -260,7 +323,12 @@ def decide(claim: Claim) -> Verdict:
     kept only when every side condition is proved; the verdict passes the falsification gate on
     the claim's statement."""
     t0 = time.perf_counter()
-    verdict = finish(claim.statement, _recorded(lambda: _decide(claim)))
+    _LEMMAS.append([])
+    try:
+        verdict = finish(claim.statement, _recorded(lambda: _decide(claim)))
+    finally:
+        lemmas = _LEMMAS.pop()
+    record_procedures(verdict, claim.statement if claim.kind != "informal" else None, lemmas)
     verdict.seconds = time.perf_counter() - t0
     return verdict
 

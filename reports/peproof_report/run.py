@@ -349,7 +349,7 @@ def collect(build: Path, pattern: str | None = None, numerics: str = "default",
 
         say(f"checking the claims in Coq (.v files in {build / 'coq'})")
         t_coq = time.perf_counter()
-        R.add_coq(merged["claims"], claims, build / "coq")
+        R.add_coq(merged["claims"], claims, build / "coq", recheck=fresh)  # --fresh: Coq too
         outputs["coq"] = {"seconds": time.perf_counter() - t_coq}
         merged["summary"] = R.summarize(merged["claims"], merged["summary"]["seconds"])
         run = {"schema": CACHE_SCHEMA, "fingerprint": fp, "options": options,

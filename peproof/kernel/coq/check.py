@@ -43,6 +43,10 @@ class CoqResult:
     conflict: str = ""
     obligations: tuple[str, ...] = field(default_factory=tuple)
     scope: str = ""  # what print_assumptions covers: "lemma", or "batch of n" (their union)
+    # the goal is the claim's FULL statement (:func:`exact_goal`): no premise the statement does
+    # not have, none of its hypotheses dropped.  peproof.evidence calls a check ``kernel`` only
+    # when this is true.
+    exact: bool = False
 
     @property
     def checked(self) -> bool:
@@ -54,11 +58,24 @@ class CoqResult:
                 "print_assumptions": self.print_assumptions, "coq_version": self.coq_version,
                 "seconds": round(self.seconds, 3), "cached": self.cached, "vfile": self.vfile,
                 "conflict": self.conflict, "obligations": list(self.obligations),
-                "assumptions_scope": self.scope}
+                "assumptions_scope": self.scope, "exact_statement": self.exact}
 
 
 def not_checked(reason: str, **kw) -> CoqResult:
     return CoqResult(f"not checked in Coq: {reason}", **kw)
+
+
+def exact_goal(goal) -> bool:
+    """The printed goal states the statement itself, no weaker: a translator that says so
+    (``goal.exact``) is believed; otherwise the goal must file no definedness obligation of a
+    hypothesis as a premise (``def_hyps``: ``0 < x`` for ``x**(3/2)`` makes Coq prove a weaker
+    theorem, vacuous where the premise fails) and must not drop the hypotheses of a statement
+    without variables (printed as its conclusions alone)."""
+    said = getattr(goal, "exact", None)
+    if isinstance(said, bool):
+        return said
+    return not tuple(getattr(goal, "def_hyps", ()) or ()) and (
+        bool(getattr(goal, "binders", ())) or not tuple(getattr(goal, "hyps", ()) or ()))
 
 
 def plan(claim: Claim, verdict: dict | None) -> tuple[run.Job | None, CoqResult | None]:
@@ -85,7 +102,7 @@ def plan(claim: Claim, verdict: dict | None) -> tuple[run.Job | None, CoqResult 
                   script.needs | _lib_needs(goal), negation=script.negation)
     info = CoqResult("", what="negation" if script.negation else "statement",
                      klass=script.klass, lemma=job.lemma, goal=text,
-                     obligations=goal.obligations + goal.def_hyps)
+                     obligations=goal.obligations + goal.def_hyps, exact=exact_goal(goal))
     return job, info
 
 
@@ -95,8 +112,11 @@ def _lib_needs(goal: translate.Goal) -> frozenset:
 
 def check_claims(claims: list[Claim], verdicts: dict | None = None,
                  build_dir: Path | None = None, cache_dir: Path | None = None,
-                 workers: int = 2) -> dict[str, CoqResult]:
-    """One :class:`CoqResult` per claim (see the module's docstring)."""
+                 workers: int = 2, use_cache: bool = True, key: bytes | None = None
+                 ) -> dict[str, CoqResult]:
+    """One :class:`CoqResult` per claim (see the module's docstring).  ``use_cache`` False
+    checks every claim again (``prove --recheck``); ``key`` authenticates the result cache
+    (:func:`peproof.kernel.coq.run.check_jobs`: the user's key, passed by the caller)."""
     verdicts = verdicts or {}
     out: dict[str, CoqResult] = {}
     jobs, infos = [], {}
@@ -107,7 +127,8 @@ def check_claims(claims: list[Claim], verdicts: dict | None = None,
         else:
             jobs.append(job)
             infos[c.id] = info
-    done = run.check_jobs(jobs, build_dir=build_dir, cache_dir=cache_dir, workers=workers)
+    done = run.check_jobs(jobs, build_dir=build_dir, cache_dir=cache_dir, workers=workers,
+                          use_cache=use_cache, key=key)
     for job in jobs:
         o, info = done[job.key], infos[job.key]
         info.coq_version, info.seconds, info.cached = o.coq_version, o.seconds, o.cached

@@ -20,11 +20,29 @@ Results are cached by content (goal, script, the compiled library's hash, the Co
 file's own text); the library itself is compiled once per content hash into the cache folder
 (``$PEPROOF_COQ_CACHE``, else ``$XDG_CACHE_HOME/peproof/coq``, else ``~/.cache/peproof/coq``).
 Without ``coqc`` every job is "coq not installed".
+
+**The cache is not trusted on its word.**  Each result entry carries an HMAC-SHA256, under the
+caller's key (the user's checkpoint key, :mod:`peproof.guard.keys`, passed down by the caller:
+the kernel imports nothing outside itself), of its content key and its result: a forged entry,
+an entry copied under another content key, an edited one or one signed with another user's key
+is a miss, computed again, never ``checked``.  Without a key a process uses one of its own (its
+entries are trusted by itself only).  The compiled library's ``built.json`` is signed the same
+way and lists the SHA-256 of every compiled file: a damaged, half-written or replaced ``.vo``
+makes the library be compiled again.
+
+**A fault of the environment is never a result.**  ``coqc`` killed by a signal (the OOM killer's
+SIGKILL), out of time, out of space or unable to write the library into the cache folder gives
+"not checked" with the fault named, is not cached (neither the result nor the library's state)
+and the next run tries again.  With the library compiled, a full or read-only cache folder only
+stops the results from being kept: the batches are compiled in the temporary folder.
+SIGINT / SIGTERM stop every coqc of the pass (their process groups killed) before the
+exception goes on.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import re
@@ -32,7 +50,9 @@ import shutil
 import signal
 import subprocess
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,6 +62,9 @@ RUNNER_VERSION = "1"
 #: of Print Assumptions), so any change to it makes every cached result stale
 RUNNER_SOURCE = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
 BATCH_TIMEOUT = 900  # seconds of one coqc run
+#: seconds between two looks at a signal while coqc runs (a wait on a lock or a pipe is not
+#: interrupted by a signal another thread received: the handler would run only when it ends)
+POLL = 0.2
 JOB_TIMEOUT = 10  # seconds of one proof script (Coq's [timeout]: wall clock; then the fallback),
 # plus one second per 2000 characters of goal (a 1646-relation goal is 220 KB)
 
@@ -76,6 +99,73 @@ FORBIDDEN = re.compile(
     r"|Notation|Infix|Set|Unset|Ltac|Declare|Context|Instance|Existing|Local|Global|Print"
     r"|Drop|Quit|Fail|Succeed|Redirect|Time|Timeout|Goal|Opaque|Transparent|Arguments)\b")
 MARK = "@@PEPROOF"
+#: the key of a caller that passes none: this process's own (nothing another run signed is read)
+_PROCESS_KEY = os.urandom(32)
+
+
+class EnvFault(Exception):
+    """A fault of the environment (coqc killed, out of space, a folder not writable): never a
+    result, never cached."""
+
+
+def signal_fault(returncode: int) -> str | None:
+    """"killed by signal N (NAME)" when ``returncode`` says the process died of a signal (a
+    negative code, or 128 + N from a shell wrapper), else None."""
+    n = -returncode if returncode < 0 else returncode - 128 if 128 < returncode <= 128 + 64 \
+        else 0
+    if not n:
+        return None
+    try:
+        name = signal.Signals(n).name
+    except ValueError:
+        name = "?"
+    return f"coqc was killed by signal {n} ({name})"
+
+
+#: what coqc prints when the machine, not the input, stopped it (never a result of the job)
+ENV_ERRORS = ("No space left on device", "Disk quota exceeded", "Read-only file system",
+              "Out of memory", "Cannot allocate memory", "Input/output error")
+
+
+def output_fault(returncode: int, text: str) -> str | None:
+    """The fault of the environment a failed coqc run shows: killed by a signal, or one of
+    :data:`ENV_ERRORS` in its output; None for a failure of the input."""
+    killed = signal_fault(returncode)
+    if killed or returncode == 0:
+        return killed
+    found = next((e for e in ENV_ERRORS if e in text), None)
+    return f"coqc failed: {found}" if found else None
+
+
+def os_fault(exc: OSError, what: str) -> str:
+    where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+    return f"{what}{where}: {exc.strerror or exc}"
+
+
+def sign(key: bytes, kind: str, name: str, data) -> str:
+    """HMAC-SHA256 (hex) of ``data`` filed as ``kind`` under ``name`` (canonical JSON)."""
+    msg = json.dumps([kind, name, data], sort_keys=True, ensure_ascii=True).encode()
+    return hmac.new(key, msg, hashlib.sha256).hexdigest()
+
+
+def signed(key: bytes, kind: str, name: str, d) -> object | None:
+    """The payload of a signed record ``d`` (``{"kind", "name", "data", "mac"}``), or None when
+    it is not a record of ``kind`` under ``name`` signed with ``key``."""
+    if not isinstance(d, dict) or d.get("kind") != kind or d.get("name") != name:
+        return None
+    mac = d.get("mac")
+    if not isinstance(mac, str) or not hmac.compare_digest(
+            mac.encode("ascii", "replace"), sign(key, kind, name, d.get("data")).encode()):
+        return None
+    return d.get("data")
+
+
+def record(key: bytes, kind: str, name: str, data) -> dict:
+    return {"kind": kind, "name": name, "data": data, "mac": sign(key, kind, name, data)}
+
+
+_LIVE: set = set()  # the coqc processes running now (killed on an interrupt)
+_LIVE_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -188,39 +278,128 @@ class Library:
     hash: str
     modules: frozenset  # compiled modules
     errors: dict  # module -> error line
+    fault: str = ""  # a fault of the environment: nothing was compiled, nothing recorded
 
 
-def build_library(exe: str, version: str, root: Path) -> Library:
+def _vo_hashes(folder: Path) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.iterdir()) if p.suffix in (".vo", ".vos", ".vok", ".glob")}
+
+
+def _load_library(dest: Path, lh: str, key: bytes) -> Library | None:
+    """The library in ``dest`` if its ``built.json`` is signed with ``key`` for ``lh`` and every
+    compiled file is the one recorded, else None (absent, damaged, forged: build it again)."""
+    try:
+        meta = signed(key, "library", lh, json.loads((dest / "built.json").read_text()))
+        if not isinstance(meta, dict) or _vo_hashes(dest) != meta.get("files"):
+            return None
+        return Library(dest, lh, frozenset(meta["modules"]), dict(meta["errors"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def build_library(exe: str, version: str, root: Path, key: bytes | None = None) -> Library:
     """Compile the library into ``root/lib-<hash>`` once (a module that does not compile is
-    recorded: the jobs that need it are not checked)."""
+    recorded: the jobs that need it are not checked).  A library whose record is not signed
+    with ``key`` or whose compiled files differ from it is compiled again; a fault of the
+    environment (coqc killed, no room) is returned as ``fault`` and recorded nowhere."""
+    key = key or _PROCESS_KEY
     lh = library_hash(version)
     dest = root / f"lib-{lh[:20]}"
-    done = dest / "built.json"
-    if done.exists():
-        meta = json.loads(done.read_text())
-        return Library(dest, lh, frozenset(meta["modules"]), meta["errors"])
-    root.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix="lib-build-", dir=root))
-    srcs = library_sources()
-    ok, errors = [], {}
-    for name in _order(srcs):
-        if any(d not in ok for d in _deps(srcs[name], srcs)):
-            errors[name] = "a module it imports did not compile"
-            continue
-        (tmp / f"{name}.v").write_text(srcs[name])
-        r = subprocess.run([exe, "-q", "-Q", str(tmp), "PEProof", str(tmp / f"{name}.v")],
-                           capture_output=True, text=True, timeout=BATCH_TIMEOUT, cwd=tmp)
-        if r.returncode == 0:
-            ok.append(name)
-        else:
-            errors[name] = _first_error(r.stdout + r.stderr)
-    (tmp / "built.json").write_text(json.dumps({"modules": ok, "errors": errors}))
+    lib = _load_library(dest, lh, key)
+    if lib is not None:
+        return lib
+    tmp = None
     try:
-        tmp.rename(dest)
-    except OSError:  # built meanwhile by another run: use theirs
-        shutil.rmtree(tmp, ignore_errors=True)
-    meta = json.loads(done.read_text())
-    return Library(dest, lh, frozenset(meta["modules"]), meta["errors"])
+        root.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix="lib-build-", dir=root))
+        srcs = library_sources()
+        ok, errors = [], {}
+        for name in _order(srcs):
+            if any(d not in ok for d in _deps(srcs[name], srcs)):
+                errors[name] = "a module it imports did not compile"
+                continue
+            (tmp / f"{name}.v").write_text(srcs[name])
+            cmd = [exe, "-q", "-Q", str(tmp), "PEProof", str(tmp / f"{name}.v")]
+            r = _run(cmd, tmp)
+            fault = output_fault(r.returncode, r.stdout + r.stderr)
+            if fault:
+                raise EnvFault(f"{fault} while compiling the library module {name}")
+            if r.returncode == 0:
+                ok.append(name)
+            else:
+                errors[name] = _first_error(r.stdout + r.stderr)
+        meta = {"modules": ok, "errors": errors, "files": _vo_hashes(tmp)}
+        (tmp / "built.json").write_text(json.dumps(record(key, "library", lh, meta)))
+        if dest.exists():  # damaged or not ours: set aside, then removed
+            aside = root / f".stale-{dest.name}-{os.getpid()}"
+            os.replace(dest, aside)
+            shutil.rmtree(aside, ignore_errors=True)
+        try:
+            tmp.rename(dest)
+            tmp = None
+        except OSError:  # built meanwhile by another run: use theirs if it is sound
+            pass
+    except subprocess.TimeoutExpired:
+        return Library(None, lh, frozenset(), {}, f"coqc timed out after {BATCH_TIMEOUT} s "
+                       "while compiling the library")
+    except EnvFault as exc:
+        return Library(None, lh, frozenset(), {}, str(exc))
+    except OSError as exc:
+        return Library(None, lh, frozenset(), {},
+                       os_fault(exc, "cannot compile the library in the Coq cache folder"))
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+    lib = _load_library(dest, lh, key)
+    if lib is None:
+        return Library(None, lh, frozenset(), {}, f"the compiled library in {dest} cannot be "
+                       "read back (changed while it was being installed)")
+    return lib
+
+
+def _run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """One coqc run in its own process group, registered so that an interrupt kills it; on a
+    timeout or any exception its whole group is killed."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=cwd, start_new_session=True)
+    with _LIVE_LOCK:
+        _LIVE.add(proc)
+    deadline = time.monotonic() + BATCH_TIMEOUT
+    try:
+        while True:  # short waits: a signal that another thread received is seen at once
+            try:
+                out, err = proc.communicate(timeout=min(POLL, BATCH_TIMEOUT))
+                break
+            except subprocess.TimeoutExpired:
+                if time.monotonic() >= deadline:
+                    raise
+    except BaseException:
+        _kill(proc)
+        raise
+    finally:
+        with _LIVE_LOCK:
+            _LIVE.discard(proc)
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def kill_all() -> None:
+    """Kill every coqc of this process that is still running (an interrupt)."""
+    with _LIVE_LOCK:
+        procs = list(_LIVE)
+    for p in procs:
+        _kill(p)
 
 
 def _first_error(text: str) -> str:
@@ -364,20 +543,15 @@ def audit_text(batch: _Batch, module: str, ok: list[int], each: bool) -> str:
 
 
 def _coqc(exe: str, lib: Library, workdir: Path, path: Path) -> subprocess.CompletedProcess:
-    """One coqc run; on a timeout or an interrupt its whole process group is killed."""
+    """One coqc run on a batch; its process group is killed on a timeout or an interrupt, and
+    coqc killed by a signal or stopped by the machine (:func:`output_fault`) is a fault of the
+    environment (:class:`EnvFault`), never a lemma's failure."""
     cmd = [exe, "-q", "-Q", str(lib.path), "PEProof", "-Q", str(workdir), "PEBatch", str(path)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=workdir, start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=BATCH_TIMEOUT)
-    except BaseException:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        proc.wait()
-        raise
-    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+    r = _run(cmd, workdir)
+    fault = output_fault(r.returncode, r.stdout + r.stderr)
+    if fault:
+        raise EnvFault(fault)
+    return r
 
 
 def _run_batch(exe: str, lib: Library, batch: _Batch, workdir: Path, name: str,
@@ -389,25 +563,32 @@ def _run_batch(exe: str, lib: Library, batch: _Batch, workdir: Path, name: str,
     while todo:
         b = _Batch(todo, batch.needs)
         path = workdir / f"{name}.v"
-        path.write_text(batch_text(b))
         try:
+            path.write_text(batch_text(b))
             r = _coqc(exe, lib, workdir, path)
         except subprocess.TimeoutExpired:
             return out | {j.key: Outcome("failed", f"coqc timed out after {BATCH_TIMEOUT} s",
+                                         coq_version=version) for j in todo}
+        except EnvFault as exc:
+            return out | {j.key: Outcome("failed", str(exc), coq_version=version)
+                          for j in todo}
+        except OSError as exc:
+            return out | {j.key: Outcome("failed", os_fault(exc, "cannot write the batch"),
                                          coq_version=version) for j in todo}
         if r.returncode == 0:
             times = [(float(w), float(u)) for w, u in re.findall(
                 r"Finished (?:failing )?transaction in ([\d.]+) secs \(([\d.]+)u", r.stdout)]
             fell = {int(m) for m in re.findall(rf"{MARK}-FALLBACK (\d+)", r.stdout)}
             for n in sorted(fell):
-                # out of time says as much about this machine's load as about the script; cached
-                # like the rest (a rebuild reuses everything; clear the cache to try again)
+                # out of time says as much about this machine's load as about the script: a
+                # fault of the environment as much as a result, so not cached (the next run
+                # tries again); a script that did not close the goal in time is a result
                 limit = time_limit(todo[n])
                 late = n < len(times) and times[n][0] >= 0.95 * limit
                 out[todo[n].key] = Outcome(
                     "failed", f"the proof script ran out of time ({limit} s wall)" if late
                     else "the proof script did not close the goal", coq_version=version,
-                    cacheable=True)
+                    cacheable=not late)
             ok = [n for n in range(len(todo)) if n not in fell]
             out.update(_audit(exe, lib, b, workdir, name, version, ok))
             for n, j in enumerate(todo):
@@ -429,12 +610,18 @@ def _audit(exe, lib, b: _Batch, workdir: Path, name: str, version: str, ok: list
     out: dict[str, Outcome] = {}
     while ok:
         path = workdir / f"{name}_audit{'_each' if each else ''}.v"
-        path.write_text(audit_text(b, name, ok, each))
         try:
+            path.write_text(audit_text(b, name, ok, each))
             r = _coqc(exe, lib, workdir, path)
         except subprocess.TimeoutExpired:
             return out | {b.jobs[n].key: Outcome("failed", "the audit timed out",
                                                  coq_version=version) for n in ok}
+        except EnvFault as exc:
+            return out | {b.jobs[n].key: Outcome("failed", f"the audit: {exc}",
+                                                 coq_version=version) for n in ok}
+        except OSError as exc:
+            return out | {b.jobs[n].key: Outcome("failed", os_fault(
+                exc, "cannot write the audit"), coq_version=version) for n in ok}
         if r.returncode != 0:
             culprit, msg = _culprit(r.stdout + r.stderr, b.audit_spans)
             if culprit is None or not culprit.startswith("audit "):
@@ -488,9 +675,12 @@ def _culprit(text: str, spans: dict) -> tuple[str | None, str]:
 
 
 def check_jobs(jobs: list[Job], build_dir: Path | None = None, cache_dir: Path | None = None,
-               workers: int = 2, batch_size: int = 150, use_cache: bool = True
-               ) -> dict[str, Outcome]:
-    """Check every job; the result of each: checked / failed (why) / absent (no coqc)."""
+               workers: int = 2, batch_size: int = 150, use_cache: bool = True,
+               key: bytes | None = None) -> dict[str, Outcome]:
+    """Check every job; the result of each: checked / failed (why) / absent (no coqc).
+    ``use_cache`` False ignores the cached results (they are still written); ``key`` signs and
+    authenticates the cache (see the module's docstring)."""
+    key = key or _PROCESS_KEY
     exe = coqc()
     version = coq_version(exe) if exe else None
     if build_dir is not None:
@@ -501,16 +691,15 @@ def check_jobs(jobs: list[Job], build_dir: Path | None = None, cache_dir: Path |
             out[j.key] = Outcome("absent", "coq not installed")
         return out
     root = Path(cache_dir) if cache_dir else cache_root()
-    lib = build_library(exe, version, root)
+    lib = build_library(exe, version, root, key) if jobs else None
     results = root / "results"
-    results.mkdir(parents=True, exist_ok=True)
     pending: list[Job] = []
     for j in jobs:
         vfile = None
         if build_dir is not None:
             vfile = build_dir / f"{j.lemma}.v"
             vfile.write_text(standalone(j))
-        why = refuse(j)
+        why = refuse(j) or lib.fault
         missing = sorted(m for m in _needed_modules(j.needs) if m not in lib.modules)
         if why or missing:
             reason = why or ("library module(s) " + ", ".join(missing) + " did not compile: "
@@ -518,52 +707,95 @@ def check_jobs(jobs: list[Job], build_dir: Path | None = None, cache_dir: Path |
             out[j.key] = Outcome("failed", reason, coq_version=version,
                                  vfile=str(vfile) if vfile else None)
             continue
-        key = job_key(j, lib, version)
-        hit = results / f"{key}.json"
-        d = _read_cached(hit) if use_cache else None
+        name = job_key(j, lib, version)
+        d = _read_cached(results / f"{name}.json", key, name) if use_cache else None
         if d is not None:
             out[j.key] = Outcome(d["status"], d["reason"], tuple(d["assumptions"]), version,
                                  d["seconds"], True, str(vfile) if vfile else None,
                                  d.get("print_assumptions", ""), d.get("scope", ""), True)
             continue
         pending.append(j)
-    batches = _make_batches(pending, workers, batch_size)
-    work = Path(tempfile.mkdtemp(prefix="peproof-coq-", dir=root))
+    if not pending:
+        return out
     try:
-        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            futs = [pool.submit(_run_batch, exe, lib, b, work, f"batch{n}", version)
-                    for n, b in enumerate(batches)]
-            for f in futs:
-                out.update(f.result())
+        results.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        pass  # a full or read-only cache folder: the results of this run are not kept
+    try:
+        work = _room(Path(tempfile.mkdtemp(prefix="peproof-coq-", dir=root)))
+    except OSError:
+        try:  # the cache folder full or read-only: the batches are compiled in TMPDIR
+            work = Path(tempfile.mkdtemp(prefix="peproof-coq-"))
+        except OSError as exc:
+            fault = os_fault(exc, "cannot write a temporary folder for coqc")
+            return out | {j.key: Outcome("failed", fault, coq_version=version)
+                          for j in pending}
+    batches = _make_batches(pending, workers, batch_size)
+    pool = ThreadPoolExecutor(max_workers=max(1, workers))
+    try:
+        futs = [pool.submit(_run_batch, exe, lib, b, work, f"batch{n}", version)
+                for n, b in enumerate(batches)]
+        running = set(futs)
+        while running:  # never one long wait: SIGINT / SIGTERM must reach the main thread
+            running = wait(running, timeout=POLL).not_done
+        for f in futs:
+            out.update(f.result())
+    except BaseException:  # an interrupt: no coqc of this pass is left running or waited for
+        pool.shutdown(wait=False, cancel_futures=True)
+        kill_all()
+        raise
     finally:
+        pool.shutdown(wait=False, cancel_futures=True)
         shutil.rmtree(work, ignore_errors=True)
     for j in pending:
         o = out[j.key]
         o.vfile = str(build_dir / f"{j.lemma}.v") if build_dir is not None else None
         if o.cacheable:
-            key = job_key(j, lib, version)
-            _write_cached(results / f"{key}.json", o.as_dict())
+            name = job_key(j, lib, version)
+            _write_cached(results / f"{name}.json", record(key, "result", name, o.as_dict()))
     return out
 
 
-def _read_cached(path: Path) -> dict | None:
-    """A cached result, or None (absent, or unreadable: then it is computed again)."""
+def _room(work: Path, probe: int = 1 << 16) -> Path:
+    """``work`` if a file of ``probe`` bytes can be written in it (a directory is created on a
+    full tmpfs, its files are not); else it is removed and the OSError raised."""
     try:
-        d = json.loads(path.read_text())
+        with open(work / ".room", "wb", buffering=0) as fh:
+            fh.write(b"\0" * probe)
+        (work / ".room").unlink()
+    except OSError:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return work
+
+
+def _read_cached(path: Path, key: bytes, name: str) -> dict | None:
+    """The cached result filed under the content key ``name``, or None: absent, unreadable, or
+    not a result signed with ``key`` for ``name`` (forged, edited, copied from another entry,
+    signed by another user) -- then it is computed again."""
+    try:
+        d = signed(key, "result", name, json.loads(path.read_text()))
     except (OSError, ValueError):
         return None
     keys = {"status", "reason", "assumptions", "seconds"}
-    return d if isinstance(d, dict) and keys <= d.keys() else None
+    if not isinstance(d, dict) or not keys <= d.keys() or d["status"] not in ("checked",
+                                                                              "failed"):
+        return None
+    return d
 
 
 def _write_cached(path: Path, data: dict) -> None:
-    """Written beside and renamed: a reader never sees half a file."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    """Written beside and renamed: a reader never sees half a file (a full or read-only cache
+    folder: not written, the result stands for this run)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         tmp.write_text(json.dumps(data))
         os.replace(tmp, path)
     except OSError:
-        tmp.unlink(missing_ok=True)
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
 
 
 def _needed_modules(needs: frozenset) -> set[str]:
