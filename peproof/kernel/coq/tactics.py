@@ -360,5 +360,23 @@ def _closer(r, pr: Printer, quick: bool = False) -> tuple[str, str, set]:
             alts.append(f"solve [intro; {trig_closer(exprs, pr)}]")
         except (NoScript, Untranslatable):
             pass
+    alts += bound_alternatives(exprs)
     alts.append(f"timeout {TIMEOUT} (solve [pe_interval])")
     return f"first [ {' | '.join(alts)} ]", "inequality", {"interval"}
+
+
+BOUND_TIMEOUT = 5  # seconds of one nra-based search (Coq's [timeout]: a failure, never a hang)
+
+
+def bound_alternatives(exprs) -> list[str]:
+    """Scripts keyed on the relation's shape (Check.v, "Bounds"): ``Abs`` anywhere -> the
+    hypotheses' bounds split and ``pe_absnra``; a common summand or factor on both sides ->
+    ``pe_gcongr``; a quotient -> ``pe_divnra`` (denominators positive by ``lra``/``nra``)."""
+    out = []
+    if _has(exprs, sp.Abs):
+        out.append(f"timeout {BOUND_TIMEOUT} (solve [pe_absnra])")
+    out.append(f"timeout {BOUND_TIMEOUT} (solve [pe_gcongr])")
+    if any(isinstance(n, sp.Pow) and n.exp.is_negative for e in exprs
+           for n in sp.preorder_traversal(e)):
+        out.append(f"timeout {BOUND_TIMEOUT} (solve [pe_divnra])")
+    return out
