@@ -148,7 +148,8 @@ Ltac pe_exp_facts :=
 Ltac pe_point :=
   first [ solve [lia] | solve [apply Z.even_spec; reflexivity] | solve [lra]
         | solve [pe_side]
-        | solve [pe_exp_facts; first [ lra | (intro; lra) | nra ]] ].
+        | solve [pe_exp_facts; first [ lra | (intro; lra) | nra ]]
+        | solve [assert (0 < PI) by exact PI_RGT_0; first [ lra | (intro; lra) | nra ]] ].
 
 (** [H : A1 -> ... -> An -> B] with each [Ai] closed: [H : B]. *)
 Ltac pe_feed H :=
