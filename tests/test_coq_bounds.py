@@ -89,3 +89,18 @@ def test_without_the_bound_scripts_the_new_classes_are_not_checked(cache, monkey
     st, _ = _statements()["b.affine"]
     res = check.check_claims([_claim("b.affine", st)], {}, cache_dir=cache)
     assert not res["b.affine"].checked
+
+
+@needs_coq
+@pytest.mark.timeout(600)
+def test_an_instance_with_closed_integer_limits_and_its_falsifier(cache):
+    """An 'exists' claim whose instance leaves closed integer terms under IZR (the limit
+    d/2 - 1 at d = 4: pe_zcomp computes them) is checked at its certified instance; the same
+    claim at an instance where the relation is false (k = 1: the distance still grows) is not."""
+    from peproof import registry
+
+    claim = registry.select("distance.not_monotone_in_offset")[0]
+    good = {"status": "proved", "witness": {"point": {"k": "3", "d": "4"}}}
+    bad = {"status": "proved", "witness": {"point": {"k": "1", "d": "4"}}}
+    assert check.check_claims([claim], {claim.id: good}, cache_dir=cache)[claim.id].checked
+    assert not check.check_claims([claim], {claim.id: bad}, cache_dir=cache)[claim.id].checked

@@ -143,13 +143,24 @@ Ltac pe_exp_facts :=
       lazymatch goal with _ : 0 < exp t |- _ => fail | _ => pose proof (exp_pos t) end
   end.
 
+(** Closed integer expressions under [IZR] computed ([IZR (4 / 2 - 1)] becomes [IZR 1]). *)
+Ltac pe_zcomp :=
+  repeat match goal with
+  | |- context [IZR ?z] =>
+      let z' := eval vm_compute in z in
+      assert_fails (constr_eq z z');
+      lazymatch z' with Zpos _ => idtac | Zneg _ => idtac | Z0 => idtac end;
+      change z with z'
+  end.
+
 (** Premises of a goal specialised at a point: domains (integer facts, evenness, signs) and the
     definedness obligations of the conclusions (nonzero denominators, positive bases). *)
 Ltac pe_point :=
   first [ solve [lia] | solve [apply Z.even_spec; reflexivity] | solve [lra]
         | solve [pe_side]
         | solve [pe_exp_facts; first [ lra | (intro; lra) | nra ]]
-        | solve [assert (0 < PI) by exact PI_RGT_0; first [ lra | (intro; lra) | nra ]] ].
+        | solve [assert (0 < PI) by exact PI_RGT_0; first [ lra | (intro; lra) | nra ]]
+        | solve [pe_zcomp; first [ lra | (intro; lra) ]] ].
 
 (** [H : A1 -> ... -> An -> B] with each [Ai] closed: [H : B]. *)
 Ltac pe_feed H :=
