@@ -104,3 +104,26 @@ def test_an_instance_with_closed_integer_limits_and_its_falsifier(cache):
     bad = {"status": "proved", "witness": {"point": {"k": "1", "d": "4"}}}
     assert check.check_claims([claim], {claim.id: good}, cache_dir=cache)[claim.id].checked
     assert not check.check_claims([claim], {claim.id: bad}, cache_dir=cache)[claim.id].checked
+
+
+@needs_coq
+@pytest.mark.timeout(600)
+def test_integer_multiples_of_pi_and_their_falsifiers(cache):
+    """pe_piZ: sin(pi n) = 0, cos(2 pi m) = 1, cos(pi (2 m + 1)) = -1 over the integers are
+    checked; sin(pi n / 2) = 0 and cos(pi (2 m + 1)) = 1 (false at n = 1, m = 0) are not."""
+    from peproof.claims import Eq
+
+    n, N = var("n", "integer")
+    m, M = var("m", "integer")
+    claims = {
+        "z.sin": (Statement(Eq(sp.sin(sp.pi * n), 0), (N,)), 1),
+        "z.cos_even": (Statement(Eq(sp.cos(sp.pi * 2 * m), 1), (M,)), 1),
+        "z.cos_odd": (Statement(Eq(sp.cos(sp.pi * (2 * m + 1)), -1), (M,)), 1),
+        "z.sin_half": (Statement(Eq(sp.sin(sp.pi * n / 2), 0), (N,)), 0),
+        "z.cos_odd_one": (Statement(Eq(sp.cos(sp.pi * (2 * m + 1)), 1), (M,)), 0),
+    }
+    res = check.check_claims([_claim(k, s) for k, (s, _) in claims.items()], {},
+                             cache_dir=cache)
+    got = {k: int(r.checked) for k, r in res.items()}
+    assert got == {k: want for k, (_, want) in claims.items()}, \
+        {k: r.status for k, r in res.items()}

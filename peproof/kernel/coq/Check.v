@@ -354,3 +354,26 @@ Ltac pe_gcongr :=
   intros; pe_zfacts; unfold Rdiv;
   repeat (assert_fails (solve [lra]); pe_gcongr_step);
   pe_posfacts; first [ solve [pe_possign] | pe_lra_nra ].
+
+(** [pe_piZ]: [sin t = 0], [cos t = 1], [cos t = -1] where [t] is [PI] times an integer of the
+    context (times 2 for [cos t = 1]; plus [PI] for [cos t = -1]), the equality of angles by
+    [ring] or [field] (denominators nonzero by [pe_side]).  The integer is searched among the
+    context's integer variables ([match] backtracks over them). *)
+Lemma cos_2piZ_PI : forall n : Z, cos (2 * PI * IZR n + PI) = -1.
+Proof. intro n; rewrite cos_plus, cos_2piZ, sin_2piZ, cos_PI, sin_PI; ring. Qed.
+
+Ltac pe_piZ :=
+  intros; pe_zfacts;
+  lazymatch goal with
+  | |- sin ?t = 0 =>
+      match goal with v : Z |- _ =>
+        rewrite (sin_arg t (PI * IZR v)) by first [ ring | (field; pe_side) ]; apply sin_piZ end
+  | |- cos ?t = 1 =>
+      match goal with v : Z |- _ =>
+        rewrite (cos_arg t (2 * PI * IZR v)) by first [ ring | (field; pe_side) ];
+        apply cos_2piZ end
+  | |- cos ?t = - 1 =>
+      match goal with v : Z |- _ =>
+        rewrite (cos_arg t (2 * PI * IZR v + PI)) by first [ ring | (field; pe_side) ];
+        apply cos_2piZ_PI end
+  end.

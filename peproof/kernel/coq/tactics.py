@@ -352,6 +352,8 @@ def _closer(r, pr: Printer, quick: bool = False) -> tuple[str, str, set]:
             alts += ["solve [pe_side]"]
         if powers:
             alts += ["solve [pe_rpow]"]
+        if trig:
+            alts += ["solve [pe_piZ]"]
         return f"first [ {' | '.join(alts)} ]", "trig" if trig else "algebra", set()
     alts = ["solve [pe_side]"] + (["solve [pe_rpow]"] if powers else []) + (
         ["solve [pe_expo]"] if ratios else []) + ["solve [pe_bounds; nra]", "solve [pe_abs; nra]"]
