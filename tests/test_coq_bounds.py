@@ -110,18 +110,34 @@ def test_an_instance_with_closed_integer_limits_and_its_falsifier(cache):
 @pytest.mark.timeout(600)
 def test_integer_multiples_of_pi_and_their_falsifiers(cache):
     """pe_piZ: sin(pi n) = 0, cos(2 pi m) = 1, cos(pi (2 m + 1)) = -1 over the integers are
-    checked; sin(pi n / 2) = 0 and cos(pi (2 m + 1)) = 1 (false at n = 1, m = 0) are not."""
+    checked, and so are the registry's dft.nyquist_entry_alternates and
+    dft.endpoint_sines_vanish (without pe_piZ these two are not: the sabotage);
+    sin(pi n / 2) = 0, sin(2 pi (N/4) n / N) = 0 and cos(pi (2 m + 1)) = 1 (false at n = 1,
+    m = 0) are not."""
     from peproof.claims import Eq
 
     n, N = var("n", "integer")
     m, M = var("m", "integer")
+    big, B = var("N", "even_pos_integer")
+
+    def angle(frac):  # 2 pi (N frac) n / N, kept unevaluated as the registry writes it
+        return sp.Mul(2, sp.pi, sp.Mul(big, frac, evaluate=False), n, sp.Pow(big, -1),
+                      evaluate=False)
+
     claims = {
+        "z.endpoint": (Statement(Eq(sp.sin(angle(sp.Rational(1, 2))), 0), (B, N)), 1),
+        "z.quarter": (Statement(Eq(sp.sin(angle(sp.Rational(1, 4))), 0), (B, N)), 0),
         "z.sin": (Statement(Eq(sp.sin(sp.pi * n), 0), (N,)), 1),
         "z.cos_even": (Statement(Eq(sp.cos(sp.pi * 2 * m), 1), (M,)), 1),
         "z.cos_odd": (Statement(Eq(sp.cos(sp.pi * (2 * m + 1)), -1), (M,)), 1),
         "z.sin_half": (Statement(Eq(sp.sin(sp.pi * n / 2), 0), (N,)), 0),
         "z.cos_odd_one": (Statement(Eq(sp.cos(sp.pi * (2 * m + 1)), 1), (M,)), 0),
     }
+    from peproof import registry
+
+    reg = registry.select("dft.nyquist_entry_alternates") + registry.select(
+        "dft.endpoint_sines_vanish")
+    claims.update({c.id: (c.statement, 1) for c in reg})
     res = check.check_claims([_claim(k, s) for k, (s, _) in claims.items()], {},
                              cache_dir=cache)
     got = {k: int(r.checked) for k, r in res.items()}
