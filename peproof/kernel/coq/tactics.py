@@ -23,6 +23,14 @@ Classes:
   ``interval`` or integer arithmetic);
 * ``witness`` -- an ``exists`` claim with a certified instance: the instance, then ``closed``;
 * ``library`` -- coqlib's general tactics (``pe_auto``) when their library ships them.
+
+Alternatives appended to a conclusion's closer (Check.v, "Bounds" and after), chosen by the
+relation's shape (:func:`bound_alternatives`), each under ``timeout``: ``pe_absnra`` (bounds
+``Abs(x) <= a`` split into two-sided ones, the goal's ``Abs`` too, then ``lra``/``nra``),
+``pe_gcongr`` (common summands and factors of known sign dropped from both sides),
+``pe_divnra`` (quotients by positive denominators made polynomial); for trig equations
+``pe_piZ`` (``sin t = 0``, ``cos t = +-1`` at integer multiples of pi).  ``pe_point`` also
+proves premises needing ``0 < PI`` and computes closed integer terms under ``IZR``.
 """
 
 from __future__ import annotations
