@@ -2,13 +2,17 @@
 
     python benchmarks/bench_coq.py            # a clean pass (empty cache) then a cached one
     python benchmarks/bench_coq.py --cached   # only the pass with the shared cache
+    python benchmarks/bench_coq.py --against 260c44d   # also that revision, same run: ratios
 
 Prints the claims checked in Coq per family and per class (the statement, or the negation of
 a refuted claim at its certified witness), the reasons of the rest grouped by class, the total
 wall time of the Coq pass, the CPU seconds of the proof scripts per class, the Print
 Assumptions summary (which axioms, how many claims rest on each), and the time of a rebuild
-with nothing changed (every result read from the cache).  Target (issue 18): the clean pass
-within 60 s on 2 cores; the rebuild reuses everything.
+with nothing changed (every result read from the cache).  With ``--against REV`` the same
+clean pass and rebuild are measured first on that revision of the tree (``git archive`` into
+a temporary folder, run in a child process with the same verdicts), and the figures are
+printed as ratios (this tree / REV): a busy machine slows both alike.  Target (issue 23): the
+clean pass within 60 s on 2 idle cores, the rebuild within 5 s.
 
 The engines' verdicts (for the witnesses of refuted claims) are computed first and not timed.
 """
@@ -100,10 +104,65 @@ def child_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
+_CHILD = """
+import json, resource, sys, tempfile, time
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from peproof import registry
+from peproof.kernel.coq import check
+v = json.loads(Path(sys.argv[2]).read_text())
+claims = registry.select(sys.argv[3] or None)
+cpu = lambda: sum(getattr(resource.getrusage(resource.RUSAGE_CHILDREN), f)
+                  for f in ("ru_utime", "ru_stime"))
+with tempfile.TemporaryDirectory() as tmp:
+    t0, c0 = time.perf_counter(), cpu()
+    res = check.check_claims(claims, v, cache_dir=Path(tmp))
+    wall, used = time.perf_counter() - t0, cpu() - c0
+    t0 = time.perf_counter()
+    check.check_claims(claims, v, cache_dir=Path(tmp))
+    rebuild = time.perf_counter() - t0
+print(json.dumps({"wall": wall, "cpu": used, "rebuild": rebuild,
+                  "checked": sum(r.checked for r in res.values())}))
+"""
+
+
+def measure(tree: Path, v: dict, pattern: str | None) -> dict:
+    """The clean pass and the rebuild of the peproof in ``tree`` (a child process)."""
+    import json
+    import subprocess
+
+    with tempfile.TemporaryDirectory() as tmp:
+        vf = Path(tmp) / "verdicts.json"
+        vf.write_text(json.dumps(v, default=str))
+        out = subprocess.run([sys.executable, "-c", _CHILD, str(tree), str(vf), pattern or ""],
+                             capture_output=True, text=True, check=True, cwd=tmp)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def against(rev: str, v: dict, pattern: str | None) -> None:
+    """REV's figures, then this tree's, measured one after the other; their ratios."""
+    import subprocess
+
+    with tempfile.TemporaryDirectory() as tmp:
+        arch = subprocess.run(["git", "-C", str(ROOT), "archive", rev], capture_output=True,
+                              check=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=arch, check=True)
+        base = measure(Path(tmp), v, pattern)
+    now = measure(ROOT, v, pattern)
+    print(f"\n== this tree against {rev}, measured in this run (ratio = this tree / {rev})")
+    print(f"{'':22s} {rev:>12s} {'this tree':>12s} {'ratio':>7s}")
+    for key, label in (("checked", "claims checked in Coq"), ("wall", "clean pass wall s"),
+                       ("cpu", "clean pass coqc CPU s"), ("rebuild", "rebuild wall s")):
+        b, n = base[key], now[key]
+        print(f"{label:22s} {b:12.1f} {n:12.1f} {n / b if b else float('nan'):7.2f}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cached", action="store_true", help="only the pass with the shared cache")
     ap.add_argument("--pattern", default=None, help="claims to check (glob), default all")
+    ap.add_argument("--against", default=None, metavar="REV",
+                    help="also measure that git revision in the same run and print ratios")
     args = ap.parse_args(argv)
     if run.coqc() is None:
         print("coq not installed: nothing to measure (make coq)")
@@ -111,6 +170,9 @@ def main(argv=None) -> int:
     claims = registry.select(args.pattern)
     v = verdicts(claims)
     print(f"coqc {run.coq_version()}, {len(claims)} claims")
+    if args.against:
+        against(args.against, v, args.pattern)
+        return 0
     if not args.cached:
         with tempfile.TemporaryDirectory() as tmp:
             t0, c0 = time.perf_counter(), child_cpu()

@@ -143,12 +143,24 @@ Ltac pe_exp_facts :=
       lazymatch goal with _ : 0 < exp t |- _ => fail | _ => pose proof (exp_pos t) end
   end.
 
+(** Closed integer expressions under [IZR] computed ([IZR (4 / 2 - 1)] becomes [IZR 1]). *)
+Ltac pe_zcomp :=
+  repeat match goal with
+  | |- context [IZR ?z] =>
+      let z' := eval vm_compute in z in
+      assert_fails (constr_eq z z');
+      lazymatch z' with Zpos _ => idtac | Zneg _ => idtac | Z0 => idtac end;
+      change z with z'
+  end.
+
 (** Premises of a goal specialised at a point: domains (integer facts, evenness, signs) and the
     definedness obligations of the conclusions (nonzero denominators, positive bases). *)
 Ltac pe_point :=
   first [ solve [lia] | solve [apply Z.even_spec; reflexivity] | solve [lra]
         | solve [pe_side]
-        | solve [pe_exp_facts; first [ lra | (intro; lra) | nra ]] ].
+        | solve [pe_exp_facts; first [ lra | (intro; lra) | nra ]]
+        | solve [assert (0 < PI) by exact PI_RGT_0; first [ lra | (intro; lra) | nra ]]
+        | solve [pe_zcomp; first [ lra | (intro; lra) ]] ].
 
 (** [H : A1 -> ... -> An -> B] with each [Ai] closed: [H : B]. *)
 Ltac pe_feed H :=
@@ -218,3 +230,150 @@ Ltac pe_rpow_rel :=
 Ltac pe_rpow :=
   intros; pe_zfacts;
   unfold Rdiv; repeat rewrite <- rpow_opp; repeat rewrite <- rpow_plus; pe_rpow_rel.
+
+(** ** Bounds: inequalities with [Rabs], quotients and positive atoms (issue 23, item 4)
+
+    Search again: a tactic that fails leaves the claim "not checked"; only the kernel's
+    acceptance of the proof term counts.
+
+    - [pe_abs_hyps]: every hypothesis [Rabs x <= a] becomes [- a <= x], [x <= a] and [0 <= a].
+    - [pe_absgoal]: a goal [Rabs e <= b] (or [<]) becomes [- b <= e <= b].
+    - [pe_abs_cases]: the remaining [Rabs] of the goal and the context split by sign.
+    - [pe_posfacts]: [0 < PI], [0 < exp t], [0 < rpow b e], [0 <= sqrt t], [0 <= Rabs t] for
+      every such atom of the goal and the context.
+    - [pe_invs]: every [/ q] with [q] not a literal and [0 < q] provable ([lra]/[nra]) becomes a
+      fresh variable [z] with [0 < z] and [q * z = 1] (the quotient made polynomial).
+    - [pe_absnra]: the above, then [lra]/[nra] on each resulting goal.
+*)
+
+Lemma abs_between : forall x a, Rabs x <= a -> - a <= x /\ x <= a.
+Proof. intros x a H; unfold Rabs in H; destruct (Rcase_abs x); split; lra. Qed.
+Lemma abs_between_lt : forall x a, Rabs x < a -> - a < x /\ x < a.
+Proof. intros x a H; unfold Rabs in H; destruct (Rcase_abs x); split; lra. Qed.
+Lemma abs_bound_nonneg : forall x a, Rabs x <= a -> 0 <= a.
+Proof. intros x a H; pose proof (Rabs_pos x); lra. Qed.
+Lemma inv_facts : forall q, 0 < q -> 0 < / q /\ q * / q = 1.
+Proof. intros q Hq; split; [apply Rinv_0_lt_compat; exact Hq | field; lra]. Qed.
+
+Ltac pe_abs_hyps :=
+  repeat match goal with
+  | H : Rabs ?x <= ?a |- _ =>
+      pose proof (abs_bound_nonneg x a H); apply abs_between in H; destruct H
+  | H : Rabs ?x < ?a |- _ => apply abs_between_lt in H; destruct H
+  end.
+
+Ltac pe_absgoal :=
+  lazymatch goal with
+  | |- Rabs _ <= _ => apply Rabs_le
+  | |- Rabs _ < _ => apply Rabs_def1
+  | _ => idtac
+  end.
+
+Ltac pe_abs_cases :=
+  unfold Rabs in *;
+  repeat match goal with
+  | |- context [Rcase_abs ?x] => destruct (Rcase_abs x)
+  | H : context [Rcase_abs ?x] |- _ => destruct (Rcase_abs x)
+  end.
+
+Ltac pe_posfacts :=
+  repeat match goal with
+  | |- context [PI] =>
+      lazymatch goal with _ : 0 < PI |- _ => fail | _ => assert (0 < PI) by exact PI_RGT_0 end
+  | |- context [exp ?t] =>
+      lazymatch goal with _ : 0 < exp t |- _ => fail | _ => pose proof (exp_pos t) end
+  | |- context [rpow ?b ?e] =>
+      lazymatch goal with _ : 0 < rpow b e |- _ => fail | _ => pose proof (rpow_pos b e) end
+  | |- context [sqrt ?t] =>
+      lazymatch goal with _ : 0 <= sqrt t |- _ => fail | _ => pose proof (sqrt_pos t) end
+  | H : context [PI] |- _ =>
+      lazymatch goal with _ : 0 < PI |- _ => fail | _ => assert (0 < PI) by exact PI_RGT_0 end
+  | H : context [rpow ?b ?e] |- _ =>
+      lazymatch goal with _ : 0 < rpow b e |- _ => fail | _ => pose proof (rpow_pos b e) end
+  | H : context [exp ?t] |- _ =>
+      lazymatch goal with _ : 0 < exp t |- _ => fail | _ => pose proof (exp_pos t) end
+  end.
+
+Ltac pe_invs :=
+  repeat match goal with
+  | |- context [/ ?q] =>
+      lazymatch q with
+      | context [/ _] => fail
+      | IZR (Zpos _) => fail
+      | _ =>
+          let z := fresh "z" in let Hq := fresh "Hq" in
+          assert (Hq : 0 < q) by (first [ lra | nra ]);
+          destruct (inv_facts q Hq);
+          set (z := / q) in *; clearbody z
+      end
+  end.
+
+Ltac pe_lra_nra :=
+  lazymatch goal with
+  | |- _ <> _ => intro; first [ solve [lra] | solve [nra] ]
+  | |- ~ _ => intro; first [ solve [lra] | solve [nra] ]
+  | _ => first [ solve [lra] | solve [nra] ]
+  end.
+
+Ltac pe_absnra :=
+  intros; pe_zfacts; pe_abs_hyps; pe_split; pe_absgoal; pe_abs_cases; pe_split; pe_lra_nra.
+
+(** Quotients with positive denominators and positive atoms: [nra] on the polynomial form. *)
+Ltac pe_divnra :=
+  intros; pe_zfacts; pe_split; pe_posfacts; unfold Rdiv in *; pe_invs; pe_lra_nra.
+
+(** [pe_gcongr]: a relation between two terms of the same shape reduced to the relation of
+    the parts that differ (common summands dropped, common factors dropped when their sign is
+    known by [pe_possign]), greedily; each step only strengthens the goal, and the end is
+    closed by [lra]/[nra]. *)
+Ltac pe_possign :=
+  pe_zfacts; pe_posfacts;
+  repeat lazymatch goal with
+  | |- 0 < ?a * ?b => apply (Rmult_lt_0_compat a b)
+  | |- 0 < / ?a => apply (Rinv_0_lt_compat a)
+  | |- 0 <= ?a * ?b => apply (Rmult_le_pos a b)
+  | |- 0 <= / ?a => left; apply (Rinv_0_lt_compat a)
+  end;
+  lra.
+
+(** Syntactic matches only: [apply] of a compatibility lemma on a goal of another shape could
+    unfold [Rplus]/[Rmult] (definitions over Cauchy reals) while unifying. *)
+Ltac pe_gcongr_step :=
+  lazymatch goal with
+  | |- ?a + ?b < ?a + ?c => apply (Rplus_lt_compat_l a b c)
+  | |- ?a + ?b <= ?a + ?c => apply (Rplus_le_compat_l a b c)
+  | |- ?b + ?a < ?c + ?a => apply (Rplus_lt_compat_r a b c)
+  | |- ?b + ?a <= ?c + ?a => apply (Rplus_le_compat_r a b c)
+  | |- ?a * ?b < ?a * ?c => apply (Rmult_lt_compat_l a b c); [solve [pe_possign] |]
+  | |- ?a * ?b <= ?a * ?c => apply (Rmult_le_compat_l a b c); [solve [pe_possign] |]
+  | |- ?b * ?a < ?c * ?a => apply (Rmult_lt_compat_r a b c); [solve [pe_possign] |]
+  | |- ?b * ?a <= ?c * ?a => apply (Rmult_le_compat_r a b c); [solve [pe_possign] |]
+  end.
+
+Ltac pe_gcongr :=
+  intros; pe_zfacts; unfold Rdiv;
+  repeat (assert_fails (solve [lra]); pe_gcongr_step);
+  pe_posfacts; first [ solve [pe_possign] | pe_lra_nra ].
+
+(** [pe_piZ]: [sin t = 0], [cos t = 1], [cos t = -1] where [t] is [PI] times an integer of the
+    context (times 2 for [cos t = 1]; plus [PI] for [cos t = -1]), the equality of angles by
+    [ring] or [field] (denominators nonzero by [pe_side]).  The integer is searched among the
+    context's integer variables ([match] backtracks over them). *)
+Lemma cos_2piZ_PI : forall n : Z, cos (2 * PI * IZR n + PI) = -1.
+Proof. intro n; rewrite cos_plus, cos_2piZ, sin_2piZ, cos_PI, sin_PI; ring. Qed.
+
+Ltac pe_piZ :=
+  intros; pe_zfacts;
+  lazymatch goal with
+  | |- sin ?t = 0 =>
+      match goal with v : Z |- _ =>
+        rewrite (sin_arg t (PI * IZR v)) by first [ ring | (field; pe_side) ]; apply sin_piZ end
+  | |- cos ?t = 1 =>
+      match goal with v : Z |- _ =>
+        rewrite (cos_arg t (2 * PI * IZR v)) by first [ ring | (field; pe_side) ];
+        apply cos_2piZ end
+  | |- cos ?t = - 1 =>
+      match goal with v : Z |- _ =>
+        rewrite (cos_arg t (2 * PI * IZR v + PI)) by first [ ring | (field; pe_side) ];
+        apply cos_2piZ_PI end
+  end.

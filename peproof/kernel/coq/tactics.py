@@ -23,6 +23,14 @@ Classes:
   ``interval`` or integer arithmetic);
 * ``witness`` -- an ``exists`` claim with a certified instance: the instance, then ``closed``;
 * ``library`` -- coqlib's general tactics (``pe_auto``) when their library ships them.
+
+Alternatives appended to a conclusion's closer (Check.v, "Bounds" and after), chosen by the
+relation's shape (:func:`bound_alternatives`), each under ``timeout``: ``pe_absnra`` (bounds
+``Abs(x) <= a`` split into two-sided ones, the goal's ``Abs`` too, then ``lra``/``nra``),
+``pe_gcongr`` (common summands and factors of known sign dropped from both sides),
+``pe_divnra`` (quotients by positive denominators made polynomial); for trig equations
+``pe_piZ`` (``sin t = 0``, ``cos t = +-1`` at integer multiples of pi).  ``pe_point`` also
+proves premises needing ``0 < PI`` and computes closed integer terms under ``IZR``.
 """
 
 from __future__ import annotations
@@ -352,6 +360,8 @@ def _closer(r, pr: Printer, quick: bool = False) -> tuple[str, str, set]:
             alts += ["solve [pe_side]"]
         if powers:
             alts += ["solve [pe_rpow]"]
+        if trig:
+            alts += ["solve [pe_piZ]"]
         return f"first [ {' | '.join(alts)} ]", "trig" if trig else "algebra", set()
     alts = ["solve [pe_side]"] + (["solve [pe_rpow]"] if powers else []) + (
         ["solve [pe_expo]"] if ratios else []) + ["solve [pe_bounds; nra]", "solve [pe_abs; nra]"]
@@ -360,5 +370,23 @@ def _closer(r, pr: Printer, quick: bool = False) -> tuple[str, str, set]:
             alts.append(f"solve [intro; {trig_closer(exprs, pr)}]")
         except (NoScript, Untranslatable):
             pass
+    alts += bound_alternatives(exprs)
     alts.append(f"timeout {TIMEOUT} (solve [pe_interval])")
     return f"first [ {' | '.join(alts)} ]", "inequality", {"interval"}
+
+
+BOUND_TIMEOUT = 5  # seconds of one nra-based search (Coq's [timeout]: a failure, never a hang)
+
+
+def bound_alternatives(exprs) -> list[str]:
+    """Scripts keyed on the relation's shape (Check.v, "Bounds"): ``Abs`` anywhere -> the
+    hypotheses' bounds split and ``pe_absnra``; a common summand or factor on both sides ->
+    ``pe_gcongr``; a quotient -> ``pe_divnra`` (denominators positive by ``lra``/``nra``)."""
+    out = []
+    if _has(exprs, sp.Abs):
+        out.append(f"timeout {BOUND_TIMEOUT} (solve [pe_absnra])")
+    out.append(f"timeout {BOUND_TIMEOUT} (solve [pe_gcongr])")
+    if any(isinstance(n, sp.Pow) and n.exp.is_negative for e in exprs
+           for n in sp.preorder_traversal(e)):
+        out.append(f"timeout {BOUND_TIMEOUT} (solve [pe_divnra])")
+    return out
