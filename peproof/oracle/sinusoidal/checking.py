@@ -53,7 +53,7 @@ from .identification import Identification, detect_format, identify, padding_row
 from .posmap import PositionMap, explain
 from .reread import reread
 from .variant import Variant, describe_difference
-from .whole import Whole
+from .whole import Whole, rows_at
 
 
 @dataclass
@@ -177,9 +177,32 @@ def check(table_or_callable, *, d: int | None = None, n: int | None = None, posi
     """
     with np.errstate(invalid="ignore", over="ignore", divide="ignore", under="ignore"):
         # NaN payloads, overflowing casts of a broken table: judged, not warned about
-        return _check(table_or_callable, d, n, positions, expect, base, layout, offset, scale,
-                      max_freq, min_freq, turns, order, dtype, pipeline_dtype, allow_collisions,
-                      progress, source)
+        args = (table_or_callable, d, n, positions, expect, base, layout, offset, scale,
+                max_freq, min_freq, turns, order, dtype)
+        rep = _check(*args, pipeline_dtype, allow_collisions, progress, source)
+        why = _pipeline_unsupported(rep, table_or_callable, positions)
+        if why is None:
+            return rep
+        # a narrower pipeline the values do not show is a hypothesis the table refutes: judged
+        # in its own dtype, and said so
+        rep = _check(*args, None, allow_collisions, progress, source)
+        rep.reasons.insert(0, f"pipeline_dtype='{pipeline_dtype}' set aside: {why}")
+        return rep
+
+
+def _pipeline_unsupported(rep: Report, obj, positions) -> str | None:
+    """Why a given pipeline narrower than the table's dtype that made the table pass is not
+    one the table's values show (:mod:`.advice`), else ``None``."""
+    from .advice import reachable, unreachable_reason
+
+    v = rep.expected if rep.expected is not None else rep.identified.variant
+    if not rep.ok or v is None or rep.pipe.p >= rep.dtype.p or not hasattr(obj, "shape"):
+        return None
+    arr = as_table(obj, rep.d)
+    rows = rows_at(v, _positions(positions, rep.n), positions is not None, rep.n)
+    if reachable(arr, rows, v, rep.dtype, rep.pipe):
+        return None
+    return unreachable_reason(rep.pipe, rep.dtype)
 
 
 def _check(table_or_callable, d, n, positions, expect, base, layout, offset, scale, max_freq,
