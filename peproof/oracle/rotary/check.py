@@ -27,7 +27,7 @@ from ..common.tables import InputError
 from .angles import check_angles
 from .artefacts import read_artefact
 from .cache import check_cache
-from .config import is_nested, rope_from_config
+from .config import is_nested, rope_from_config, unread_keys
 from .inv_freq import check_inv_freq
 from .report import RotaryReport
 
@@ -97,6 +97,7 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
         raise InputError(f"the expected RoPE has d={want.d}, the artefact d={d}")
     hint = base if base is not None else (want._base if want is not None else None)
     notes = [art.layout_note] if art.layout_note else []
+    notes += unread_keys(expect)  # a setting the check does not model is named, never dropped
     rep = _route(art, want, hint, seq_len, st, pipe, pipes, notes, positions, exp_layout, allow,
                  expect)
     rep.native = art.native
