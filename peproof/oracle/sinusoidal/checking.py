@@ -334,8 +334,33 @@ def _check(table_or_callable, d, n, positions, expect, base, layout, offset, sca
     if rep.verdict == OUTSIDE and collisions.get("distinct_rows") == 1 and n_rows > 1:
         rep.verdict = DEGENERATE  # every row the same vector
     rep.reasons += _reasons(rep)
+    if rep.verdict in (CONFORMS, WITHIN, VARIANT, DEGENERATE) and ident.variant is not None:
+        ident.indistinguishable = _also_fitting(whole, ident, width)
     rep.seconds = time.perf_counter() - t0
     return rep
+
+
+#: how many further candidates are tried on the whole table, and how many named at most
+ALSO_TRIED, ALSO_NAMED = 6, 3
+
+
+def _also_fitting(whole: Whole, ident: Identification, d: int) -> list[str]:
+    """The other candidates (simplest first) that the whole table fits within the error model
+    as well as the named variant: a table that fits several says nothing to choose between
+    them, and the verdict says so."""
+    named = ident.variant
+    out: list[str] = []
+    tried = 0
+    for c in ident.candidates:
+        if tried >= ALSO_TRIED or len(out) >= ALSO_NAMED:
+            break
+        if c.same_as(named, d) or any(c.name(d) == o for o in out):
+            continue
+        tried += 1
+        got = whole.judge(c)
+        if got is not None and got[1] is not None:
+            out.append(c.name(d))
+    return out
 
 
 def _position_map(rep: Report, whole: Whole) -> PositionMap | None:
