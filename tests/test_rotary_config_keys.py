@@ -92,6 +92,11 @@ def test_hunyuan_dynamic_with_alpha_is_a_fixed_ntk_base():
     assert check_rotary(cos=cos, sin=sin, expect=exp).ok
     # the previous reader took it as dynamic NTK with factor 1 (the plain RoPE): wrong
     assert not check_rotary(cos=cos, sin=sin, expect={**exp, "alpha": None}).ok
+    # blind, the factor is estimated from the base's interval (previous: 'outside the model',
+    # a base 9680000 over the exponent -2j/63 that does not fit)
+    blind = check_rotary(cos=cos, sin=sin)
+    assert blind.ok and blind.describe(blind.identified) == "d=64 base=10000 layout=half " \
+                                                            "ntk(factor=1000)"
 
 
 def _phimoe(n, hd=32, orig=256):

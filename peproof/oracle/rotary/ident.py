@@ -201,6 +201,15 @@ def _for_m0(out, notes, w, rel, d, h, k, m0_exact, base_hint):
     bases = _base_choices(lo, hi)
     base_text = f"base interval [{lo:.8g}, {hi:.8g}] from pairs 1..{k_last}"
     hint = Fraction(base_hint) if base_hint is not None else None
+    if geometric and not bases and hint is None and m0_exact == 1 and d >= 4 and \
+            math.isfinite(hi) and lo > 10000:
+        # blind, a non-round base read as the paper's base changed by an NTK factor, when the
+        # factor is simple (HunYuan's alpha 1000: base 10000 * 1000^(64/62) = 12496092...)
+        e = (d - 2) / d
+        s = simplest((lo / 10000) ** e, (hi / 10000) ** e, max_digits=4, max_den=16)
+        if s is not None and s > 1:
+            add(mk(10000, NTKAware(s)), f"NTK-aware base change of base 10000 with factor {s} "
+                f"(estimated from {base_text})")
     if geometric and not bases and math.isfinite(hi) and hi / lo - 1 < 1e-2:
         # (in a wide interval, as a 16-bit artefact gives, some exponent would give a round
         # base by chance: beyond a sharp reading only a one-digit base is taken, and the
