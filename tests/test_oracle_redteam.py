@@ -96,3 +96,26 @@ def test_torchscale_cache_and_xpos():
     sin, cos = xp.fixed_pos_embedding(scale)
     cos, sin = xp.duplicate_interleave(cos * scale), xp.duplicate_interleave(sin * scale)
     assert not check_rotary(cos=cos.numpy(), sin=sin.numpy()).ok  # amplitudes vary per row
+
+
+def test_local_attention_under_half_is_read_as_a_float16_computation():
+    """``.half()``: positions and inv_freq in float16, cos/sin then taken in float32 (previous
+    code: 'outside the model', the float32 cache read in float32 only).  Its angles at position 1
+    are float16 values, so it is read in that pipeline: positions collide from 2048."""
+    la = pytest.importorskip("local_attention.rotary")
+    freqs, _ = la.SinusoidalEmbeddings(64).half()(torch.zeros(1, 4096, 64, dtype=torch.float16))
+    a = freqs.float()
+    rep = check_rotary(cos=a.cos().numpy(), sin=a.sin().numpy())
+    assert rep.verdict == DEGENERATE
+    assert rep.notes[0].startswith("read as a float16 computation stored as float32")
+    assert "positions collide" in rep.diagnoses[0]
+
+
+def test_a_wide_cache_without_a_16_bit_trace_is_not_read_as_one():
+    """Neighbouring pairs sharing one frequency (float32 angles): no pipeline is borrowed."""
+    w = (1.0 / 10000 ** (2 * (torch.arange(32) // 2) * 2 / 64)).float()
+    a = torch.arange(512).float()[:, None] * w
+    a = torch.cat([a, a], -1)
+    rep = check_rotary(cos=a.cos().numpy(), sin=a.sin().numpy())
+    assert not rep.ok
+    assert not any("read as a" in x for x in rep.notes)

@@ -24,8 +24,9 @@ import numpy as np
 from peproof.formats import get_format
 from peproof.rope import Rope
 
+from ..common.grid import angle_tolerance, on_grid
 from ..common.tables import InputError
-from ..common.verdicts import WRONG
+from ..common.verdicts import OUTSIDE, WRONG
 from .angles import check_angles
 from .artefacts import read_artefact
 from .cache import check_cache
@@ -102,8 +103,40 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
     notes += unread_keys(expect)  # a setting the check does not model is named, never dropped
     rep = _route(art, want, hint, seq_len, st, pipe, pipes, notes, positions, exp_layout, allow,
                  expect)
+    if rep.verdict == OUTSIDE and not pipeline_dtype and art.kind == "cache" and st.p >= 24:
+        # a wide cache of a 16-bit computation (angles formed in float16 under .half(), then
+        # cos/sin in float32): read in that pipeline when the values show it
+        for name in ("float16", "bfloat16"):
+            fmt = get_format(name)
+            if angles_show(art.copies, positions, fmt, st):
+                again = _route(art, want, hint, seq_len, st, fmt, [fmt], list(notes),
+                               positions, exp_layout, allow, expect)
+                if again.verdict != OUTSIDE:
+                    again.notes.insert(0, f"read as a {name} computation stored as {st.name}: "
+                                          f"the angles at position 1 are {name} values")
+                    rep = again
+                    break
     rep.native = art.native
     return rep
+
+
+def angles_show(copies, positions, fmt, stored) -> bool:
+    """Whether every rotating pair's angle at position 1 (``atan2`` of its stored sine and
+    cosine) is a value of ``fmt`` within the error of the stored entries: the trace of
+    frequencies or angles rounded to ``fmt`` (:mod:`..common.grid`)."""
+    n = copies[0][0].shape[0]
+    pos = np.arange(n, dtype=np.float64) if positions is None else np.asarray(positions,
+                                                                                np.float64)
+    one = np.nonzero(pos == 1)[0]
+    if not one.size:
+        return False
+    c, s = (np.asarray(x[int(one[0])], np.float64) for x in copies[0])
+    a0 = np.arctan2(s, c)
+    use = np.isfinite(a0) & (a0 != 0)
+    if not use.any():
+        return False
+    tol = angle_tolerance(a0, a0, stored)
+    return bool(on_grid(a0[use], fmt, tol[use]).all())
 
 
 def _route(art, want, hint, seq_len, st, pipe, pipes, notes, positions, exp_layout, allow,

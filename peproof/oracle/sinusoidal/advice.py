@@ -28,40 +28,24 @@ import numpy as np
 
 from peproof.formats import Format
 
+from ..common.grid import angle_tolerance, format_dtype, on_grid
 from .variant import Variant
 
 ROWS = 64  # examined rows for the angle test
 
 
-def _fmt_dtype(fmt: Format):
-    import ml_dtypes
-
-    return {"bfloat16": ml_dtypes.bfloat16, "float16": np.float16,
-            "float32": np.float32}.get(fmt.name)
-
-
-def _on_grid(x: np.ndarray, fmt: Format, tol: np.ndarray) -> np.ndarray:
-    """Whether each ``x`` lies within ``tol`` of a finite value of ``fmt``."""
-    dt = _fmt_dtype(fmt)
-    with np.errstate(over="ignore", invalid="ignore"):
-        r = x.astype(dt).astype(np.float64)
-    return np.isfinite(r) & (np.abs(r - x) <= tol)
-
-
 def _entries_on_grid(arr, fmt: Format) -> bool:
     a = np.asarray(arr, dtype=np.float64)
     a = a[np.isfinite(a)]
-    return bool(a.size) and bool(_on_grid(a, fmt, np.zeros_like(a)).all())
+    return bool(a.size) and bool(on_grid(a, fmt, np.zeros_like(a)).all())
 
 
 def reachable(arr, pos_rows: np.ndarray, v: Variant, stored: Format, fmt: Format) -> bool:
     """Whether the table's values show a computation in ``fmt`` (narrower than ``stored``) of
     variant ``v`` at row positions ``pos_rows`` (before the variant's offset)."""
-    from peproof.families.error_model import CONSTANTS as C
-
     if fmt.p >= stored.p:
         return True  # not narrower: nothing to show
-    if _fmt_dtype(fmt) is None:
+    if format_dtype(fmt) is None:
         return False
     if _entries_on_grid(arr, fmt):
         return True
@@ -71,8 +55,6 @@ def reachable(arr, pos_rows: np.ndarray, v: Variant, stored: Format, fmt: Format
     ci = [enc.channel(i, "cos") for i in range(enc.pairs)]
     w = enc.omegas_f64
     p = np.asarray(pos_rows, np.float64) + float(v.offset)
-    u = 2.0 ** -stored.p
-    r = 2 * u * (C.c_sin + C.c_scale + 2)
 
     def grid_rows(idx) -> bool:
         block = np.asarray(arr[idx], dtype=np.float64)
@@ -84,8 +66,8 @@ def reachable(arr, pos_rows: np.ndarray, v: Variant, stored: Format, fmt: Format
         a0 = np.arctan2(s, c)
         near = p[idx][:, None] * w[None, :]  # the variant's angle: picks the turn
         a = a0 + 2 * np.pi * np.round((near - a0) / (2 * np.pi))
-        tol = 4 * r * np.minimum(np.abs(a0), 0.5) + 8 * 2.0 ** -53 * np.abs(a)
-        return bool(_on_grid(a[use], fmt, tol[use]).all())
+        tol = angle_tolerance(a0, a, stored)
+        return bool(on_grid(a[use], fmt, tol[use]).all())
 
     one = np.nonzero(p == 1)[0]
     if one.size and grid_rows(one[:1]):
@@ -99,3 +81,35 @@ def unreachable_reason(fmt: Format, stored: Format) -> str:
             f"entries, nor its angles, nor its frequencies (the angles at position 1) are "
             f"{fmt.name} values, as they would be had any step before the {stored.name} storage "
             f"been rounded to {fmt.name}")
+
+
+def pipeline_unsupported(arr, rows: np.ndarray, v: Variant, stored: Format,
+                         pipe: Format) -> str | None:
+    """Why a given pipeline ``pipe`` narrower than the table's dtype, under which the table
+    passed as ``v`` at row positions ``rows``, is not one the values show, else ``None``."""
+    if pipe.p >= stored.p or reachable(arr, rows, v, stored, pipe):
+        return None
+    return unreachable_reason(pipe, stored)
+
+
+#: how many further candidates are tried on the whole table, and how many named at most
+ALSO_TRIED, ALSO_NAMED = 6, 3
+
+
+def also_fitting(whole, ident, d: int) -> list[str]:
+    """The other candidates (simplest first) that the whole table fits within the error model
+    as well as the named variant: a table that fits several says nothing to choose between
+    them, and the verdict says so."""
+    named = ident.variant
+    out: list[str] = []
+    tried = 0
+    for c in ident.candidates:
+        if tried >= ALSO_TRIED or len(out) >= ALSO_NAMED:
+            break
+        if c.same_as(named, d) or any(c.name(d) == o for o in out):
+            continue
+        tried += 1
+        got = whole.judge(c)
+        if got is not None and got[1] is not None:
+            out.append(c.name(d))
+    return out

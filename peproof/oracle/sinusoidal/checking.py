@@ -47,6 +47,7 @@ from ..common.verdicts import (
     WITHIN,
     WRONG,
 )
+from .advice import also_fitting, pipeline_unsupported
 from .compare import Comparison, compare
 from .consistency import applies
 from .identification import Identification, detect_format, identify, padding_rows
@@ -180,7 +181,13 @@ def check(table_or_callable, *, d: int | None = None, n: int | None = None, posi
         args = (table_or_callable, d, n, positions, expect, base, layout, offset, scale,
                 max_freq, min_freq, turns, order, dtype)
         rep = _check(*args, pipeline_dtype, allow_collisions, progress, source)
-        why = _pipeline_unsupported(rep, table_or_callable, positions)
+        v = rep.expected if rep.expected is not None else rep.identified.variant
+        why = None
+        if rep.ok and v is not None and rep.pipe.p < rep.dtype.p and \
+                hasattr(table_or_callable, "shape"):
+            rows = rows_at(v, _positions(positions, rep.n), positions is not None, rep.n)
+            why = pipeline_unsupported(as_table(table_or_callable, rep.d), rows, v, rep.dtype,
+                                       rep.pipe)
         if why is None:
             return rep
         # a narrower pipeline the values do not show is a hypothesis the table refutes: judged
@@ -188,21 +195,6 @@ def check(table_or_callable, *, d: int | None = None, n: int | None = None, posi
         rep = _check(*args, None, allow_collisions, progress, source)
         rep.reasons.insert(0, f"pipeline_dtype='{pipeline_dtype}' set aside: {why}")
         return rep
-
-
-def _pipeline_unsupported(rep: Report, obj, positions) -> str | None:
-    """Why a given pipeline narrower than the table's dtype that made the table pass is not
-    one the table's values show (:mod:`.advice`), else ``None``."""
-    from .advice import reachable, unreachable_reason
-
-    v = rep.expected if rep.expected is not None else rep.identified.variant
-    if not rep.ok or v is None or rep.pipe.p >= rep.dtype.p or not hasattr(obj, "shape"):
-        return None
-    arr = as_table(obj, rep.d)
-    rows = rows_at(v, _positions(positions, rep.n), positions is not None, rep.n)
-    if reachable(arr, rows, v, rep.dtype, rep.pipe):
-        return None
-    return unreachable_reason(rep.pipe, rep.dtype)
 
 
 def _check(table_or_callable, d, n, positions, expect, base, layout, offset, scale, max_freq,
@@ -335,32 +327,9 @@ def _check(table_or_callable, d, n, positions, expect, base, layout, offset, sca
         rep.verdict = DEGENERATE  # every row the same vector
     rep.reasons += _reasons(rep)
     if rep.verdict in (CONFORMS, WITHIN, VARIANT, DEGENERATE) and ident.variant is not None:
-        ident.indistinguishable = _also_fitting(whole, ident, width)
+        ident.indistinguishable = also_fitting(whole, ident, width)
     rep.seconds = time.perf_counter() - t0
     return rep
-
-
-#: how many further candidates are tried on the whole table, and how many named at most
-ALSO_TRIED, ALSO_NAMED = 6, 3
-
-
-def _also_fitting(whole: Whole, ident: Identification, d: int) -> list[str]:
-    """The other candidates (simplest first) that the whole table fits within the error model
-    as well as the named variant: a table that fits several says nothing to choose between
-    them, and the verdict says so."""
-    named = ident.variant
-    out: list[str] = []
-    tried = 0
-    for c in ident.candidates:
-        if tried >= ALSO_TRIED or len(out) >= ALSO_NAMED:
-            break
-        if c.same_as(named, d) or any(c.name(d) == o for o in out):
-            continue
-        tried += 1
-        got = whole.judge(c)
-        if got is not None and got[1] is not None:
-            out.append(c.name(d))
-    return out
 
 
 def _position_map(rep: Report, whole: Whole) -> PositionMap | None:
