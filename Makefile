@@ -8,7 +8,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 # peers whose declared dependencies would pull TensorFlow or an old torch: their real ones are
 # in pyproject's peers extra
-PEERS_NODEPS := keras-hub==0.32.0 labml-nn==0.5.1 litgpt==0.5.13
+PEERS_NODEPS := keras-hub==0.32.0 labml-nn==0.5.1 litgpt==0.5.13 torchscale==0.3.0
 TEXPKG := texlive-latex-base texlive-latex-recommended texlive-fonts-recommended \
           texlive-pictures latexmk poppler-utils
 

@@ -133,6 +133,24 @@ class NTKAware(Scaling):
         return X.pow(ntk_base(X, base, self.factor, d), X.num(-2) * j / X.num(d))
 
 
+@dataclass(frozen=True)
+class KerasDynamic(Scaling):
+    """keras-hub's ``rope_type="dynamic"``: every frequency divided by ``s^(d/(d-2))`` (the
+    NTK exponent applied as one linear factor, at every length): ``theta_j / s^(d/(d-2))``."""
+
+    factor: object = 1
+    kind: ClassVar[str] = "keras_dynamic"
+    rope_type: ClassVar[str | None] = None
+    exact: ClassVar[tuple[str, ...]] = ("factor",)
+
+    def validate(self, d):
+        NTKAware.validate(self, d)
+
+    def frequency(self, X, j, d, base, theta, seq_len=None):
+        d = sp.sympify(d)
+        return theta / X.pow(X.num(self.factor), X.num(d / (d - 2)))
+
+
 def dynamic_factor(X, factor, length, seq_len):
     """transformers' effective factor ``s l'/L - (s - 1)`` with ``l' = max(l, L)``."""
     s, big = X.num(factor), X.num(length)
@@ -285,10 +303,14 @@ class LongRope(Scaling):
     original_max_position_embeddings: object = 4096
     factor: object = None
     attention_factor: object = None
+    #: PhiMoE's amplitudes: ``short_mscale`` up to the original context, ``long_mscale`` past it
+    #: (its rotary embedding multiplies cos and sin by them in place of the attention factor)
+    short_mscale: object = None
+    long_mscale: object = None
     kind: ClassVar[str] = "longrope"
     rope_type: ClassVar[str | None] = "longrope"
     exact: ClassVar[tuple[str, ...]] = ("original_max_position_embeddings", "factor",
-                                        "attention_factor")
+                                        "attention_factor", "short_mscale", "long_mscale")
 
     def __post_init__(self):
         super().__post_init__()
@@ -311,7 +333,8 @@ class LongRope(Scaling):
 
         ps = [f"short_factor={short(self.short_factor)}", f"long_factor={short(self.long_factor)}",
               f"original_max_position_embeddings={self.original_max_position_embeddings}"]
-        ps += [f"{k}={getattr(self, k)}" for k in ("factor", "attention_factor")
+        ps += [f"{k}={getattr(self, k)}" for k in ("factor", "attention_factor", "short_mscale",
+                                                    "long_mscale")
                if getattr(self, k) is not None]
         return f"longrope({', '.join(ps)})"
 
@@ -327,6 +350,10 @@ class LongRope(Scaling):
         return theta / X.num(lam[int(j)])
 
     def attention(self, X, seq_len=None):
+        use_long = seq_len is not None and seq_len > self.original_max_position_embeddings
+        ms = self.long_mscale if use_long else self.short_mscale
+        if ms is not None:  # PhiMoE: the mscale of the side of the switch replaces the factor
+            return X.num(ms)
         if self.attention_factor is not None:
             return X.num(self.attention_factor)
         if self.factor is None:
@@ -335,4 +362,5 @@ class LongRope(Scaling):
         return X.select([(X.lt(X.num(1), s), X.sqrt(1 + X.log(s) / X.log(big)))], X.num(1))
 
 
-SCALINGS = {c.kind: c for c in (Default, Linear, NTKAware, DynamicNTK, Yarn, Llama3, LongRope)}
+SCALINGS = {c.kind: c for c in (Default, Linear, NTKAware, KerasDynamic, DynamicNTK, Yarn, Llama3,
+                                 LongRope)}

@@ -389,7 +389,10 @@ def _peers_view(peers: dict | None) -> dict:
                      "implementation_f": Markup(tex_breakable(r["implementation"])),
                      "package_f": Markup(tex_breakable(r["package"])),
                      "headline_f": Markup(title_tex(r.get("headline") or "")),
-                     "identified_f": _variant_tex(r.get("identified") or "")})
+                     "identified_f": _variant_tex(r.get("identified") or "")
+                     + (Markup("; indistinguishable here from: ")
+                        + Markup("; ").join(_variant_tex(x) for x in r["indistinguishable"])
+                        if r.get("indistinguishable") else "")})
     verdicts = Counter(r["verdict"] for r in peers["rows"] if r["status"] == "checked")
     return {"ran": True, "rows": rows,
             "checked": sum(r["status"] == "checked" for r in peers["rows"]),

@@ -56,6 +56,7 @@ def run() -> dict:
         max_abs = other.get("max_abs") if other else summ.get("max_abs")
         rows.append({**row, "status": "checked", "shape": list(table.shape),
                      "identified": env["identified"]["name"], "verdict": env["verdict"]["code"],
+                     "indistinguishable": env["identified"].get("indistinguishable_from", []),
                      "headline": env["verdict"]["text"], "max_ulp": summ.get("max_ulp"),
                      "max_abs": max_abs, "seconds": time.perf_counter() - t0})
     return {"schema": "peproof.check/1", "rows": rows}

@@ -9,7 +9,8 @@ Where a verdict comes from (:func:`.check.check_rotary`):
 2. :mod:`.check` routes by kind to :mod:`.inv_freq`, :mod:`.cache` or :mod:`.angles`;
 3. each identifies the RoPE exactly (:mod:`.geometry` reads a cache's frequencies and offset,
    :mod:`.ident` and :mod:`.ident_maps` propose every RoPE the reading allows, with the simple
-   numbers of :mod:`.numbers`; :mod:`.simplest` names the simplest that fits the whole artefact),
+   numbers of :mod:`..common.numbers`; :mod:`.simplest` names the simplest that fits the whole
+   artefact),
    compares every entry with the float error model (:mod:`.model`: the bounds; :mod:`.compare`:
    the streamed comparison) and gives one verdict of the shared scale (:mod:`..common.verdicts`);
 4. :mod:`.diagnose` names the bug that explains a misfit and how an identified RoPE differs from

@@ -27,6 +27,7 @@ from peproof.rope import Rope
 from peproof.rope_scaling import (
     Default,
     DynamicNTK,
+    KerasDynamic,
     Linear,
     Llama3,
     LongRope,
@@ -49,7 +50,8 @@ def is_nested(params) -> bool:
     """transformers' per-layer-type ``rope_parameters`` (Gemma 3: ``{"full_attention": {...},
     "sliding_attention": {...}}``): a dict with dict values (the layer types; transformers
     reads only those when a config is nested, and a config may keep flat keys beside them)."""
-    return isinstance(params, dict) and any(isinstance(v, dict) for v in params.values())
+    return isinstance(params, dict) and any(isinstance(v, dict) for v in params.values()) \
+        and not is_keras_hub(params)
 
 
 def head_dim_of(p: dict):
@@ -74,6 +76,8 @@ def rope_from_config(params, d: int, max_position_embeddings=None, layout="half"
     if isinstance(params, str):
         params = {"rope_type": params}
     p = dict(params)
+    if is_keras_hub(p):
+        return _keras_hub_rope(p, d, layout)
     kind = p.get("rope_type") or p.get("type") or "default"
     base = _num(p.get("rope_theta") if p.get("rope_theta") is not None else 10000)
     mpe = max_position_embeddings or p.get("max_position_embeddings")
@@ -102,6 +106,12 @@ def rope_from_config(params, d: int, max_position_embeddings=None, layout="half"
         sc = Linear(_num(_need(p, "factor", kind)))
     elif kind in ("ntk", "ntk-aware"):
         sc = NTKAware(_num(_need(p, "factor", kind)))
+    elif kind == "dynamic" and p.get("alpha"):
+        # HunYuan: "dynamic" with a fixed alpha is NTK-alpha, a fixed base theta *
+        # alpha^(D/(D-2)) over the head (transformers' compute_ntk_alpha_rope_parameters)
+        sc = NTKAware(_num(p["alpha"]))
+        if hd is not None and hd != d and not extra:
+            extra = {"exponent_dim": hd}
     elif kind == "dynamic":
         if mpe is None:
             raise InputError("dynamic NTK needs max_position_embeddings")
@@ -125,9 +135,82 @@ def rope_from_config(params, d: int, max_position_embeddings=None, layout="half"
         orig = p["original_max_position_embeddings"]
         factor = p.get("factor") or (Fraction(mpe) / Fraction(orig) if mpe else None)
         sc = LongRope(tuple(_need(p, "short_factor", kind)), tuple(_need(p, "long_factor", kind)),
-                      orig, factor, p.get("attention_factor"))
+                      orig, factor, p.get("attention_factor"), _num(p.get("short_mscale")),
+                      _num(p.get("long_mscale")))
     else:
         raise InputError(f"unknown rope_type {kind!r}; known: {', '.join(KNOWN)}")
+    return Rope(d, base, layout=layout, scaling=sc, **extra)
+
+
+#: every key of ``rope_parameters`` this reader understands, by rope_type (``None``: any type);
+#: :func:`unread_keys` names the others, so that no setting is silently ignored
+READ = {None: ("rope_type", "type", "rope_theta", "partial_rotary_factor", "factor",
+               "max_position_embeddings", "head_dim", "hidden_size", "num_attention_heads",
+               "rotary_dim", "original_max_position_embeddings"),
+        "dynamic": ("alpha",),
+        "yarn": ("beta_fast", "beta_slow", "truncate", "attention_factor", "mscale",
+                 "mscale_all_dim"),
+        "llama3": ("low_freq_factor", "high_freq_factor"),
+        "longrope": ("short_factor", "long_factor", "attention_factor", "short_mscale",
+                     "long_mscale")}
+#: keys transformers reads that this reader does not model, each with what it does; a config
+#: that sets one is checked without it and the note says so
+NOT_MODELLED = {
+    "mrope_section": "multimodal RoPE sections (Qwen2-VL): the channels split among the "
+                     "temporal, height and width positions; for text, where the three are "
+                     "equal, the 1-D RoPE it equals is checked",
+    "mrope_interleaved": "multimodal RoPE sections interleaved (Qwen3-VL); as mrope_section",
+    "llama_4_scaling_beta": "Mistral 4 / Ministral 3 scale the queries by 1 + beta ln(1 + "
+                            "floor(p / L)) in attention; the cos/sin cache and inv_freq do not "
+                            "carry it",
+}
+
+
+def unread_keys(params) -> list[str]:
+    """The keys of a flat ``rope_parameters`` dict that :func:`rope_from_config` does not read
+    for its rope_type, each as a note (what it is when known: :data:`NOT_MODELLED`)."""
+    if not isinstance(params, dict):
+        return []
+    if is_keras_hub(params):
+        return [f"keras-hub key {k!r} not read by the check" for k in params
+                if k not in KERAS_HUB]
+    kind = params.get("rope_type") or params.get("type") or "default"
+    known = set(READ[None]) | set(READ.get(kind, ())) | set(CARRIED)
+    if kind == "ntk":
+        known.add("factor")
+    out = []
+    for k in params:
+        if k in known:
+            continue
+        what = NOT_MODELLED.get(k)
+        why = f" ({what})" if what else " (not a key peproof knows for this rope_type)"
+        out.append(f"rope_parameters key {k!r} not read by the check{why}")
+    return out
+
+
+#: the keys of keras-hub's ``RotaryEmbedding.get_config()`` (its own semantics: ``dynamic``
+#: divides every frequency by ``scaling_factor^(d/(d-2))``); the layer's bookkeeping keys too
+KERAS_HUB = ("max_wavelength", "scaling_factor", "rope_type", "beta_fast", "beta_slow",
+             "original_max_position_embeddings", "truncate", "sequence_axis", "feature_axis",
+             "denominator_dim", "name", "trainable", "dtype")
+
+
+def is_keras_hub(p: dict) -> bool:
+    """A keras-hub layer config: ``max_wavelength`` (transformers says ``rope_theta``)."""
+    return "max_wavelength" in p and "rope_theta" not in p
+
+
+def _keras_hub_rope(p: dict, d: int, layout: str) -> Rope:
+    kind = p.get("rope_type") or "linear"
+    s = _num(p.get("scaling_factor", 1) or 1)
+    base = _num(p.get("max_wavelength") or 10000)
+    extra = {"exponent_dim": int(p["denominator_dim"])} if p.get("denominator_dim") else {}
+    if kind == "linear":
+        sc = Linear(s) if s != 1 else Default()
+    elif kind == "dynamic":
+        sc = KerasDynamic(s)
+    else:
+        raise InputError(f"keras-hub rope_type {kind!r} is not modelled here (linear, dynamic)")
     return Rope(d, base, layout=layout, scaling=sc, **extra)
 
 

@@ -41,9 +41,12 @@ def _per_frequency(w, rel, d, hint, want, seq_len):
         r = np.asarray(imp["relative_uncertainty"])
         if np.all(np.abs(lam / np.array([float(x) for x in other]) - 1) <= 3 * r + 1e-9):
             which, due = ("short", "long") if used_long else ("long", "short")
+            cause = ("; the short set is what the init function returns without seq_len "
+                     "(rope_init_fn called without seq_len, as PhiMoE's rotary embedding does)"
+                     if used_long else "")
             return None, imp, (f"LongRoPE's {which} factors where the {due} ones are due at "
                                f"seq_len {seq_len} (original_max_position_embeddings {L}: "
-                               f"long past it)")
+                               f"long past it){cause}")
         return None, imp, None
     if want is not None:
         return None, {}, None  # another method expected: its own diagnoses say more

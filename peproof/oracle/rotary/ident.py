@@ -10,7 +10,7 @@ Search (no fixed list of bases or factors):
    linear (``1/s``) and LongRoPE (``1/lambda_0``);
 2. the unscaled prefix: ``b_k = (w_k / m_0)**(-d/(2k))`` agrees for every unscaled pair ``k``; the
    intersection of their certified intervals is the base's interval, and the base is its simplest
-   number (:mod:`.numbers`);
+   number (:mod:`..common.numbers`);
 3. the multipliers ``m_j = w_j / theta_j(b)``: all ``m_0`` -> default / linear (``s = 1/m_0``);
    a geometric vector with a non-round base -> NTK-aware with factor ``(b'/b)^((d-2)/d)`` when a
    base is expected (dynamic NTK gives the same vector at one sequence length);
@@ -33,11 +33,11 @@ from fractions import Fraction
 import numpy as np
 
 from peproof.rope import Rope
-from peproof.rope_scaling import Default, Linear, NTKAware
+from peproof.rope_scaling import Default, KerasDynamic, Linear, NTKAware
 
+from ..common.numbers import choices, simplest
 from .ident_maps import _factor_choices, _llama3, _tail_factor, _yarn
 from .model import thetas
-from .numbers import choices, simplest
 
 
 @dataclass
@@ -139,7 +139,36 @@ def identify_frequencies(w, rel, d: int | None = None, base_hint=None) -> tuple[
     m0s = _m0_choices(m0_lo, m0_hi) or [None]
     for m0_exact in m0s:
         _for_m0(out, notes, w, rel, d, h, k, m0_exact, base_hint)
+    if not out and k == h and d >= 4:
+        _keras_dynamic(out, notes, w, rel, d, m0_lo, m0_hi)
     return out, notes
+
+
+def _keras_dynamic(out, notes, w, rel, d, m0_lo, m0_hi):
+    """A leading multiplier ``s^(-d/(d-2))`` with ``s`` simple (keras-hub's ``dynamic``: 4 gives
+    the linear factor 4^(64/62) = 4.1815... at d = 64, no simple number): ``s`` estimated from the
+    multiplier's interval, the simplest value in it taken, the base read under it."""
+    if not 0 < m0_lo <= m0_hi < 1:
+        return
+    e = (d - 2) / d
+    s = simplest((1 / m0_hi) ** e, (1 / m0_lo) ** e, pow2=True, max_digits=3, max_den=16)
+    if s is None or s <= 1:
+        return
+    m0 = float(s) ** (-d / (d - 2))
+    lo, hi = _base_interval(w, rel, d, m0, 1)
+    for i in range(2, len(w)):
+        a, b = _base_interval(w, rel, d, m0, i)
+        if max(lo, a) > min(hi, b):
+            return  # not one base under this multiplier
+        lo, hi = max(lo, a), min(hi, b)
+    for base in _base_choices(lo, hi):
+        rope = Rope(d, base, scaling=KerasDynamic(s))
+        r = _confirm(rope, w, rel)
+        if r is not None and r <= 3.0:
+            out.append(Candidate(rope, [f"base {base}, every frequency divided by {s}^(d/(d-2)) "
+                                        f"= {float(s) ** (d / (d - 2)):.9g} (keras-hub's "
+                                        f"'dynamic'; first frequency {w[0]:.9g})"], r,
+                                 Fraction(1)))
 
 
 def _for_m0(out, notes, w, rel, d, h, k, m0_exact, base_hint):
@@ -172,6 +201,15 @@ def _for_m0(out, notes, w, rel, d, h, k, m0_exact, base_hint):
     bases = _base_choices(lo, hi)
     base_text = f"base interval [{lo:.8g}, {hi:.8g}] from pairs 1..{k_last}"
     hint = Fraction(base_hint) if base_hint is not None else None
+    if geometric and not bases and hint is None and m0_exact == 1 and d >= 4 and \
+            math.isfinite(hi) and lo > 10000:
+        # blind, a non-round base read as the paper's base changed by an NTK factor, when the
+        # factor is simple (HunYuan's alpha 1000: base 10000 * 1000^(64/62) = 12496092...)
+        e = (d - 2) / d
+        s = simplest((lo / 10000) ** e, (hi / 10000) ** e, max_digits=4, max_den=16)
+        if s is not None and s > 1:
+            add(mk(10000, NTKAware(s)), f"NTK-aware base change of base 10000 with factor {s} "
+                f"(estimated from {base_text})")
     if geometric and not bases and math.isfinite(hi) and hi / lo - 1 < 1e-2:
         # (in a wide interval, as a 16-bit artefact gives, some exponent would give a round
         # base by chance: beyond a sharp reading only a one-digit base is taken, and the

@@ -12,8 +12,8 @@ import numpy as np
 from peproof.rope import Rope
 from peproof.rope_scaling import Llama3, Yarn
 
+from ..common.numbers import simplest
 from .model import thetas
-from .numbers import simplest
 
 
 def _factor_choices(lo: float, hi: float, most: int = 8) -> list:

@@ -26,6 +26,7 @@ An ``inv_freq`` entry is judged by ``|t - theta_j| <= theta_j ((1 + e_w)(1 + u_S
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -73,10 +74,34 @@ class FreqMap:
         frequencies' ``e`` (:func:`~peproof.families.error_model_maps.map_relative_error`),
         composed with ``extra_roundings`` roundings of unit ``u`` (``(1 + r)(1 + u) - 1``)."""
         host = pipe.kind == "binary" and pipe.p >= 53  # float64: the host's own format
-        r = map_relative_error(self.scaling, self.d, self.seq_len, pipe.u, e, host)
+        if self.scaling.kind == "keras_dynamic":
+            r = keras_dynamic_error(float(self.scaling.factor), self.d, pipe.u, e)
+        else:
+            r = map_relative_error(self.scaling, self.d, self.seq_len, pipe.u, e, host)
         for _ in range(self.extra_roundings):
             r = (1 + r) * (1 + pipe.u) - 1
         return min(r, NO_BOUND)
+
+
+def keras_dynamic_error(s: float, d: int, u: float, e: float) -> float:
+    """keras-hub's ``dynamic``: ``theta_j / s^(d/(d-2))`` with the power formed in the pipeline
+    (unit ``u``).  Derived as :func:`~peproof.families.error_model_maps.host_base_error` derives
+    the NTK base, in the pipeline's unit: the exponent ``e' = d/(d-2)`` rounded
+    (``|s^(e' delta) - 1| <= 2 e' |ln s| u``), ``pow`` within one ulp (``2u``), then linear's
+    chain (the division and its rounding, ``C2 u``), composed with the base frequency's ``e``.
+    Not yet a statement of :mod:`peproof.families.error_model_maps` (no claim proves it): the
+    NTK statement's hypotheses, ``u <= U_MAX`` and the power's error at most ``B_MAX``, are
+    required here too, else no bound (``inf``)."""
+    from peproof.families.error_model_maps import B_MAX, C2, U_MAX
+
+    if u > float(U_MAX) or d < 4 or s <= 0:
+        return math.inf
+    ep = d / (d - 2)
+    z = 2 * ep * abs(math.log(s)) * u
+    pw = (1 + z) * (1 + 2 * u) - 1
+    if not pw <= float(B_MAX):
+        return math.inf
+    return (1 + e) * (1 + pw) * (1 + float(C2) * u) - 1
 
 
 def freq_map(rope, seq_len=None, extra_roundings: int = 0) -> FreqMap:

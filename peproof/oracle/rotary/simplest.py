@@ -41,9 +41,10 @@ from fractions import Fraction
 
 from peproof.rope import Rope
 
-from .numbers import _cost
+from ..common.numbers import _cost
 
-MAP_RANK = {"default": 0, "linear": 1, "ntk": 2, "dynamic": 2, "yarn": 3, "llama3": 3,
+MAP_RANK = {"default": 0, "linear": 1, "ntk": 2, "dynamic": 2, "keras_dynamic": 2, "yarn": 3,
+            "llama3": 3,
             "longrope": 4}
 
 

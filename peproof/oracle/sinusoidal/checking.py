@@ -48,13 +48,14 @@ from ..common.verdicts import (
     WITHIN,
     WRONG,
 )
+from .advice import also_fitting, pipeline_unsupported
 from .compare import Comparison, compare
 from .consistency import applies
 from .identification import Identification, detect_format, identify, padding_rows
 from .posmap import PositionMap, explain
 from .reread import reread
 from .variant import Variant, describe_difference
-from .whole import Whole
+from .whole import Whole, rows_at
 
 
 @dataclass
@@ -187,9 +188,23 @@ def check(table_or_callable, *, d: int | None = None, n: int | None = None, posi
         d = vd if d is None else d
     with np.errstate(invalid="ignore", over="ignore", divide="ignore", under="ignore"):
         # NaN payloads, overflowing casts of a broken table: judged, not warned about
-        return _check(table_or_callable, d, n, positions, expect, base, layout, offset, scale,
-                      max_freq, min_freq, turns, order, dtype, pipeline_dtype, allow_collisions,
-                      progress, source)
+        args = (table_or_callable, d, n, positions, expect, base, layout, offset, scale,
+                max_freq, min_freq, turns, order, dtype)
+        rep = _check(*args, pipeline_dtype, allow_collisions, progress, source)
+        v = rep.expected if rep.expected is not None else rep.identified.variant
+        why = None
+        if rep.ok and v is not None and rep.pipe.p < rep.dtype.p and \
+                hasattr(table_or_callable, "shape"):
+            rows = rows_at(v, _positions(positions, rep.n), positions is not None, rep.n)
+            why = pipeline_unsupported(as_table(table_or_callable, rep.d), rows, v, rep.dtype,
+                                       rep.pipe)
+        if why is None:
+            return rep
+        # a narrower pipeline the values do not show is a hypothesis the table refutes: judged
+        # in its own dtype, and said so
+        rep = _check(*args, None, allow_collisions, progress, source)
+        rep.reasons.insert(0, f"pipeline_dtype='{pipeline_dtype}' set aside: {why}")
+        return rep
 
 
 def _expected_of(variant) -> tuple[Variant, int | None]:
@@ -333,6 +348,8 @@ def _check(table_or_callable, d, n, positions, expect, base, layout, offset, sca
     if rep.verdict == OUTSIDE and collisions.get("distinct_rows") == 1 and n_rows > 1:
         rep.verdict = DEGENERATE  # every row the same vector
     rep.reasons += _reasons(rep)
+    if rep.verdict in (CONFORMS, WITHIN, VARIANT, DEGENERATE) and ident.variant is not None:
+        ident.indistinguishable = also_fitting(whole, ident, width)
     rep.seconds = time.perf_counter() - t0
     return rep
 

@@ -25,7 +25,8 @@ from peproof.formats import BFLOAT16, FLOAT16, get_format
 
 from ..common.budget import Budget
 from ..common.exact import Plan
-from ..common.verdicts import CONFORMS, DEGENERATE, OUTSIDE, WITHIN
+from ..common.verdicts import CONFORMS, DEGENERATE, OUTSIDE, WITHIN, WRONG
+from .pairs import pairs_sentence, read_pairs, shared_sentence
 from .variant import LAYOUT_NAMES, same_frequencies, scale_expr
 
 SAMPLE = 1024
@@ -51,7 +52,7 @@ def diagnose(rep, arr, pos: np.ndarray, given: bool) -> list[str]:
             if lines:  # the expected variant, computed with a known mistake
                 rep.explained_by = want
                 return out + lines
-        return out + _outside(rep, arr)
+        return out + _outside(rep, arr, pos)
     if rep.verdict in (CONFORMS, WITHIN):
         return out  # the expected variant fits: no difference the error model explains is named
     if want is not None and not iv.same_as(want, d) and ident.confident:
@@ -62,6 +63,11 @@ def diagnose(rep, arr, pos: np.ndarray, given: bool) -> list[str]:
         lines = _pipelines(rep, arr, pos, given, c.variant) if many else []
         out += lines or _localise(rep, arr, pos, given, c) or (
             [] if many else _pipelines(rep, arr, pos, given, c.variant))
+    if not out and rep.verdict == WRONG:  # nothing named yet: pairs sharing one frequency?
+        head = np.asarray(arr[:SAMPLE], dtype=np.float64)
+        pr = read_pairs(head, pos[: head.shape[0]]) if np.isfinite(head).all() else None
+        if pr is not None and pr.shared():
+            out.append(shared_sentence(pr)[2:])
     if rep.verdict == DEGENERATE:
         col = rep.collisions
         ex = col["examples"][0]
@@ -297,7 +303,7 @@ def _nonfinite(rep) -> str:
 
 
 # ----------------------------------------------------------------------------- outside
-def _outside(rep, arr) -> list[str]:
+def _outside(rep, arr, pos) -> list[str]:
     n, d = arr.shape
     head = np.asarray(arr[: min(n, SAMPLE)], dtype=np.float64)
     fin = head[np.isfinite(head)]
@@ -332,6 +338,9 @@ def _outside(rep, arr) -> list[str]:
         line = _affine(rep, head)
         if line:
             return out + [line]
+    pr = read_pairs(head, pos[: head.shape[0]]) if np.isfinite(head).all() else None
+    if pr is not None:  # exact sin/cos pairs: never called random, whatever their frequencies
+        return out + [pairs_sentence(pr) + shared_sentence(pr)] + rep.identified.notes[:1]
     if fin.size > 64:
         m, s = float(fin.mean()), float(fin.std())
         kurt = float(((fin - m) ** 4).mean() / s**4) if s > 0 else 0.0

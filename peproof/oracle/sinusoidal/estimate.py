@@ -18,6 +18,7 @@ import sympy as sp
 
 from peproof.formats import Format
 
+from ..common.numbers import simplest
 from .variant import SCALE_FORMS, family_rate
 
 COMMON_BASES = (10, 100, 1000, 10000, 100000, 500000, 1000000, 10000000)
@@ -211,6 +212,11 @@ def base_candidates(est: dict, d: int) -> list[tuple[str, object]]:
     return out
 
 
+#: relative half-width of the interval the first frequency is taken in (the fit of ln omega_i
+#: over every pair reads it far better; candidates are checked on the whole table anyway)
+SCALE_REL = 1e-5
+
+
 def frequency_scales(est: dict, family: str) -> list[tuple[object, bool]]:
     """``(max_freq, turns)`` candidates from the fitted first frequency ``exp(c0)``."""
     if "fit" not in est:  # too few rows or channels to fit a frequency: only the default
@@ -219,10 +225,20 @@ def frequency_scales(est: dict, family: str) -> list[tuple[object, bool]]:
     if family == "nerf":
         w0 /= math.pi
     out = [(1, False)]
+    rel = est.get("omega0_rel", SCALE_REL)
     for turns, val in ((False, w0), (True, w0 / (2 * math.pi))):
         for c in nice(val, (1, 2, 3)):
             if abs(float(c) / val - 1) < 0.01 and (c, turns) not in out:
                 out.append((c, turns))
+        # estimated, not enumerated: the simplest number in the interval the fit allows (a
+        # power of two, few decimal digits, else the smallest denominator: 125/128 = 1000/1024,
+        # a timestep embedding's steps over 2^10); the whole-table check decides
+        c = simplest(val * (1 - rel), val * (1 + rel), pow2=True, max_digits=4, max_den=4096)
+        q = c.denominator if c is not None else 0
+        if c is not None and c > 0 and (q <= 16 or q & (q - 1) == 0) and (c, turns) not in out:
+            # (a denominator past 16 only as a power of two, k / 2^m: any interval holds some
+            # rational of denominator ~ its width^(-1/2), which would be noise)
+            out.append((int(c) if c.denominator == 1 else c, turns))
     if abs(math.log(w0)) < 0.01:
         return [(1, False)]
     return out

@@ -68,6 +68,9 @@ class Identification:
     estimates: dict = field(default_factory=dict)
     left_out_rows: list = field(default_factory=list)
     candidates: list = field(default_factory=list)  # further variants that fit, simplest first
+    #: other variants the whole table fits within the error model as well (checked by
+    #: :func:`peproof.oracle.sinusoidal.checking.check`): the table cannot tell them apart
+    indistinguishable: list = field(default_factory=list)
 
     @property
     def fits(self) -> bool:
@@ -97,6 +100,7 @@ class Identification:
                          "rows_within_budget": self.rows_within_budget,
                          "entries_within_budget": self.entries_within_budget},
             "equivalent": self.equivalent, "alternatives": self.alternatives,
+            "indistinguishable_from": self.indistinguishable,
             "notes": self.notes, "estimates": self.estimates,
             "left_out_rows": self.left_out_rows[:20],
         }

@@ -156,6 +156,9 @@ def render(rep, worst: int = 5, full: bool = True) -> str:
                  f"examined rows' entries within the error model")
         for e in ident.equivalent[:2]:
             L.append(f"             (the same table as: {e})")
+    if ident.indistinguishable:
+        L.append("             indistinguishable here from: "
+                 + "; ".join(ident.indistinguishable))
     if full:
         for note in ident.notes[:2]:
             L.append(f"             note: {note}")

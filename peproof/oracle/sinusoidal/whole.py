@@ -180,11 +180,14 @@ class Whole:
         pipeline, the table stored as it is) ``v`` explains the whole table, else ``None``."""
         from peproof.formats import BFLOAT16, FLOAT16
 
+        from .advice import reachable
+
         for fmt in (FLOAT16, BFLOAT16):
             if fmt.p >= self.pipe.p:
                 continue
             w = Whole(self.arr, self.pos, self.given, self.stored, fmt, self.keep)
             got = w.judge(v)
-            if got is not None and got[1] is not None:
-                return fmt
+            if got is not None and got[1] is not None and \
+                    reachable(self.arr, self.rows(v), v, self.stored, fmt):
+                return fmt  # the values show a computation in fmt (:mod:`.advice`)
         return None
