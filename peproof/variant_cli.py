@@ -38,24 +38,19 @@ def prove_variant(args, out, progress) -> int:
     return exit_code(res)
 
 
-def report_variant(args, gen) -> int:
-    """``peproof report --variant SPEC``: decide (Coq included), then write the document."""
-    from peproof.guard.paths import folder_lock, out_folder
+def write_variant(args, v, folder: Path) -> tuple[Path, str, int]:
+    """``peproof report --variant SPEC`` into ``folder`` (the report's staged folder: the
+    command swaps it into place when this returns): decide (Coq included), then write the
+    document.  Returns the .tex path, TeX's message and the exit code."""
     from peproof.variant_results import exit_code, run_variant
 
-    v = parse_or_exit(args.variant)
-    out = out_folder(args.out) if args.out else None
-    out = out or gen.default_build_dir()
-    with folder_lock(out, "peproof report"):
-        res = run_variant(v, args.pattern, coq=True, coq_dir=Path(out) / "coq-variant")
-        if not res["claims"]:
-            raise UsageError(f"no claim id matches {args.pattern!r}")
-        from peproof_report import variantdoc
+    res = run_variant(v, args.pattern, coq=True, coq_dir=Path(folder) / "coq-variant")
+    if not res["claims"]:
+        raise UsageError(f"no claim id matches {args.pattern!r}")
+    from peproof_report import variantdoc
 
-        tex, message = variantdoc.write(res, Path(out), compile_pdf=not args.no_pdf)
-    print(f"wrote {tex}")
-    print(message)
-    return exit_code(res)
+    tex, message = variantdoc.write(res, Path(folder), compile_pdf=not args.no_pdf)
+    return Path(tex), message, exit_code(res)
 
 
 def check_hint(rep) -> str | None:

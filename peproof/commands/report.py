@@ -91,10 +91,11 @@ def run(args) -> int:
     from peproof.user.run import user_claims, wants_user
 
     claims = user_claims(args) if wants_user(args) else None  # bad input: exit 2 first
+    variant = None
     if getattr(args, "variant", None) and claims is None:  # the paper's claims for your encoding
-        from peproof.variant_cli import report_variant
+        from peproof.variant_cli import parse_or_exit
 
-        return report_variant(args, load_generator())
+        variant = parse_or_exit(args.variant)
     if claims is None and args.pattern and not registry.select(args.pattern):
         raise UsageError(f"no claim id matches {args.pattern!r}")
     if args.workers is not None and not 1 <= args.workers <= 64:
@@ -114,6 +115,14 @@ def run(args) -> int:
         remove_stale(out)
         with _faults_named(out), StagedFolder(out) as stage:
             stage_dir = stage.path
+            if variant is not None:  # a document of its own, written all or nothing as well
+                from peproof.variant_cli import write_variant
+
+                tex, message, code = write_variant(args, variant, stage.path)
+                stage.commit()
+                print(f"wrote {stage_final(stage, tex)}")
+                print(message.replace(str(stage_dir), str(out)))
+                return code
             user_run = gen.collect_claims(claims, stage.path) if claims is not None else None
             res = gen.build(build_dir=stage.path, pattern=args.pattern, numerics=args.numerics,
                             peers=not args.no_peers, workers=args.workers, fresh=args.fresh,
