@@ -195,9 +195,13 @@ def independently_confirmed(cells: dict) -> bool:
 
 @cache
 def row(claim_id: str) -> dict:
+    """The claim's row; its primary and z3 verdicts share their falsification searches of the
+    claim's statement (:func:`peproof.kernel.falsify.shared_searches`)."""
+    from peproof.kernel.falsify import shared_searches
     from peproof.verdicts import verdict_of as verdict
 
-    return row_of(registry.get(claim_id), verdict(claim_id), z3_verdict(claim_id))
+    with shared_searches():
+        return row_of(registry.get(claim_id), verdict(claim_id), z3_verdict(claim_id))
 
 
 def row_of(claim: Claim, primary: Verdict, zv: Verdict) -> dict:
