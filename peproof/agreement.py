@@ -210,15 +210,19 @@ def independently_confirmed(cells: dict) -> bool:
 
 
 def row(claim_id: str) -> dict:
-    """The agreement row of ``claim_id`` for the encoding in force (:mod:`peproof.scope`)."""
+    """The agreement row of ``claim_id`` for the encoding in force (:mod:`peproof.scope`); its
+    primary and z3 verdicts share their falsification searches of the claim's statement
+    (:func:`peproof.kernel.falsify.shared_searches`)."""
     return _row(scope.key(), claim_id)
 
 
 @cache
 def _row(scope_key: str, claim_id: str) -> dict:
+    from peproof.kernel.falsify import shared_searches
     from peproof.verdicts import verdict_of as verdict
 
-    return row_of(registry.get(claim_id), verdict(claim_id), z3_verdict(claim_id))
+    with shared_searches():
+        return row_of(registry.get(claim_id), verdict(claim_id), z3_verdict(claim_id))
 
 
 def row_of(claim: Claim, primary: Verdict, zv: Verdict) -> dict:

@@ -37,8 +37,11 @@ def run_claim(claim: Claim, falsifiers: bool = True) -> dict:
         v = verdict(claim.id)
         agree = row(claim.id)
     else:  # a claim outside the registry (a user's: peproof.user), decided here, not cached
-        v = decide(claim)
-        agree = row_of(claim, v, z3_of(claim, v))
+        from peproof.kernel.falsify import shared_searches
+
+        with shared_searches():  # the primary and z3 gates search the same statement
+            v = decide(claim)
+            agree = row_of(claim, v, z3_of(claim, v))
     out = {
         "id": claim.id,
         "title": claim.title,

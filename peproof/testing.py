@@ -46,7 +46,15 @@ def evidence_lines(claim: Claim) -> list[str]:
 
 def check_claim(claim: Claim) -> Verdict:
     """Assert the computed verdict matches the team's reading (refutations need a proved
-    companion) and that no two engines conflict."""
+    companion) and that no two engines conflict.  The falsification searches of the claim's
+    engines are made once per statement (:func:`peproof.kernel.falsify.shared_searches`)."""
+    from peproof.kernel.falsify import shared_searches
+
+    with shared_searches():
+        return _check_claim(claim)
+
+
+def _check_claim(claim: Claim) -> Verdict:
     v = verdict(claim.id)
     assert v.status == claim.expect, failure_message(claim, v, claim.expect)
     if claim.expect == "refuted":

@@ -24,11 +24,13 @@ def prove_variant(args, out, progress) -> int:
     from peproof.variant_results import exit_code, render, run_variant
 
     v = parse_or_exit(args.variant)
-    checkout = Path(__file__).resolve().parent.parent / "reports"
+    from peproof.cli import coq_build_dir
+
     # the variant's .v files apart from the paper's (same claim ids, other statements)
-    coq_dir = checkout / "build" / "coq-variant" if checkout.is_dir() else None
+    paper = coq_build_dir()
+    coq_dir = paper.with_name(paper.name + "-variant") if paper is not None else None
     res = run_variant(v, args.pattern, falsifiers=not args.no_falsifiers, progress=progress,
-                      coq=not args.no_coq, coq_dir=coq_dir)
+                      coq=not args.no_coq, coq_dir=coq_dir, recheck=args.recheck)
     if not res["claims"]:
         raise UsageError(f"no claim id matches {args.pattern!r}")
     text = json.dumps(res, indent=1, sort_keys=True, default=str)

@@ -14,7 +14,8 @@ from peproof.results import run
 
 
 def run_variant(variant, pattern: str | None = None, falsifiers: bool = True, progress=None,
-                coq: bool = False, coq_dir=None, numbers: bool = True) -> dict:
+                coq: bool = False, coq_dir=None, numbers: bool = True,
+                recheck: bool = False) -> dict:
     """The results envelope of the paper's claims (those matching ``pattern``) for
     ``variant``; ``res["variant"]`` says what changed against the paper."""
     from peproof.variant import name, spec
@@ -22,7 +23,8 @@ def run_variant(variant, pattern: str | None = None, falsifiers: bool = True, pr
     paper = {c.id: c for c in registry.claims_for(None)}
     with scope.using(variant):
         claims = registry.select(pattern)
-        res = run(claims, falsifiers=falsifiers, progress=progress, coq=coq, coq_dir=coq_dir)
+        res = run(claims, falsifiers=falsifiers, progress=progress, coq=coq, coq_dir=coq_dir,
+                  recheck=recheck)
     rows = []
     for r in res["claims"]:
         pc = paper.get(r["id"])

@@ -164,7 +164,8 @@ def engine_conflicts_fail(monkeypatch):
 # test must be safe beside the others -- the rules (tests/test_xdist_rules.py checks the
 # first three in the sources):
 #   1. write only under ``tmp_path`` / ``tmp_path_factory`` (never a fixed /tmp path, never the
-#      tree: not reports/build, not a file beside the test);
+#      tree: not reports/build, not a file beside the test; ``prove``'s .v files go to the
+#      worker's ``$PEPROOF_COQ_BUILD``, set below);
 #   2. no fixed TCP port (bind port 0) and no fixed name in a shared folder (a lock, a socket);
 #   3. a subprocess gets its own working folder and TMPDIR when it may leave files;
 #   4. never rely on test order or on another module's fixture having run; a module-scoped
@@ -174,6 +175,16 @@ def engine_conflicts_fail(monkeypatch):
 #   6. shared caches (the Coq cache in ``$PEPROOF_COQ_CACHE``) are written atomically; the
 #      compiled Coq library is built once -- the fixture below makes a second worker wait for
 #      the first's build instead of compiling it again beside it.
+@pytest.fixture(scope="session", autouse=True)
+def _coq_build_per_worker(tmp_path_factory):
+    """``peproof prove`` (in-process or a subprocess) writes its ``.v`` files into this
+    worker's own folder (``$PEPROOF_COQ_BUILD``), never the checkout's reports/build/coq where
+    two workers would write the same files."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PEPROOF_COQ_BUILD", str(tmp_path_factory.mktemp("coq-build")))
+        yield
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _coq_library_built_once(tmp_path_factory):
     """Serialise :func:`peproof.kernel.coq.run.build_library` across the xdist workers of

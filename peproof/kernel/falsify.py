@@ -47,8 +47,11 @@ Cost: ``benchmarks/bench_falsify.py`` (median / p90 per statement, ratio to the 
 
 from __future__ import annotations
 
+import copy
 import random
 import time
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import wraps
@@ -116,9 +119,40 @@ def _record(kind: str, stmt: Statement, env: dict, i: int | None, t: Truth | Non
     return out
 
 
+#: the searches made inside a :func:`shared_searches` block, by (statement, budget)
+_SHARED: ContextVar[dict | None] = ContextVar("peproof_falsify_shared", default=None)
+
+
+@contextmanager
+def shared_searches():
+    """Inside the block, :func:`search` runs once per (statement, budget): the primary engine's
+    gate and the z3 column's gate of one claim search the same statement, and the search is a
+    pure function of it (its points are seeded from the statement's text).  Each caller gets
+    its own copy of the finding.  The memo lives only for the block (nested blocks share the
+    outer one), so code patched between two blocks -- a test's sabotage -- is searched anew."""
+    if _SHARED.get() is not None:
+        yield
+        return
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
 def search(stmt: Statement, *, budget: Budget = DEFAULT) -> dict | None:
     """A certified counterexample (``forall``) or instance (``exists``) of ``stmt``, or None
-    (see the module docstring)."""
+    (see the module docstring).  Made once per block of :func:`shared_searches`."""
+    memo = _SHARED.get()
+    if memo is None:
+        return _search(stmt, budget)
+    key = (stmt, budget)
+    if key not in memo:
+        memo[key] = _search(stmt, budget)
+    return copy.deepcopy(memo[key])
+
+
+def _search(stmt: Statement, budget: Budget) -> dict | None:
     seed = seed_of(stmt)
     picks = _sample(stmt, budget.conclusions, random.Random(seed))
     if stmt.quant == "forall" and not picks:
