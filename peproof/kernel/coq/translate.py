@@ -44,6 +44,7 @@ from math import lcm
 import sympy as sp
 
 from peproof.claims import INT_DOMAINS, Rel, Statement
+from peproof.kernel.coq.semantic import SemPrinter, Unprintable, den_factor
 
 
 class Untranslatable(Exception):
@@ -94,9 +95,35 @@ class Goal:
     names: dict = field(default_factory=dict)  # symbol -> Coq name
     heads: frozenset = frozenset()  # printed heads used: zsum, rpow, sqrt, ...
     printer: Printer | None = None  # the printer (its names), for the proof scripts
+    sem_hyps: tuple[str, ...] = ()  # the hypotheses in Sem.v's functions (their meaning)
+    sem_concls: tuple[str, ...] = ()  # the conclusions in Sem.v's functions
 
     @property
     def text(self) -> str:
+        """The theorem: the ORIGINAL statement printed with Sem.v's functions (quantifier,
+        domains, hypotheses and conclusions as written; no obligation, no premise of the
+        printer's own)."""
+        concl = _conj(list(self.sem_concls))
+        bs = " ".join(f"({b.name} : {b.ctype})" for b in self.binders)
+        if self.quant == "exists":
+            body = _conj(list(self.domain_hyps) + list(self.sem_hyps) + list(self.sem_concls))
+            return f"exists {bs},\n  {body}" if bs else body
+        pre = list(self.domain_hyps) + list(self.sem_hyps)
+        if not self.binders:
+            return "".join(f"{h} ->\n  " for h in pre) + concl
+        hs = "".join(f"\n  (pe_h{n} : {h})" for n, h in enumerate(pre))
+        return f"forall {bs}{hs},\n  {concl}"
+
+    @property
+    def refutable_text(self) -> str:
+        """The statement whose negation a refuted claim's proof establishes: the statement
+        itself (its meaning needs no premise)."""
+        return self.text
+
+    @property
+    def real_text(self) -> str:
+        """The real-number goal the proof scripts prove (untrusted: the reflection step of
+        CheckSem.v proves the statement from it, or fails)."""
         body = list(self.obligations) + list(self.concls)
         if not self.binders:
             return _conj(body)
@@ -110,7 +137,7 @@ class Goal:
         return f"forall {bs}{hs},\n  {_conj(body)}"
 
     @property
-    def refutable_text(self) -> str:
+    def real_refutable_text(self) -> str:
         """The goal whose NEGATION a Coq proof may establish for a refuted claim: the
         conclusions' definedness obligations become premises.  An obligation may be stronger
         than SymPy's definedness (``0 < b`` for ``rpow b p``, where SymPy also defines
@@ -202,8 +229,14 @@ def translate(st: Statement) -> Goal:
         s, obl = pr.relation(c)
         obls.extend(o for o in obl if o not in obls and o not in def_h)
         concls.append(s)
+    sp_ = SemPrinter(pr)
+    try:
+        sem_h = tuple(sp_.relation(h) for h in st.hyps)
+        sem_c = tuple(sp_.relation(c) for c in st.concl)
+    except Unprintable as exc:
+        raise Untranslatable(str(exc)) from None
     return Goal(st.quant, tuple(binders), tuple(dom), tuple(def_h), tuple(hyps), tuple(obls),
-                tuple(concls), names, frozenset(pr.heads), pr)
+                tuple(concls), names, frozenset(pr.heads), pr, sem_h, sem_c)
 
 
 def domain_props(b: Binder, quant: str) -> list[str]:
@@ -394,7 +427,7 @@ class Printer:
             if c.q != 1:
                 den.append(str(c.q))
         for f in sp.Mul.make_args(rest):
-            if f.is_Pow and f.exp.could_extract_minus_sign():
+            if den_factor(f):
                 inv = sp.Pow(f.base, -f.exp)
                 s = self.term(inv)
                 self._nonzero(inv, s)
