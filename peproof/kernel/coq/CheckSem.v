@@ -85,14 +85,14 @@ Ltac pe_sums_in H :=
 
 (** The decisions of the hypotheses only. *)
 Ltac pe_dec_h :=
-  repeat (pe_cbn; try solve [pe_absurd];
+  pe_cbn; repeat (try solve [pe_absurd];
     match goal with
     | H : False |- _ => contradiction
     | H : context [Req_EM_T ?a ?b] |- _ => destruct (Req_EM_T a b)
     | H : context [Rlt_dec ?a ?b] |- _ => destruct (Rlt_dec a b)
     | H : context [Rle_dec ?a ?b] |- _ => destruct (Rle_dec a b)
     | H : context [(?a <? ?b)%Z] |- _ => destruct (Z.ltb_spec a b)
-    end).
+    end; pe_cbn).
 
 Ltac pe_prem := first [ pe_zb | solve [pe_side] ].
 

@@ -234,8 +234,23 @@ Proof.
   - unfold zsum; destruct (Z.leb_spec a (b + 1)); [reflexivity|lia].
 Qed.
 
-Ltac pe_cbn := cbn [oZ oadd osub omul oopp olift osin ocos oexp oatan oabs ofloor oceil omax
+Ltac pe_cbn := unfold isZ in *; cbn [oZ oadd osub omul oopp olift osin ocos oexp oatan oabs ofloor oceil omax
                     omin opown odiv osqrt oln otan omod opow opowZ osum oeq one ole olt isZ] in *.
+
+Lemma not_int : forall z p r : Z, (0 < r)%Z -> (p mod r <> 0)%Z -> IZR z * IZR r <> IZR p.
+Proof.
+  intros z p r Hr Hm E; rewrite <- mult_IZR in E; apply eq_IZR in E; subst p.
+  rewrite Z_mod_mult in Hm; congruence.
+Qed.
+
+(** [IZR z = q] for a literal non-integer [q] is absurd. *)
+Ltac pe_not_int z q :=
+  let close := match goal with H : IZR z = q |- _ =>
+                 first [ lia | rewrite H; field | rewrite H, opp_IZR; field ] end in
+  lazymatch q with
+  | IZR ?p / IZR ?r => apply (not_int z p r); close
+  | - (IZR ?p / IZR ?r) => apply (not_int z (- p) r); close
+  end.
 
 Ltac pe_absurd :=
   first [ contradiction | discriminate
@@ -245,10 +260,14 @@ Ltac pe_absurd :=
                                                                        | apply not_0_IZR; lia
                                                                        | lia] ] end
         | match goal with H : ?x <> ?y, E : ?x = ?y |- _ => solve [exfalso; exact (H E)] end
-        | solve [exfalso; nra] ].
+        | match goal with H : sqrt ?x = 0 |- _ =>
+            solve [exfalso; pose proof (sqrt_lt_R0 x ltac:(lra)); lra] end
+        | match goal with H : IZR ?z = ?q |- _ => solve [exfalso; pe_not_int z q] end
+        | solve [exfalso; rewrite ?sqrt_0, ?sqrt_1, ?ln_1, ?exp_0, ?sin_0, ?cos_0, ?sin_PI,
+                   ?cos_PI, ?sin_PI2, ?cos_PI2, ?cos_neg, ?sin_neg, ?Rabs_R0 in *; lra] ].
 
 Ltac pe_dec :=
-  repeat (pe_cbn; try solve [pe_absurd];
+  pe_cbn; repeat (try solve [pe_absurd];
     match goal with
     | H : False |- _ => contradiction
     | |- context [Req_EM_T ?a ?b] => destruct (Req_EM_T a b)
@@ -259,4 +278,4 @@ Ltac pe_dec :=
     | H : context [Rlt_dec ?a ?b] |- _ => destruct (Rlt_dec a b)
     | H : context [Rle_dec ?a ?b] |- _ => destruct (Rle_dec a b)
     | H : context [(?a <? ?b)%Z] |- _ => destruct (Z.ltb_spec a b)
-    end).
+    end; pe_cbn).
