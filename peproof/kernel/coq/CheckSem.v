@@ -123,3 +123,14 @@ Ltac pe_reflect_back K :=
   repeat match goal with H : context [osum _ _ _] |- _ => pe_sums_in H; revert H end;
   repeat match goal with H : context [osumZ _ _ _] |- _ => pe_sums_in H; revert H end;
   intros; pe_dec_h; pe_split; pe_zb.
+
+(** A refuted claim's negation directly at the certified point: the statement specialised
+    there, its (closed) premises evaluated and proved, its conclusions evaluated: an undefined
+    one is [False] at once, a defined one is refuted by the negation script's [pe_refute]. *)
+Ltac pe_sem_prem :=
+  first [ solve [pe_point] | solve [pe_goal] | solve [pe_sums; pe_dec; first [ lra | pe_side ]] ].
+
+Ltac pe_sem_feed H :=
+  repeat match type of H with
+  | ?A -> _ => let a := fresh "pe_a" in assert (a : A) by pe_sem_prem; specialize (H a)
+  end.

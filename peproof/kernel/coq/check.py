@@ -83,8 +83,11 @@ def plan(claim: Claim, verdict: dict | None) -> tuple[run.Job | None, CoqResult 
     text = goal.refutable_text if script.negation else goal.text
     # the theorem is the statement's meaning (Sem.v); the script proves the real goal and the
     # reflection step (CheckSem.v) proves the statement from it
-    proof = semantic.backward_script(goal, script.text) if script.negation else \
-        semantic.forward_script(goal, script.text)
+    if script.negation:
+        vals = tactics.point_values(st, goal, (verdict or {})["witness"]["point"])
+        proof = semantic.negation_script(goal, vals, script.text)
+    else:
+        proof = semantic.forward_script(goal, script.text)
     job = run.Job(claim.id, lemma + ("_negation" if refuted else ""), text, proof,
                   script.needs | _lib_needs(goal), negation=script.negation)
     info = CoqResult("", what="negation" if script.negation else "statement",

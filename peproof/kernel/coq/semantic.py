@@ -248,3 +248,14 @@ def backward_script(goal, script: str) -> str:
     return (f"intro pe_S; assert (pe_R : {goal.real_refutable_text}) by ({intros}"
             f"pose proof {spec} as pe_K; clear pe_S; pe_reflect_back pe_K); revert pe_R; "
             f"clear pe_S; ({script})")
+
+
+def negation_script(goal, vals: list[str], script: str) -> str:
+    """The proof of ``~ statement`` at the certified point ``vals`` (Coq terms in binder
+    order): the statement itself specialised and evaluated there (``pe_sem_feed``,
+    ``pe_dec_h``: an undefined conclusion is False), then ``pe_refute``; else the real route
+    (:func:`backward_script`, whose premises are the printer's obligations)."""
+    spec = f"(H {' '.join(vals)})" if vals else "H"
+    direct = (f"intro H; pose proof {spec} as Hc; pe_sem_feed Hc; pe_dec_h; pe_destr Hc; "
+              "first [ solve [pe_refute] | solve [exfalso; pe_refute] ]")
+    return f"first [ solve [{direct}] | solve [{backward_script(goal, script)}] ]"

@@ -146,7 +146,7 @@ class Goal:
         the witness, where Coq's terms then agree with SymPy's, so a proof of the negation is
         a point where the statement's own conclusion is false."""
         if self.quant != "forall" or not self.obligations:
-            return self.text
+            return self.real_text
         if not self.binders:
             return f"{_conj(list(self.obligations))} ->\n  {_conj(list(self.concls))}"
         pre = list(self.domain_hyps) + list(self.def_hyps) + list(self.hyps) + \
