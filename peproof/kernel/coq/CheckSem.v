@@ -34,12 +34,21 @@ Ltac pe_zof a :=
          end
   end.
 
+(** Integer side goals with divisions by literals ([d / 2 - 1]): the quotient's bounds. *)
+Ltac pe_zlim :=
+  first [ lia
+        | match goal with |- context [(?a / ?c)%Z] =>
+            let Q := fresh "Q" in let R := fresh "R" in
+            pose proof (Z.div_mod a c ltac:(lia));
+            pose proof (Z.mod_pos_bound a c ltac:(lia));
+            remember (a / c)%Z as Q; remember (a mod c)%Z as R; lia end ].
+
 (** The obligations under a sum's index, at the index [i]. *)
 Ltac pe_at i :=
   repeat match goal with
   | H : forall j : Z, (Z.min _ _ <= j < Z.max _ _)%Z -> _ |- _ =>
       let K := fresh "K" in pose proof (H i) as K; clear H;
-      first [ specialize (K ltac:(lia)) | clear K ]
+      first [ specialize (K ltac:(pe_zlim)) | clear K ]
   end.
 
 Ltac pe_eqz := first [ reflexivity | assumption | (symmetry; assumption) ].
@@ -60,14 +69,14 @@ Ltac pe_sums :=
   | |- context [osum (Some ?a) (Some ?b) ?f] =>
       let za := pe_zof a in let zb := pe_zof b in
       erewrite (osum_eval a b za zb f);
-      [ | pe_eqz | pe_eqz | solve [lia]
+      [ | pe_eqz | pe_eqz | solve [pe_zlim]
         | let i := fresh "i" in let Hi := fresh "Hi" in intros i Hi; cbv beta; pe_at i; pe_val ]
   | |- context [osumZ ?a ?b ?f] =>
       erewrite (osumZ_some a b f);
-      [ | solve [lia]
+      [ | solve [pe_zlim]
         | let i := fresh "i" in let Hi := fresh "Hi" in intros i Hi; cbv beta; pe_at i; pe_val ]
   end
-with pe_val := pe_sums; pe_dec; reflexivity.
+with pe_val := pe_dec; pe_sums; pe_dec; reflexivity.
 
 (** Sums of a hypothesis, the same way (its obligations in context). *)
 Ltac pe_sums_in H :=
@@ -75,11 +84,11 @@ Ltac pe_sums_in H :=
   | context [osum (Some ?a) (Some ?b) ?f] =>
       let za := pe_zof a in let zb := pe_zof b in
       erewrite (osum_eval a b za zb f) in H;
-      [ | pe_eqz | pe_eqz | solve [lia]
+      [ | pe_eqz | pe_eqz | solve [pe_zlim]
         | let i := fresh "i" in let Hi := fresh "Hi" in intros i Hi; cbv beta; pe_at i; pe_val ]
   | context [osumZ ?a ?b ?f] =>
       erewrite (osumZ_some a b f) in H;
-      [ | solve [lia]
+      [ | solve [pe_zlim]
         | let i := fresh "i" in let Hi := fresh "Hi" in intros i Hi; cbv beta; pe_at i; pe_val ]
   end.
 
@@ -101,7 +110,7 @@ Ltac pe_feed_real K :=
   | ?A -> _ => let a := fresh "pe_a" in assert (a : A) by pe_prem; specialize (K a)
   end.
 
-Ltac pe_goal := pe_sums; pe_dec; pe_zb.
+Ltac pe_goal := pe_dec; pe_sums; pe_dec; pe_zb.
 
 Ltac pe_destr K := lazymatch type of K with _ /\ _ => decompose [and] K; clear K | _ => idtac end.
 

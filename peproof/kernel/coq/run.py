@@ -567,8 +567,8 @@ def _write_cached(path: Path, data: dict) -> None:
 
 
 def _needed_modules(needs: frozenset) -> set[str]:
-    return {"Defs", "Sem", "Check", "CheckSem", "PE", "Tactics"} | ({"CheckInterval"} if "interval" in needs
-                                                 else set())
+    return {"Defs", "Sem", "Check", "CheckSem", "PE", "Tactics"} | (
+        {"CheckInterval"} if "interval" in needs else set())
 
 
 def _cost(job: Job) -> float:

@@ -47,8 +47,10 @@ class SemPrinter:
     """The ``Sem.v`` text of expressions and relations, under the names of a real printer
     ``pr`` (its variables, integer variables and taken identifiers)."""
 
-    def __init__(self, pr):
+    def __init__(self, pr, name_of, is_sum):
         self.pr = pr
+        self.name_of = name_of  # the real printer's naming rule (name, taken) -> identifier
+        self.is_sum = is_sum  # SymPy nodes whose meaning is Sum's
 
     def relation(self, r) -> str:
         if r.op not in SREL:
@@ -83,7 +85,7 @@ class SemPrinter:
             return self._mul(e)
         if e.is_Pow:
             return self._pow(e)
-        if isinstance(e, sp.Sum) or _is_sum_alias(e):
+        if isinstance(e, sp.Sum) or self.is_sum(e):
             return self._sum(e, tuple(e.limits))
         f = type(e)
         if f in SUNARY and len(e.args) == 1:
@@ -157,8 +159,6 @@ class SemPrinter:
 
     def _sum(self, e, limits) -> str:
         """``Sum(f, l1, ..., ln)`` is ``Sum(Sum(f, l1, ..., ln-1), ln)``."""
-        from peproof.kernel.coq.translate import coq_name  # the real printer's naming rule
-
         pr = self.pr
         i, lo, hi = limits[-1]
         if not isinstance(i, sp.Symbol):
@@ -168,7 +168,7 @@ class SemPrinter:
             head = f"osumZ {_a(zlo)} {_a(zhi)}"
         else:
             head = f"osum {_a(self.term(lo))} {_a(self.term(hi))}"
-        idx = coq_name(i.name, pr.taken)
+        idx = self.name_of(i.name, pr.taken)
         saved = pr.names.get(i, None), i in pr.zvars
         pr.names[i] = idx
         pr.zvars.add(i)
@@ -208,13 +208,6 @@ def _closing(s: str) -> int:
         if depth == 0:
             return k
     return -1
-
-
-def _is_sum_alias(e) -> bool:
-    from peproof.kernel.coq.translate import SUM_ALIASES
-
-    t = type(e)
-    return f"{t.__module__}.{t.__qualname__}" in SUM_ALIASES
 
 
 # -- reflection scripts ----------------------------------------------------------------------

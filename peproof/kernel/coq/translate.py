@@ -1,14 +1,23 @@
-"""Print a claim's ORIGINAL statement as a Coq proposition over ``Coq.Reals``.
+"""Print a claim's ORIGINAL statement for Coq: the theorem, and the real goal its scripts prove.
 
-The translation must preserve meaning.  Coq's reals are total (``x / 0 = 0``, ``sqrt`` of a
-negative number is ``0``, ``ln`` of a non-positive number is ``0``, ``Rpower`` of a non-positive
-base is meaningless), so every partial operation becomes a proposition of the theorem: in a
-conclusion a *definedness obligation* conjoined with it under the same binders and hypotheses,
-in a hypothesis an extra hypothesis before it (for ``exists``, a conjunct).  Whatever has no
-printing whose Coq meaning equals SymPy's on the whole domain is refused
-(:class:`Untranslatable`, the reason naming the node).
+Two texts of one tree, printed node for node:
 
-Grammar of the output (what :mod:`peproof.kernel.coq.reparse` reads back)::
+* :attr:`Goal.text`, the THEOREM: the statement with the functions of ``lib/Sem.v``
+  (:mod:`peproof.kernel.coq.semantic`), where every operation's definedness is stated once, as
+  SymPy's (``None`` where SymPy's value is undefined or not real), relations are false on an
+  undefined side, and quantifiers, domains and hypotheses are as written (closed statements
+  and existentials without variables included).  No obligation, no premise of the printer's.
+* :attr:`Goal.real_text`, the REAL GOAL over Coq's total reals, which the proof scripts
+  (:mod:`peproof.kernel.coq.tactics`) prove: each partial operation becomes a *definedness
+  obligation* (conjoined in a conclusion, a premise before a hypothesis).  It is UNTRUSTED:
+  the reflection step (``CheckSem.v``: ``pe_reflect``) must prove the theorem from it, which
+  fails when an obligation is stronger than SymPy's definedness in a hypothesis (the old
+  ``0 < b`` of ``b**p``, where SymPy also defines ``0**p``).
+
+Whatever has no printing is refused (:class:`Untranslatable`, the reason naming the node).
+
+Grammar of the real goal (:mod:`peproof.kernel.coq.reparse` reads it, and the theorem's
+``oeq``/``oadd``/... terms, back)::
 
     goal   ::= "forall" binder+ "," (hyp "->")* body | "exists" binder+ "," conj | body
     binder ::= "(" name ":" ("R" | "Z") ")"
@@ -229,7 +238,7 @@ def translate(st: Statement) -> Goal:
         s, obl = pr.relation(c)
         obls.extend(o for o in obl if o not in obls and o not in def_h)
         concls.append(s)
-    sp_ = SemPrinter(pr)
+    sp_ = SemPrinter(pr, coq_name, _sum_alias)
     try:
         sem_h = tuple(sp_.relation(h) for h in st.hyps)
         sem_c = tuple(sp_.relation(c) for c in st.concl)

@@ -235,7 +235,7 @@ Proof.
 Qed.
 
 Ltac pe_cbn := unfold isZ in *; cbn [oZ oadd osub omul oopp olift osin ocos oexp oatan oabs ofloor oceil omax
-                    omin opown odiv osqrt oln otan omod opow opowZ osum oeq one ole olt isZ] in *.
+                    omin opown odiv osqrt oln otan omod opow opowZ oeq one ole olt isZ] in *.
 
 Lemma not_int : forall z p r : Z, (0 < r)%Z -> (p mod r <> 0)%Z -> IZR z * IZR r <> IZR p.
 Proof.
@@ -244,12 +244,15 @@ Proof.
 Qed.
 
 (** [IZR z = q] for a literal non-integer [q] is absurd. *)
+Ltac pe_ni_close z q :=
+  match goal with H : IZR z = q |- _ =>
+    first [ lia | (let E := fresh in intro E; compute in E; discriminate)
+          | rewrite H; field | rewrite H, opp_IZR; field ] end.
+
 Ltac pe_not_int z q :=
-  let close := match goal with H : IZR z = q |- _ =>
-                 first [ lia | rewrite H; field | rewrite H, opp_IZR; field ] end in
   lazymatch q with
-  | IZR ?p / IZR ?r => apply (not_int z p r); close
-  | - (IZR ?p / IZR ?r) => apply (not_int z (- p) r); close
+  | IZR ?p / IZR ?r => apply (not_int z p r); pe_ni_close z q
+  | - (IZR ?p / IZR ?r) => apply (not_int z (- p) r); pe_ni_close z q
   end.
 
 Ltac pe_absurd :=
@@ -260,11 +263,16 @@ Ltac pe_absurd :=
                                                                        | apply not_0_IZR; lia
                                                                        | lia] ] end
         | match goal with H : ?x <> ?y, E : ?x = ?y |- _ => solve [exfalso; exact (H E)] end
+        | match goal with H : rpow ?b ?e = 0 |- _ => exact (False_ind _ (rpow_neq_0 b e H)) end
+        | match goal with H : exp ?x = 0 |- _ =>
+            solve [exfalso; pose proof (exp_pos x); lra] end
+        | match goal with H : ~ 0 < rpow ?b ?e |- _ => exact (False_ind _ (H (rpow_pos b e))) end
         | match goal with H : sqrt ?x = 0 |- _ =>
             solve [exfalso; pose proof (sqrt_lt_R0 x ltac:(lra)); lra] end
         | match goal with H : IZR ?z = ?q |- _ => solve [exfalso; pe_not_int z q] end
         | solve [exfalso; rewrite ?sqrt_0, ?sqrt_1, ?ln_1, ?exp_0, ?sin_0, ?cos_0, ?sin_PI,
-                   ?cos_PI, ?sin_PI2, ?cos_PI2, ?cos_neg, ?sin_neg, ?Rabs_R0 in *; lra] ].
+                   ?cos_PI, ?sin_PI2, ?cos_PI2, ?cos_neg, ?sin_neg, ?Rabs_R0 in *;
+                 first [ lra | match goal with H : ?a <> ?a |- _ => exact (H eq_refl) end ]] ].
 
 Ltac pe_dec :=
   pe_cbn; repeat (try solve [pe_absurd];
