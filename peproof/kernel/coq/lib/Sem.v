@@ -271,7 +271,7 @@ Ltac pe_absurd :=
             solve [exfalso; pose proof (sqrt_lt_R0 x ltac:(lra)); lra] end
         | match goal with H : IZR ?z = ?q |- _ => solve [exfalso; pe_not_int z q] end
         | solve [exfalso; rewrite ?sqrt_0, ?sqrt_1, ?ln_1, ?exp_0, ?sin_0, ?cos_0, ?sin_PI,
-                   ?cos_PI, ?sin_PI2, ?cos_PI2, ?cos_neg, ?sin_neg, ?Rabs_R0 in *;
+                   ?cos_PI, ?sin_PI2, ?cos_PI2, ?cos_neg, ?sin_neg, ?Rabs_R0, ?Int_part_IZR in *;
                  first [ lra | match goal with H : ?a <> ?a |- _ => exact (H eq_refl) end ]] ].
 
 Ltac pe_dec :=
