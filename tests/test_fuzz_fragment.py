@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "fuzz"))
 from fragment import FAMILIES, case  # noqa: E402
 from run import coq_judge, run  # noqa: E402
 
-from peproof.claims import DOMAINS, Eq, Statement, Verdict, var  # noqa: E402
+from peproof.claims import DOMAINS, Eq, Le, Lt, Statement, Verdict, var  # noqa: E402
 from peproof.kernel.coq import run as coqrun  # noqa: E402
 
 EXAMPLES = int(os.environ.get("PEPROOF_FUZZ_EXAMPLES", "120"))
@@ -112,6 +112,7 @@ def test_the_generator_covers_the_fragment():
 
 
 @pytest.mark.skipif(coqrun.coqc() is None, reason="coqc not installed")
+@pytest.mark.timeout(900)
 def test_a_refutation_of_a_statement_coq_proves_is_a_wrong_verdict(tmp_path):
     """The Coq judge: a refuted sin^2 + cos^2 = 1 is a finding (Coq proves it); a refuted
     sin x = 0 (false) and a true refuted statement Coq cannot translate (Piecewise) are not."""
@@ -127,3 +128,20 @@ def test_a_refutation_of_a_statement_coq_proves_is_a_wrong_verdict(tmp_path):
     assert [f["case"] for f in found] == [1], (found, counts)
     assert "refuted a statement Coq proved" in found[0]["why"]
     assert counts.get("checked in Coq") == 1, counts
+
+
+@pytest.mark.skipif(coqrun.coqc() is None, reason="coqc not installed")
+@pytest.mark.timeout(900)
+def test_a_proof_whose_negation_coq_proves_at_a_boundary_is_a_wrong_verdict(tmp_path):
+    """The Coq judge on proved statements (issue 23): x**(3/2) <= 0 |- 0 < x is false at x = 0
+    (SymPy: 0**(3/2) = 0), and Coq proves its negation there now that the theorem states the
+    original meaning (the old translator's premise 0 < x made that impossible); a proved
+    sin^2 + cos^2 = 1 is no finding."""
+    x, vx = var("x", "real")
+    false = Statement((Lt(0, x),), (vx,), (Le(x ** sp.Rational(3, 2), 0),))
+    true = Statement((Eq(sp.sin(x) ** 2 + sp.cos(x) ** 2, 1),), (vx,))
+    proofs = [{"case": 7, "engine": "forger", "stmt": false},
+              {"case": 8, "engine": "forger", "stmt": true}]
+    found, counts = coq_judge([], cache_dir=tmp_path, proofs=proofs)
+    assert [f["case"] for f in found] == [7], (found, counts)
+    assert "negation Coq proved at {'x': '0'}" in found[0]["why"]

@@ -299,6 +299,19 @@ def partial(rng) -> Case:
     return Case("partial", lambda: stmt(rel, h))
 
 
+def boundary(rng) -> Case:
+    """Partial operations at their boundaries, in hypotheses and conclusions (issue 23): 0**p
+    for p > 0 is 0, a negative base with an integer exponent is real, x/0 and log 0 are
+    undefined.  Several are false at exactly the boundary point (x = 0, a = 1)."""
+    h = _pick(rng, [(Le(x ** R(3, 2), 0),), (Eq(sp.sqrt(x), 0),), (Lt((-2) ** a, 0),),
+                    (Eq((-1) ** a, 1),), (Le(x ** 2, 0),), (Eq(1 / x, 1),), (Lt(sp.log(p), 0),),
+                    (Eq(sp.Mod(a, 2), 1),), (Le(sp.Abs(x), 0),), (Lt(0, x ** R(1, 3)),), ()])
+    rel = _pick(rng, [Lt(0, x), Eq(x, 0), Le(0, x), Le(x, 0), Eq(x ** R(3, 2), 0), Lt(x, 1),
+                      Lt(a, 0), Eq(a, 1), Le(0, sp.sqrt(x)), Eq(sp.sqrt(x ** 2), sp.Abs(x)),
+                      Lt(0, p ** R(1, 2)), Eq(x * (1 / x), 1), Lt(sp.log(p), p)])
+    return Case("boundary", lambda: stmt(rel, h))
+
+
 def _objects():
     try:  # the engines branch keeps them below every engine
         from peproof.engines.objects import Delta, PiIntegral
@@ -414,10 +427,11 @@ def random_family(rng) -> Case:
 FAMILIES = {"signs": signs, "sums": sums, "sum_blocks": sum_blocks, "exists": exists,
             "matrices": matrices, "trig": trig, "powers": powers, "hyps": hyps,
             "integers": integers, "complex": complex_view, "random": random_family,
-            "periodic": periodic, "closed": closed, "realsigns": realsigns, "partial": partial}
+            "periodic": periodic, "closed": closed, "realsigns": realsigns, "partial": partial,
+            "boundary": boundary}
 WEIGHTS = {"signs": 4, "sums": 3, "sum_blocks": 2, "exists": 2, "matrices": 1, "trig": 2,
            "powers": 2, "hyps": 2, "integers": 2, "complex": 1, "random": 4, "periodic": 1,
-           "closed": 1, "realsigns": 3, "partial": 2}
+           "closed": 1, "realsigns": 3, "partial": 2, "boundary": 2}
 
 
 def _sane(st: Statement) -> bool:

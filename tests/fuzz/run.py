@@ -11,9 +11,10 @@ A verdict is WRONG when
 * or it is a ``refuted`` whose witness the kernel cannot re-check, or a ``proved`` existential
   without a re-checkable instance, returned as such (an entry whose own gate turned it into
   ``unknown`` is counted, not failed);
-* or it is a ``refuted`` of a statement Coq proves (:func:`coq_judge`: every refuted statement,
-  translated from the original and tried with the registry's proof scripts, in one batch after
-  the cases; skipped, and said so in the report, when ``coqc`` is absent).
+* or it is a ``refuted`` of a statement Coq proves, or a ``proved`` whose negation Coq proves
+  at a boundary point (:func:`coq_judge`: every refuted statement and a few proved ones, the
+  ORIGINAL statement in lib/Sem.v's meaning, tried with the registry's proof scripts, in one
+  batch after the cases; skipped, and said so in the report, when ``coqc`` is absent).
 
 Refusals (``IllFormed``), crashes and time-outs are counted, not failed.
 Usable as a script: ``python tests/fuzz/run.py CASES [SEED] [REPORT.json]`` (long runs).
@@ -87,31 +88,72 @@ def judge(name: str, stmt: Statement, v: Verdict, truth: bool | None) -> tuple[s
     return v.status, None
 
 
-def coq_judge(refutations: list[dict], cache_dir=None) -> tuple[list[dict], dict]:
+#: boundary values tried as witnesses of a proved statement's negation, by domain
+BOUNDARY = {"real": ("0", "-1", "1/2"), "rational": ("0", "-1", "1/2"), "pos_real": ("1/2", "1"),
+            "integer": ("0", "-1", "1"), "nonneg_integer": ("0", "1"),
+            "pos_integer": ("1", "2"), "even_pos_integer": ("2", "4")}
+MAX_PROVED = 12  # proved statements judged in Coq per run (two points each): a small budget
+
+
+def boundary_points(stmt: Statement, k: int = 2) -> list[dict]:
+    """``k`` points of ``stmt``'s variables at the boundaries of partial operations (every
+    variable at its domain's first boundary value, then its second, ...)."""
+    out = []
+    for n in range(k):
+        pt = {}
+        for v in stmt.vars:
+            vals = BOUNDARY.get(v.domain)
+            if not vals:
+                return out
+            pt[v.symbol.name] = vals[min(n, len(vals) - 1)]
+        if pt not in out:
+            out.append(pt)
+    return out
+
+
+def coq_judge(refutations: list[dict], cache_dir=None,
+              proofs: list[dict] = ()) -> tuple[list[dict], dict]:
     """``(findings, counts)``: each refuted statement (``{"case", "engine", "stmt"}``) whose
-    statement Coq's kernel accepts is a wrong verdict.  Statements are checked once each (several
-    engines may refute one case)."""
+    statement Coq's kernel accepts is a wrong verdict, and so is each proved one (``proofs``,
+    ``forall`` statements) whose NEGATION Coq proves at one of its :func:`boundary_points`.
+    Statements are checked once each (several engines may decide one case); one batch."""
     from types import SimpleNamespace
 
     from peproof.kernel.coq import check
 
-    claims, who = [], collections.defaultdict(list)
+    claims, who, verdicts = [], collections.defaultdict(list), {}
     for r in refutations:
         cid = f"fuzz.case{r['case']}"
         if cid not in who:
             claims.append(SimpleNamespace(id=cid, statement=r["stmt"]))
         who[cid].append(r)
+    seen: set = set()
+    for r in proofs:
+        st = r["stmt"]
+        if st.quant != "forall" or not st.vars or r["case"] in seen or len(seen) >= MAX_PROVED:
+            continue
+        seen.add(r["case"])
+        for n, pt in enumerate(boundary_points(st)):
+            cid = f"fuzz.case{r['case']}_not{n}"
+            claims.append(SimpleNamespace(id=cid, statement=st))
+            verdicts[cid] = {"status": "refuted", "witness": {"point": pt}}
+            who[cid].append(r)
     if not claims:
         return [], {}
-    res = check.check_claims(claims, {}, cache_dir=cache_dir)
+    res = check.check_claims(claims, verdicts, cache_dir=cache_dir)
     counts = collections.Counter()
     findings = []
     for cid, cr in res.items():
-        counts["checked in Coq" if cr.checked else cr.status.split(":")[0]] += 1
+        neg = cid in verdicts
+        counts[("negation " if neg else "") + ("checked in Coq" if cr.checked
+                                               else cr.status.split(":")[0])] += 1
         if cr.checked:
+            why = ("proved a statement whose negation Coq proved at "
+                   f"{verdicts[cid]['witness']['point']}" if neg else
+                   "refuted a statement Coq proved")
             for r in who[cid]:
-                findings.append({**r, "why": "refuted a statement Coq proved "
-                                 f"({cr.coq_version}; {', '.join(cr.assumptions) or 'no axioms'})"})
+                findings.append({**r, "why": f"{why} ({cr.coq_version}; "
+                                 f"{', '.join(cr.assumptions) or 'no axioms'})"})
     return findings, dict(counts)
 
 
@@ -146,7 +188,7 @@ def run(cases: int, seed: int, only: list[str] | None = None, table: dict | None
         table = {k: f for k, f in table.items() if k in only}
     counts: dict = collections.defaultdict(collections.Counter)
     families: collections.Counter = collections.Counter()
-    findings, crashes, refutations = [], [], []
+    findings, crashes, refutations, proofs = [], [], [], []
     old = signal.signal(signal.SIGALRM, _alarm)
     t0 = time.perf_counter()
     try:
@@ -187,6 +229,8 @@ def run(cases: int, seed: int, only: list[str] | None = None, table: dict | None
                     findings.append({**about, "srepr": sp.srepr(stmt.concl), **finding})
                 elif outcome == "refuted":
                     refutations.append({**about, "stmt": stmt})
+                elif outcome == "proved":
+                    proofs.append({**about, "stmt": stmt})
             if progress:
                 progress(k, findings, counts)
     finally:
@@ -196,7 +240,7 @@ def run(cases: int, seed: int, only: list[str] | None = None, table: dict | None
         from peproof.kernel.coq import run as coqrun
 
         if coqrun.coqc():
-            found, coq_counts = coq_judge(refutations)
+            found, coq_counts = coq_judge(refutations, proofs=proofs)
             for f in found:
                 f.pop("stmt")
                 counts[f["engine"]]["refuted, proved in Coq"] += 1

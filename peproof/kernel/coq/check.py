@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from peproof.claims import Claim
-from peproof.kernel.coq import run, tactics, translate
+from peproof.kernel.coq import run, semantic, tactics, translate
 
 CHECKED = "checked in Coq"
 ABSENT = "coq not installed"
@@ -98,7 +98,14 @@ def plan(claim: Claim, verdict: dict | None) -> tuple[run.Job | None, CoqResult 
                                  what="negation" if refuted else "statement",
                                  obligations=goal.obligations + goal.def_hyps)
     text = goal.refutable_text if script.negation else goal.text
-    job = run.Job(claim.id, lemma + ("_negation" if refuted else ""), text, script.text,
+    # the theorem is the statement's meaning (Sem.v); the script proves the real goal and the
+    # reflection step (CheckSem.v) proves the statement from it
+    if script.negation:
+        vals = tactics.point_values(st, goal, (verdict or {})["witness"]["point"])
+        proof = semantic.negation_script(goal, vals, script.text)
+    else:
+        proof = semantic.forward_script(goal, script.text)
+    job = run.Job(claim.id, lemma + ("_negation" if refuted else ""), text, proof,
                   script.needs | _lib_needs(goal), negation=script.negation)
     info = CoqResult("", what="negation" if script.negation else "statement",
                      klass=script.klass, lemma=job.lemma, goal=text,

@@ -1,7 +1,8 @@
 """The Coq library (``lib/*.v``): its files, its audit, and the script its tactics offer.
 
 The library is the mathematics the kernel checks registry claims against: ``Defs.v`` (the
-vocabulary the translator prints: ``zsum`` with SymPy's ``Sum`` semantics, ``rpow``), ``PE.v``
+vocabulary of the real goals: ``zsum``, ``rpow``), ``Sem.v`` (the statement language's meaning,
+stated once: what a translated theorem says), ``PE.v``
 (the encoding for every even width and any frequencies, proved once by induction over finite
 sums) and ``Tactics.v`` (general proof search: ``pe_auto``).  The runner
 (:mod:`peproof.kernel.coq.run`) compiles it once per content hash; this module only says what
@@ -32,7 +33,7 @@ from peproof.kernel.coq.run import REALS, parse_assumptions
 from peproof.kernel.coq.translate import Goal
 
 LIB = Path(__file__).resolve().parent / "lib"
-MODULES = ("Defs", "PE", "Tactics")
+MODULES = ("Defs", "Sem", "PE", "Tactics")
 LOGICAL = "PEProof"
 
 #: the library's general tactic: intros, the evenness hypotheses of [d] substituted, every

@@ -22,6 +22,14 @@ TOKEN = re.compile(r"\s*(?:(%Z)|(/\\)|(->|<>|<=|=>|[()+\-*/^=<,:~])|([A-Za-z_][A
 FUNS = {"sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "exp": sp.exp, "ln": sp.log,
         "sqrt": sp.sqrt, "Rabs": sp.Abs, "atan": sp.atan}
 OPS = {"=": "==", "<=": "<=", "<": "<", "<>": "!="}
+#: Sem.v's relations and operations (lib/Sem.v) read back as SymPy's
+SRELS = {"oeq": "==", "ole": "<=", "olt": "<", "one": "!="}
+SUN = {"osin": sp.sin, "ocos": sp.cos, "otan": sp.tan, "oexp": sp.exp, "oln": sp.log,
+       "osqrt": sp.sqrt, "oabs": sp.Abs, "oatan": sp.atan, "ofloor": sp.floor,
+       "oceil": sp.ceiling, "oopp": lambda a: -a}
+SBIN = {"oadd": lambda a, b: a + b, "osub": lambda a, b: a - b, "omul": lambda a, b: a * b,
+        "odiv": lambda a, b: a / b, "opow": sp.Pow, "omax": sp.Max, "omin": sp.Min,
+        "omod": sp.Mod}
 
 
 class ParseError(Exception):
@@ -206,6 +214,11 @@ class _P:
             else:
                 self.sym[idx] = old
             return Prop("forall_index", name=idx, body=body, bounds=(lo, hi))
+        if self.peek() in SRELS:
+            op = SRELS[self.take()]
+            lhs, rhs = self.sarg(), self.sarg()
+            self.take(")")
+            return Prop("rel", op, lhs, rhs)
         if self.peek() == "IZR" and self._izr_rel():
             lhs = self.rexpr()
             op = self.take()
@@ -325,6 +338,58 @@ class _P:
         if tok in self.sym:
             return self.sym[tok]
         raise ParseError(f"unknown name {tok!r}")
+
+    # Sem.v terms ------------------------------------------------------------------------------
+    def sarg(self):
+        self.take("(")
+        e = self.sterm()
+        self.take(")")
+        return e
+
+    def sterm(self):  # noqa: C901 - one dispatch over Sem.v's functions
+        tok = self.take()
+        if tok == "Some":
+            return self.ratom()
+        if tok == "oZ":
+            return self.zatom()
+        if tok in SUN:
+            return SUN[tok](self.sarg_or_atom())
+        if tok in SBIN:
+            a = self.sarg_or_atom()
+            return SBIN[tok](a, self.sarg_or_atom())
+        if tok == "opown":
+            a = self.sarg_or_atom()
+            return a ** int(self.take())
+        if tok == "opowZ":
+            a = self.sarg_or_atom()
+            return a ** self.zatom()
+        if tok in ("osum", "osumZ"):
+            if tok == "osum":
+                lo, hi = self.sarg_or_atom(), self.sarg_or_atom()
+            else:
+                lo, hi = self.zatom(), self.zatom()
+            self.take("(")
+            self.take("fun")
+            idx = self.take()
+            self.take(":")
+            self.take("Z")
+            self.take("=>")
+            old = self.sym.get(idx)
+            i = sp.Symbol(idx, integer=True)
+            self.sym[idx] = i
+            body = self.sterm()
+            self.take(")")
+            if old is None:
+                del self.sym[idx]
+            else:
+                self.sym[idx] = old
+            return sp.Sum(body, (i, lo, hi))
+        raise ParseError(f"not a Sem.v term: {tok!r}")
+
+    def sarg_or_atom(self):
+        if self.peek() == "(":
+            return self.sarg()
+        raise ParseError(f"a parenthesized Sem.v term expected, got {self.peek()!r}")
 
     # integer terms --------------------------------------------------------------------------
     def zexpr(self):

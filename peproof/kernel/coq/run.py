@@ -410,7 +410,7 @@ def _first_error(text: str) -> str:
 
 
 def header(needs: frozenset) -> str:
-    mods = ["Defs", "Check", "PE", "Tactics"]
+    mods = ["Defs", "Sem", "Check", "CheckSem", "PE", "Tactics"]
     lines = ["From Coq Require Import ZArith Reals Lia Lra Nsatz."]
     if "interval" in needs:
         lines.append("From Interval Require Import Tactic.")
@@ -523,7 +523,7 @@ def audit_text(batch: _Batch, module: str, ok: list[int], each: bool) -> str:
     """Stage 2, in a fresh environment: the compiled batch is required (not imported), each
     goal is printed again and must be the type of its lemma, then ``Print Assumptions`` of all
     of them at once (one traversal: the union) or, ``each``, lemma by lemma."""
-    lines = ["From Coq Require Import ZArith Reals.", "From PEProof Require Import Defs.",
+    lines = ["From Coq Require Import ZArith Reals.", "From PEProof Require Import Defs Sem.",
              f"Require PEBatch.{module}.", "Open Scope R_scope."]
     for n in ok:
         job = batch.jobs[n]
@@ -799,8 +799,8 @@ def _write_cached(path: Path, data: dict) -> None:
 
 
 def _needed_modules(needs: frozenset) -> set[str]:
-    return {"Defs", "Check", "PE", "Tactics"} | ({"CheckInterval"} if "interval" in needs
-                                                 else set())
+    return {"Defs", "Sem", "Check", "CheckSem", "PE", "Tactics"} | (
+        {"CheckInterval"} if "interval" in needs else set())
 
 
 def _cost(job: Job) -> float:

@@ -1,14 +1,23 @@
-"""Print a claim's ORIGINAL statement as a Coq proposition over ``Coq.Reals``.
+"""Print a claim's ORIGINAL statement for Coq: the theorem, and the real goal its scripts prove.
 
-The translation must preserve meaning.  Coq's reals are total (``x / 0 = 0``, ``sqrt`` of a
-negative number is ``0``, ``ln`` of a non-positive number is ``0``, ``Rpower`` of a non-positive
-base is meaningless), so every partial operation becomes a proposition of the theorem: in a
-conclusion a *definedness obligation* conjoined with it under the same binders and hypotheses,
-in a hypothesis an extra hypothesis before it (for ``exists``, a conjunct).  Whatever has no
-printing whose Coq meaning equals SymPy's on the whole domain is refused
-(:class:`Untranslatable`, the reason naming the node).
+Two texts of one tree, printed node for node:
 
-Grammar of the output (what :mod:`peproof.kernel.coq.reparse` reads back)::
+* :attr:`Goal.text`, the THEOREM: the statement with the functions of ``lib/Sem.v``
+  (:mod:`peproof.kernel.coq.semantic`), where every operation's definedness is stated once, as
+  SymPy's (``None`` where SymPy's value is undefined or not real), relations are false on an
+  undefined side, and quantifiers, domains and hypotheses are as written (closed statements
+  and existentials without variables included).  No obligation, no premise of the printer's.
+* :attr:`Goal.real_text`, the REAL GOAL over Coq's total reals, which the proof scripts
+  (:mod:`peproof.kernel.coq.tactics`) prove: each partial operation becomes a *definedness
+  obligation* (conjoined in a conclusion, a premise before a hypothesis).  It is UNTRUSTED:
+  the reflection step (``CheckSem.v``: ``pe_reflect``) must prove the theorem from it, which
+  fails when an obligation is stronger than SymPy's definedness in a hypothesis (the old
+  ``0 < b`` of ``b**p``, where SymPy also defines ``0**p``).
+
+Whatever has no printing is refused (:class:`Untranslatable`, the reason naming the node).
+
+Grammar of the real goal (:mod:`peproof.kernel.coq.reparse` reads it, and the theorem's
+``oeq``/``oadd``/... terms, back)::
 
     goal   ::= "forall" binder+ "," (hyp "->")* body | "exists" binder+ "," conj | body
     binder ::= "(" name ":" ("R" | "Z") ")"
@@ -44,6 +53,7 @@ from math import lcm
 import sympy as sp
 
 from peproof.claims import INT_DOMAINS, Rel, Statement
+from peproof.kernel.coq.semantic import SemPrinter, Unprintable, den_factor
 
 
 class Untranslatable(Exception):
@@ -94,9 +104,35 @@ class Goal:
     names: dict = field(default_factory=dict)  # symbol -> Coq name
     heads: frozenset = frozenset()  # printed heads used: zsum, rpow, sqrt, ...
     printer: Printer | None = None  # the printer (its names), for the proof scripts
+    sem_hyps: tuple[str, ...] = ()  # the hypotheses in Sem.v's functions (their meaning)
+    sem_concls: tuple[str, ...] = ()  # the conclusions in Sem.v's functions
 
     @property
     def text(self) -> str:
+        """The theorem: the ORIGINAL statement printed with Sem.v's functions (quantifier,
+        domains, hypotheses and conclusions as written; no obligation, no premise of the
+        printer's own)."""
+        concl = _conj(list(self.sem_concls))
+        bs = " ".join(f"({b.name} : {b.ctype})" for b in self.binders)
+        if self.quant == "exists":
+            body = _conj(list(self.domain_hyps) + list(self.sem_hyps) + list(self.sem_concls))
+            return f"exists {bs},\n  {body}" if bs else body
+        pre = list(self.domain_hyps) + list(self.sem_hyps)
+        if not self.binders:
+            return "".join(f"{h} ->\n  " for h in pre) + concl
+        hs = "".join(f"\n  (pe_h{n} : {h})" for n, h in enumerate(pre))
+        return f"forall {bs}{hs},\n  {concl}"
+
+    @property
+    def refutable_text(self) -> str:
+        """The statement whose negation a refuted claim's proof establishes: the statement
+        itself (its meaning needs no premise)."""
+        return self.text
+
+    @property
+    def real_text(self) -> str:
+        """The real-number goal the proof scripts prove (untrusted: the reflection step of
+        CheckSem.v proves the statement from it, or fails)."""
         body = list(self.obligations) + list(self.concls)
         if not self.binders:
             return _conj(body)
@@ -110,7 +146,7 @@ class Goal:
         return f"forall {bs}{hs},\n  {_conj(body)}"
 
     @property
-    def refutable_text(self) -> str:
+    def real_refutable_text(self) -> str:
         """The goal whose NEGATION a Coq proof may establish for a refuted claim: the
         conclusions' definedness obligations become premises.  An obligation may be stronger
         than SymPy's definedness (``0 < b`` for ``rpow b p``, where SymPy also defines
@@ -119,7 +155,7 @@ class Goal:
         the witness, where Coq's terms then agree with SymPy's, so a proof of the negation is
         a point where the statement's own conclusion is false."""
         if self.quant != "forall" or not self.obligations:
-            return self.text
+            return self.real_text
         if not self.binders:
             return f"{_conj(list(self.obligations))} ->\n  {_conj(list(self.concls))}"
         pre = list(self.domain_hyps) + list(self.def_hyps) + list(self.hyps) + \
@@ -202,8 +238,14 @@ def translate(st: Statement) -> Goal:
         s, obl = pr.relation(c)
         obls.extend(o for o in obl if o not in obls and o not in def_h)
         concls.append(s)
+    sp_ = SemPrinter(pr, coq_name, _sum_alias)
+    try:
+        sem_h = tuple(sp_.relation(h) for h in st.hyps)
+        sem_c = tuple(sp_.relation(c) for c in st.concl)
+    except Unprintable as exc:
+        raise Untranslatable(str(exc)) from None
     return Goal(st.quant, tuple(binders), tuple(dom), tuple(def_h), tuple(hyps), tuple(obls),
-                tuple(concls), names, frozenset(pr.heads), pr)
+                tuple(concls), names, frozenset(pr.heads), pr, sem_h, sem_c)
 
 
 def domain_props(b: Binder, quant: str) -> list[str]:
@@ -394,7 +436,7 @@ class Printer:
             if c.q != 1:
                 den.append(str(c.q))
         for f in sp.Mul.make_args(rest):
-            if f.is_Pow and f.exp.could_extract_minus_sign():
+            if den_factor(f):
                 inv = sp.Pow(f.base, -f.exp)
                 s = self.term(inv)
                 self._nonzero(inv, s)

@@ -15,6 +15,7 @@
       [zsum_single], [zsum_chasles], [zsum_ext] (the lifting lemma), [zsum_plus], [zsum_minus],
       [zsum_opp], [zsum_scal], [zsum_const], [zsum_shift], [zsum_sum_f_R0].
     - [rpow b e]: SymPy's [Pow(b, e)] for a positive real base and a real exponent.
+    A statement's meaning, definedness included, is stated in [Sem.v] with these.
 *)
 
 From Coq Require Import ZArith Reals Lia Lra.
@@ -244,9 +245,9 @@ Qed.
 
 (** [rpow b e] is SymPy's [Pow(b, e)] for a real base [b > 0] and a real exponent [e]:
     [exp(e * ln b)].  For [b <= 0] Coq's [Rpower] is meaningless (ln is total, [ln 0 = 0]) and
-    SymPy's value is complex or undefined: the translator emits [rpow] only with [0 < b]
-    proved (or for a literal positive base).  Integer exponents of any base are printed with
-    [powerRZ] / [pow], not with [rpow]. *)
+    SymPy's value is complex or undefined.  A theorem's meaning never rests on [rpow] alone:
+    it is stated with [Sem.opow], which is [rpow] exactly for [0 < b]; [rpow] appears in the
+    untrusted real goal the scripts prove, from which [CheckSem.pe_reflect] must derive it. *)
 Definition rpow (b e : R) : R := Rpower b e.
 
 Lemma rpow_pos : forall b e, 0 < rpow b e.

@@ -1,0 +1,145 @@
+(** * CheckSem: the reflection step (the semantic statement from the real-number goal)
+
+    Logical path [PEProof.CheckSem].  A translated theorem states the claim with the
+    functions of [Sem] (its meaning, stated once there).  Its proof is
+    [cut REAL; [intro G; ...; pe_reflect K | script]]: the existing scripts prove a real-number
+    goal [REAL] printed by peproof/kernel/coq/translate.py (untrusted), and [pe_reflect] proves
+    the statement from it:
+    - the statement's hypotheses are evaluated ([pe_dec_h]): an undefined one is [False]
+      (that case is closed), a defined one is its real relation plus the facts of each
+      decision (the exact definedness: [b <> 0], [0 < b], [b = 0 /\ 0 < e], ...);
+    - [REAL]'s premises are then proved from those facts ([pe_prem]): a premise stronger than
+      SymPy's definedness (the old [0 < b] of a hypothesis's [b ** p]) is NOT implied, and the
+      proof fails, as it must;
+    - [REAL]'s conclusions and obligations evaluate the statement's conclusions ([pe_goal]):
+      each case where an operation would be undefined is refuted from them.
+    [pe_reflect_back] is the converse for a refuted claim: from the statement, its real form
+    with the conclusions' obligations as premises, on which the negation script runs. *)
+
+From Coq Require Import ZArith Reals Lia Lra.
+From PEProof Require Import Defs Sem Check.
+Open Scope R_scope.
+
+Lemma osum_eval : forall a b za zb f g, a = IZR za -> b = IZR zb -> (za <= zb + 1)%Z ->
+  (forall i, (za <= i <= zb)%Z -> f i = Some (g i)) ->
+  osum (Some a) (Some b) f = Some (zsum za zb g).
+Proof. intros; subst; rewrite osum_Z; apply osumZ_some; assumption. Qed.
+
+Ltac pe_zof a :=
+  lazymatch a with
+  | IZR ?z => z
+  | _ => match goal with
+         | H : IZR ?z = a |- _ => z
+         | H : a = IZR ?z |- _ => z
+         end
+  end.
+
+(** Integer side goals with divisions by literals ([d / 2 - 1]): the quotient's bounds. *)
+Ltac pe_zlim :=
+  first [ lia
+        | match goal with |- context [(?a / ?c)%Z] =>
+            let Q := fresh "Q" in let R := fresh "R" in
+            pose proof (Z.div_mod a c ltac:(lia));
+            pose proof (Z.mod_pos_bound a c ltac:(lia));
+            remember (a / c)%Z as Q; remember (a mod c)%Z as R; lia end ].
+
+(** The obligations under a sum's index, at the index [i]. *)
+Ltac pe_at i :=
+  repeat match goal with
+  | H : forall j : Z, (Z.min _ _ <= j < Z.max _ _)%Z -> _ |- _ =>
+      let K := fresh "K" in pose proof (H i) as K; clear H;
+      first [ specialize (K ltac:(pe_zlim)) | clear K ]
+  end.
+
+Ltac pe_eqz := first [ reflexivity | assumption | (symmetry; assumption) ].
+
+(** Integer relations: a [Z] relation and its [IZR] image. *)
+Ltac pe_zb :=
+  first [ assumption
+        | solve [apply lt_IZR; assumption] | solve [apply le_IZR; assumption]
+        | solve [apply eq_IZR; assumption]
+        | solve [apply IZR_lt; assumption] | solve [apply IZR_le; assumption]
+        | solve [f_equal; assumption] | solve [apply IZR_neq; assumption]
+        | solve [let E := fresh in intro E;
+                 match goal with H : IZR _ <> IZR _ |- _ => apply H; rewrite E; reflexivity end] ].
+
+(** Sums of the goal evaluated: limits integers, range not reversed, every term defined. *)
+Ltac pe_sums :=
+  repeat match goal with
+  | |- context [osum (Some ?a) (Some ?b) ?f] =>
+      let za := pe_zof a in let zb := pe_zof b in
+      erewrite (osum_eval a b za zb f);
+      [ | pe_eqz | pe_eqz | solve [pe_zlim]
+        | let i := fresh "i" in let Hi := fresh "Hi" in intros i Hi; cbv beta; pe_at i; pe_val ]
+  | |- context [osumZ ?a ?b ?f] =>
+      erewrite (osumZ_some a b f);
+      [ | solve [pe_zlim]
+        | let i := fresh "i" in let Hi := fresh "Hi" in intros i Hi; cbv beta; pe_at i; pe_val ]
+  end
+with pe_val := pe_dec; pe_sums; pe_dec; reflexivity.
+
+(** Sums of a hypothesis, the same way (its obligations in context). *)
+Ltac pe_sums_in H :=
+  repeat match type of H with
+  | context [osum (Some ?a) (Some ?b) ?f] =>
+      let za := pe_zof a in let zb := pe_zof b in
+      erewrite (osum_eval a b za zb f) in H;
+      [ | pe_eqz | pe_eqz | solve [pe_zlim]
+        | let i := fresh "i" in let Hi := fresh "Hi" in intros i Hi; cbv beta; pe_at i; pe_val ]
+  | context [osumZ ?a ?b ?f] =>
+      erewrite (osumZ_some a b f) in H;
+      [ | solve [pe_zlim]
+        | let i := fresh "i" in let Hi := fresh "Hi" in intros i Hi; cbv beta; pe_at i; pe_val ]
+  end.
+
+(** The decisions of the hypotheses only. *)
+Ltac pe_dec_h :=
+  pe_cbn; repeat (try solve [pe_absurd];
+    match goal with
+    | H : False |- _ => contradiction
+    | H : context [Req_EM_T ?a ?b] |- _ => destruct (Req_EM_T a b)
+    | H : context [Rlt_dec ?a ?b] |- _ => destruct (Rlt_dec a b)
+    | H : context [Rle_dec ?a ?b] |- _ => destruct (Rle_dec a b)
+    | H : context [(?a <? ?b)%Z] |- _ => destruct (Z.ltb_spec a b)
+    end; pe_cbn).
+
+Ltac pe_prem := first [ pe_zb | solve [pe_side] ].
+
+Ltac pe_feed_real K :=
+  repeat match type of K with
+  | ?A -> _ => let a := fresh "pe_a" in assert (a : A) by pe_prem; specialize (K a)
+  end.
+
+Ltac pe_goal := pe_dec; pe_sums; pe_dec; pe_zb.
+
+Ltac pe_destr K := lazymatch type of K with _ /\ _ => decompose [and] K; clear K | _ => idtac end.
+
+Ltac pe_reflect K := pe_cbn; pe_dec_h; pe_feed_real K; pe_destr K; pe_split; pe_goal.
+
+Ltac pe_reflect_exists G :=
+  repeat match type of G with
+  | exists x, _ => let x := fresh x in destruct G as [x G]; exists x
+  end;
+  pe_destr G; pe_split; pe_goal.
+
+Ltac pe_feed_sem K :=
+  repeat match type of K with
+  | ?A -> _ => let a := fresh "pe_a" in assert (a : A) by pe_goal; specialize (K a)
+  end.
+
+Ltac pe_reflect_back K :=
+  pe_feed_sem K; pe_sums_in K; pe_destr K;
+  repeat match goal with H : context [osum _ _ _] |- _ => pe_sums_in H; revert H end;
+  repeat match goal with H : context [osumZ _ _ _] |- _ => pe_sums_in H; revert H end;
+  intros; pe_dec_h; pe_split; pe_zb.
+
+(** A refuted claim's negation directly at the certified point: the statement specialised
+    there, its (closed) premises evaluated and proved, its conclusions evaluated: an undefined
+    one is [False] at once, a defined one is refuted by the negation script's [pe_refute]. *)
+Ltac pe_sem_prem :=
+  first [ solve [pe_point] | solve [pe_goal] | solve [pe_sums; pe_dec; first [ lra | pe_side ]] ].
+
+Ltac pe_sem_feed H :=
+  repeat match type of H with
+  | ?A -> _ => let a := fresh "pe_a" in assert (a : A) by pe_sem_prem; specialize (H a)
+  end.

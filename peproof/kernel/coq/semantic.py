@@ -1,0 +1,254 @@
+"""Print a statement's ORIGINAL tree with the functions of ``lib/Sem.v`` (syntax only).
+
+Every SymPy node becomes the one ``option R`` function of ``Sem.v`` that states its meaning
+(``None`` where SymPy's value is undefined or not real): this module adds no proposition, no
+obligation and no premise.  What a printed theorem means is decided in Coq, once.
+
+The printed tree follows the real-number printer of :mod:`peproof.kernel.coq.translate` node
+for node (the same n-ary folds, the same choice of special power forms), so that after the
+operations are evaluated (``pe_dec``) each defined value is syntactically the real term that
+printer writes: the existing proof scripts run on the real goal, and the reflection step
+(:func:`forward_script`, :func:`backward_script`) proves the semantic statement from it.  The
+real goal is untrusted: a real goal that says more or less than the statement just fails to
+prove it.
+
+Choices that are meaning-preserving rewritings, each stated in ``Sem.v`` where it is not plain
+arithmetic: an integer polynomial in integer variables is ``oZ <Z term>`` (``IZR`` is a ring
+morphism); ``a * b**-c`` (``c`` a positive number, or ``b`` a positive number) is
+``odiv a (b**c)``; ``b**n`` for a literal natural ``n`` is ``opown`` (``opown_opow``), an
+integer-polynomial exponent ``opowZ`` (``opowZ_opow``), ``b**(1/2)`` ``osqrt``
+(``osqrt_opow``), ``E**x`` ``oexp`` (``oexp_opow``).
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+SREL = {"==": "oeq", "<=": "ole", "<": "olt", "!=": "one"}
+SUNARY = {sp.sin: "osin", sp.cos: "ocos", sp.exp: "oexp", sp.atan: "oatan", sp.Abs: "oabs",
+          sp.tan: "otan", sp.log: "oln"}
+
+
+class Unprintable(Exception):
+    """A node without a ``Sem.v`` function (the message names it)."""
+
+
+def den_factor(f) -> bool:
+    """Is ``f`` (a factor of a product) printed as a divisor?  ``b**-c`` is ``1 / b**c``
+    exactly when ``c`` is a positive number (``0**c = 0``: both undefined at ``b = 0``) or
+    ``b`` is a positive number (never zero, always defined)."""
+    if not f.is_Pow or not f.exp.could_extract_minus_sign():
+        return False
+    b, x = f.base, f.exp
+    return bool((x.is_number and x.is_negative) or (b.is_number and b.is_positive))
+
+
+class SemPrinter:
+    """The ``Sem.v`` text of expressions and relations, under the names of a real printer
+    ``pr`` (its variables, integer variables and taken identifiers)."""
+
+    def __init__(self, pr, name_of, is_sum):
+        self.pr = pr
+        self.name_of = name_of  # the real printer's naming rule (name, taken) -> identifier
+        self.is_sum = is_sum  # SymPy nodes whose meaning is Sum's
+
+    def relation(self, r) -> str:
+        if r.op not in SREL:
+            raise Unprintable(f"relation {r.op!r}")
+        zl, zr = self.pr.zexact(r.lhs), self.pr.zexact(r.rhs)
+        if zl is not None and zr is not None:
+            return f"({SREL[r.op]} (oZ {zl}) (oZ {zr}))"
+        return f"({SREL[r.op]} {_a(self.term(r.lhs))} {_a(self.term(r.rhs))})"
+
+    def term(self, e) -> str:  # noqa: C901 - one dispatch over SymPy's node types
+        e = sp.sympify(e)
+        pr = self.pr
+        if isinstance(e, sp.Float):
+            raise Unprintable(f"Float {e}")
+        if e.is_Integer:
+            return f"Some {int(e)}" if e >= 0 else f"Some (- {-int(e)})"
+        if e.is_Rational:
+            s = f"({abs(e.p)} / {e.q})"
+            return f"Some {s}" if e > 0 else f"Some (- {s})"
+        if e is sp.pi:
+            return "Some PI"
+        if e is sp.E:
+            return "Some (exp 1)"
+        if e.is_Symbol:
+            if e not in pr.names:
+                raise Unprintable(f"free symbol {e}")
+            n = pr.names[e]
+            return f"oZ {n}" if e in pr.zvars else f"Some {n}"
+        if e.is_Add:
+            return self._add(e)
+        if e.is_Mul:
+            return self._mul(e)
+        if e.is_Pow:
+            return self._pow(e)
+        if isinstance(e, sp.Sum) or self.is_sum(e):
+            return self._sum(e, tuple(e.limits))
+        f = type(e)
+        if f in SUNARY and len(e.args) == 1:
+            return f"{SUNARY[f]} {_a(self.term(e.args[0]))}"
+        if f in (sp.Max, sp.Min):
+            head = "omax" if f is sp.Max else "omin"
+            out = self.term(e.args[0])
+            for a in e.args[1:]:
+                out = f"{head} {_a(out)} {_a(self.term(a))}"
+            return out
+        if f is sp.floor:
+            return f"ofloor {_a(self.term(e.args[0]))}"
+        if f is sp.ceiling:
+            return f"oceil {_a(self.term(e.args[0]))}"
+        if f is sp.Mod:
+            a, b = (self.term(x) for x in e.args)
+            return f"omod {_a(a)} {_a(b)}"
+        raise Unprintable(f"{f.__name__}")
+
+    def _add(self, e) -> str:
+        out = None
+        for t in e.as_ordered_terms():
+            c, _ = t.as_coeff_Mul()
+            if c.is_negative:
+                body = self.term(-t)
+                out = f"osub {_a(out)} {_a(body)}" if out else f"oopp {_a(body)}"
+            else:
+                body = self.term(t)
+                out = f"oadd {_a(out)} {_a(body)}" if out else body
+        return out
+
+    def _mul(self, e) -> str:
+        c, rest = e.as_coeff_Mul()
+        if c.is_negative:
+            return f"oopp {_a(self.term(-e))}"
+        num, den = [], []
+        if c != 1:
+            if c.p != 1:
+                num.append(f"Some {c.p}")
+            if c.q != 1:
+                den.append(f"Some {c.q}")
+        for f in sp.Mul.make_args(rest):
+            if den_factor(f):
+                den.append(self.term(sp.Pow(f.base, -f.exp)))
+            else:
+                num.append(self.term(f))
+        top = _fold("omul", num) if num else "Some 1"
+        if not den:
+            return top
+        return f"odiv {_a(top)} {_a(_fold('omul', den))}"
+
+    def _pow(self, e) -> str:
+        b, x = e.base, e.exp
+        pr = self.pr
+        if x.is_Integer:
+            n = int(x)
+            bs = self.term(b)
+            if n >= 0:
+                return f"opown {_a(bs)} {n}"
+            return f"odiv (Some 1) (opown {_a(bs)} {-n})" if n != -1 else \
+                f"odiv (Some 1) {_a(bs)}"
+        if x == sp.Rational(1, 2):
+            return f"osqrt {_a(self.term(b))}"
+        if x == sp.Rational(-1, 2):
+            return f"odiv (Some 1) (osqrt {_a(self.term(b))})"
+        if b is sp.E:
+            return f"oexp {_a(self.term(x))}"
+        if pr._integer_valued(x) and not (b.is_number and b.is_positive):
+            return f"opowZ {_a(self.term(b))} {_a(pr.zexact(x))}"
+        return f"opow {_a(self.term(b))} {_a(self.term(x))}"
+
+    def _sum(self, e, limits) -> str:
+        """``Sum(f, l1, ..., ln)`` is ``Sum(Sum(f, l1, ..., ln-1), ln)``."""
+        pr = self.pr
+        i, lo, hi = limits[-1]
+        if not isinstance(i, sp.Symbol):
+            raise Unprintable(f"summation index {i!r}")
+        zlo, zhi = pr.zexact(lo), pr.zexact(hi)
+        if zlo is not None and zhi is not None:
+            head = f"osumZ {_a(zlo)} {_a(zhi)}"
+        else:
+            head = f"osum {_a(self.term(lo))} {_a(self.term(hi))}"
+        idx = self.name_of(i.name, pr.taken)
+        saved = pr.names.get(i, None), i in pr.zvars
+        pr.names[i] = idx
+        pr.zvars.add(i)
+        try:
+            body = self._sum(e, limits[:-1]) if len(limits) > 1 else self.term(e.function)
+        finally:
+            if saved[0] is None:
+                del pr.names[i]
+            else:
+                pr.names[i] = saved[0]
+            if not saved[1]:
+                pr.zvars.discard(i)
+        return f"{head} (fun {idx} : Z => {body})"
+
+
+def _fold(head: str, parts: list[str]) -> str:
+    out = parts[0]
+    for p in parts[1:]:
+        out = f"{head} {_a(out)} {_a(p)}"
+    return out
+
+
+def _a(s: str) -> str:
+    """``s`` as an argument: parenthesized unless atomic or one parenthesized group."""
+    if all(ch.isalnum() or ch in "_." for ch in s):
+        return s
+    if s.startswith("(") and _closing(s) == len(s) - 1:
+        return s
+    return f"({s})"
+
+
+def _closing(s: str) -> int:
+    depth = 0
+    for k, ch in enumerate(s):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0:
+            return k
+    return -1
+
+
+# -- reflection scripts ----------------------------------------------------------------------
+
+def forward_script(goal, script: str) -> str:
+    """The proof of the semantic statement ``goal.text``: the real goal is proved by
+    ``script`` (the existing scripts, unchanged), and ``pe_reflect`` proves the statement from
+    it.  ``cut`` leaves ``real -> semantic`` first, then ``real``."""
+    names = [b.name for b in goal.binders]
+    n_pre = len(goal.domain_hyps) + len(goal.sem_hyps)
+    intro = " ".join(names + [f"pe_s{k}" for k in range(n_pre)])
+    spec = f"(pe_G {' '.join(names)})" if names else "pe_G"
+    if goal.quant == "exists":
+        return (f"cut ({goal.real_text}); [ intro pe_G; pe_reflect_exists pe_G "
+                f"| ({script}) ]")
+    intros = f"intros {intro}; " if intro else ""
+    return (f"cut ({goal.real_text}); [ intro pe_G; {intros}pose proof {spec} as pe_K; "
+            f"clear pe_G; pe_reflect pe_K | ({script}) ]")
+
+
+def backward_script(goal, script: str) -> str:
+    """The proof of ``~ statement`` for a refuted claim: from the statement ``pe_S``, its real
+    form with the conclusions' obligations as premises (``goal.real_refutable_text``), then the
+    existing negation script (which starts with ``intro H``)."""
+    names = [b.name for b in goal.binders]
+    n_real = len(goal.domain_hyps) + len(goal.def_hyps) + len(goal.hyps)
+    n_real += len(goal.obligations) if goal.binders else 0
+    intro = " ".join(names + [f"pe_r{k}" for k in range(n_real)])
+    spec = f"(pe_S {' '.join(names)})" if names else "pe_S"
+    intros = f"intros {intro}; " if intro else "intros; "
+    return (f"intro pe_S; assert (pe_R : {goal.real_refutable_text}) by ({intros}"
+            f"pose proof {spec} as pe_K; clear pe_S; pe_reflect_back pe_K); revert pe_R; "
+            f"clear pe_S; ({script})")
+
+
+def negation_script(goal, vals: list[str], script: str) -> str:
+    """The proof of ``~ statement`` at the certified point ``vals`` (Coq terms in binder
+    order): the statement itself specialised and evaluated there (``pe_sem_feed``,
+    ``pe_dec_h``: an undefined conclusion is False), then ``pe_refute``; else the real route
+    (:func:`backward_script`, whose premises are the printer's obligations)."""
+    spec = f"(H {' '.join(vals)})" if vals else "H"
+    direct = (f"intro H; pose proof {spec} as Hc; pe_sem_feed Hc; pe_dec_h; pe_destr Hc; "
+              "first [ solve [pe_refute] | solve [exfalso; pe_refute] ]")
+    return f"first [ solve [{direct}] | solve [{backward_script(goal, script)}] ]"
