@@ -124,6 +124,13 @@ class Goal:
         return f"forall {bs}{hs},\n  {concl}"
 
     @property
+    def exact(self) -> bool:
+        """The theorem (:attr:`text`) states the claim's statement itself, no weaker: it is
+        printed in Sem.v's functions, whose meaning is SymPy's, with no premise of the
+        printer's own (:func:`peproof.kernel.coq.check.exact_goal` reads this)."""
+        return True
+
+    @property
     def refutable_text(self) -> str:
         """The statement whose negation a refuted claim's proof establishes: the statement
         itself (its meaning needs no premise)."""
