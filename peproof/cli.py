@@ -37,20 +37,9 @@ def _progress(n: int, total: int, label: str) -> None:
         sys.stderr.flush()
 
 
-def coq_build_dir():
-    """Where ``prove`` writes the claims' ``.v`` files: ``$PEPROOF_COQ_BUILD`` when set (the
-    test suites give each worker its own folder), else ``reports/build/coq`` in a checkout,
-    else nowhere (None)."""
-    from pathlib import Path
-
-    if os.environ.get("PEPROOF_COQ_BUILD"):
-        return Path(os.environ["PEPROOF_COQ_BUILD"])
-    checkout = Path(__file__).resolve().parent.parent / "reports"
-    return checkout / "build" / "coq" if checkout.is_dir() else None
-
-
 def cmd_prove(args) -> int:
     from peproof import registry
+    from peproof.guard.paths import coq_build_dir as _coq_build_dir
     from peproof.results import run
 
     out = out_file(args.out)
@@ -66,7 +55,7 @@ def cmd_prove(args) -> int:
         raise UsageError(f"no claim id matches {args.pattern!r} (try 'peproof prove' for all, "
                          "or a pattern such as 'rotation.*')")
     res = run(claims, falsifiers=not args.no_falsifiers, progress=_progress,
-              coq=not args.no_coq, coq_dir=coq_build_dir(), recheck=args.recheck)
+              coq=not args.no_coq, coq_dir=_coq_build_dir(), recheck=args.recheck)
     if out:
         write_atomic(out, json.dumps(res, indent=1, sort_keys=True))
     emit(json.dumps(res, indent=1, sort_keys=True) if args.json else

@@ -24,7 +24,7 @@ def prove_variant(args, out, progress) -> int:
     from peproof.variant_results import exit_code, render, run_variant
 
     v = parse_or_exit(args.variant)
-    from peproof.cli import coq_build_dir
+    from peproof.guard.paths import coq_build_dir
 
     # the variant's .v files apart from the paper's (same claim ids, other statements)
     paper = coq_build_dir()

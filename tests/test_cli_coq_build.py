@@ -13,6 +13,7 @@ import pytest
 
 from peproof import cli
 from peproof.cli import main
+from peproof.guard.paths import coq_build_dir
 
 CHECKOUT_COQ = Path(cli.__file__).resolve().parent.parent / "reports" / "build" / "coq"
 
@@ -26,12 +27,12 @@ def _snapshot(folder: Path) -> dict:
 def test_the_suite_gives_this_worker_its_own_folder():
     own = Path(os.environ["PEPROOF_COQ_BUILD"])
     assert own.resolve() != CHECKOUT_COQ.resolve()
-    assert cli.coq_build_dir() == own
+    assert coq_build_dir() == own
 
 
 def test_the_default_is_the_checkouts_folder(monkeypatch):
     monkeypatch.delenv("PEPROOF_COQ_BUILD")
-    assert cli.coq_build_dir() == (CHECKOUT_COQ if CHECKOUT_COQ.parent.parent.is_dir()
+    assert coq_build_dir() == (CHECKOUT_COQ if CHECKOUT_COQ.parent.parent.is_dir()
                                    else None)
 
 

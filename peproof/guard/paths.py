@@ -334,3 +334,13 @@ def emit(text: str) -> bool:
     except BrokenPipeError:
         silence_stdout()
         return False
+
+
+def coq_build_dir():
+    """Where ``prove`` writes the claims' ``.v`` files: ``$PEPROOF_COQ_BUILD`` when set (the
+    test suites give each worker its own folder), else ``reports/build/coq`` in a checkout,
+    else nowhere (None)."""
+    if os.environ.get("PEPROOF_COQ_BUILD"):
+        return Path(os.environ["PEPROOF_COQ_BUILD"])
+    checkout = Path(__file__).resolve().parents[2] / "reports"
+    return checkout / "build" / "coq" if checkout.is_dir() else None

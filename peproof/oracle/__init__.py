@@ -39,26 +39,36 @@ under them imports this package (``tests/test_oracle_layers.py``).  ``peproof ch
 side in :mod:`peproof.commands.check` (``rotary.cli.maybe_run`` first, then :func:`check`).
 """
 
-from peproof.formats import get_format
+import importlib
 
-from .common.loaders import load
-from .common.tables import InputError
-from .common.verdicts import (
-    CODES,
-    CONFORMS,
-    DEGENERATE,
-    OUTSIDE,
-    ROUNDING,
-    VARIANT,
-    WITHIN,
-    WRONG,
-)
-from .rotary import RotaryReport, check_rotary, rope_parameters_of
-from .sinusoidal.checking import Report, assert_sinusoidal, check
-from .sinusoidal.identification import Identification, identify
-from .sinusoidal.peers import CREATE_WEIGHT, PADDED
-from .sinusoidal.reference import reference
-from .sinusoidal.variant import PAPER, Variant
+#: each public name and the module it is read from, imported on first use (PEP 562): a
+#: command that never touches the oracle does not pay for its imports (ml_dtypes, SymPy)
+_EXPORTS = {
+    "get_format": "peproof.formats",
+    "load": ".common.loaders",
+    "InputError": ".common.tables",
+    "CODES": ".common.verdicts",
+    "CONFORMS": ".common.verdicts",
+    "DEGENERATE": ".common.verdicts",
+    "OUTSIDE": ".common.verdicts",
+    "ROUNDING": ".common.verdicts",
+    "VARIANT": ".common.verdicts",
+    "WITHIN": ".common.verdicts",
+    "WRONG": ".common.verdicts",
+    "RotaryReport": ".rotary",
+    "check_rotary": ".rotary",
+    "rope_parameters_of": ".rotary",
+    "Report": ".sinusoidal.checking",
+    "assert_sinusoidal": ".sinusoidal.checking",
+    "check": ".sinusoidal.checking",
+    "Identification": ".sinusoidal.identification",
+    "identify": ".sinusoidal.identification",
+    "CREATE_WEIGHT": ".sinusoidal.peers",
+    "PADDED": ".sinusoidal.peers",
+    "reference": ".sinusoidal.reference",
+    "PAPER": ".sinusoidal.variant",
+    "Variant": ".sinusoidal.variant",
+}
 
 __all__ = [
     "CODES", "CONFORMS", "CREATE_WEIGHT", "DEGENERATE", "OUTSIDE", "PADDED", "ROUNDING",
@@ -67,3 +77,16 @@ __all__ = [
     "assert_sinusoidal", "check", "check_rotary", "get_format", "identify", "load", "reference",
     "rope_parameters_of",
 ]
+
+
+def __getattr__(name: str):
+    mod = _EXPORTS.get(name)
+    if mod is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(mod, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -21,11 +21,28 @@ Where a verdict comes from (:func:`.check.check_rotary`):
 rotary artefact), hooked in by :mod:`peproof.commands.check`.
 """
 
-from .artefacts import Artefact, read_artefact
-from .check import check_rotary
-from .config import rope_from_config, rope_parameters_of, stored_frequencies, text_config_of
-from .layouts import FREQS_CIS, GPTJ, MLX_FREQS, PAIR, STACK, TORCHTUNE, VLLM, short_layout
-from .report import RotaryReport
+import importlib
+
+#: each public name and the module it is read from, imported on first use (PEP 562): a
+#: command that never touches the oracle does not pay for its imports (ml_dtypes, SymPy)
+_EXPORTS = {
+    "Artefact": ".artefacts",
+    "read_artefact": ".artefacts",
+    "check_rotary": ".check",
+    "rope_from_config": ".config",
+    "rope_parameters_of": ".config",
+    "stored_frequencies": ".config",
+    "text_config_of": ".config",
+    "FREQS_CIS": ".layouts",
+    "GPTJ": ".layouts",
+    "MLX_FREQS": ".layouts",
+    "PAIR": ".layouts",
+    "STACK": ".layouts",
+    "TORCHTUNE": ".layouts",
+    "VLLM": ".layouts",
+    "short_layout": ".layouts",
+    "RotaryReport": ".report",
+}
 
 #: the public API of the rotary side (``peproof.oracle`` re-exports :func:`check_rotary`,
 #: :class:`RotaryReport` and :func:`rope_parameters_of`); the layout names are the text of the
@@ -33,3 +50,16 @@ from .report import RotaryReport
 __all__ = ["FREQS_CIS", "GPTJ", "MLX_FREQS", "PAIR", "STACK", "TORCHTUNE", "VLLM", "Artefact",
            "RotaryReport", "check_rotary", "read_artefact", "rope_from_config",
            "rope_parameters_of", "short_layout", "stored_frequencies", "text_config_of"]
+
+
+def __getattr__(name: str):
+    mod = _EXPORTS.get(name)
+    if mod is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(mod, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
