@@ -40,19 +40,16 @@ def prove_variant(args, out, progress) -> int:
     return exit_code(res)
 
 
-def write_variant(args, v, folder: Path) -> tuple[Path, str, int]:
-    """``peproof report --variant SPEC`` into ``folder`` (the report's staged folder: the
-    command swaps it into place when this returns): decide (Coq included), then write the
-    document.  Returns the .tex path, TeX's message and the exit code."""
-    from peproof.variant_results import exit_code, run_variant
+def decide_variant(args, v, folder: Path) -> dict:
+    """``peproof report --variant SPEC``'s run (Coq included, the ``.v`` files in ``folder``'s
+    ``coq-variant``); the report command writes the document from it."""
+    from peproof.variant_results import run_variant
 
-    res = run_variant(v, args.pattern, coq=True, coq_dir=Path(folder) / "coq-variant")
+    res = run_variant(v, args.pattern, coq=True, coq_dir=Path(folder) / "coq-variant",
+                      recheck=getattr(args, "fresh", False))
     if not res["claims"]:
         raise UsageError(f"no claim id matches {args.pattern!r}")
-    from peproof_report import variantdoc
-
-    tex, message = variantdoc.write(res, Path(folder), compile_pdf=not args.no_pdf)
-    return Path(tex), message, exit_code(res)
+    return res
 
 
 def check_hint(rep) -> str | None:

@@ -30,6 +30,7 @@ fault of the machine during the build (a full disk, TeX killed): one line naming
 
 from __future__ import annotations
 
+import importlib
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -116,9 +117,13 @@ def run(args) -> int:
         with _faults_named(out), StagedFolder(out) as stage:
             stage_dir = stage.path
             if variant is not None:  # a document of its own, written all or nothing as well
-                from peproof.variant_cli import write_variant
+                from peproof.variant_cli import decide_variant
+                from peproof.variant_results import exit_code
 
-                tex, message, code = write_variant(args, variant, stage.path)
+                vres = decide_variant(args, variant, stage.path)
+                doc = importlib.import_module(gen.__name__ + ".variantdoc")
+                tex, message = doc.write(vres, stage.path, compile_pdf=not args.no_pdf)
+                code = exit_code(vres)
                 stage.commit()
                 print(f"wrote {stage_final(stage, tex)}")
                 print(message.replace(str(stage_dir), str(out)))
