@@ -280,3 +280,21 @@ def test_a_failed_vectors_write_leaves_the_folder_as_it_was(tmp_path, monkeypatc
     monkeypatch.setattr(G, "_stage", real)
     assert main([*argv, "--positions", "0:5"]) == 0 and verify(out) == []
     assert _snapshot(out) != before
+
+
+def test_the_signing_key_follows_the_state_folder(tmp_path, monkeypatch):
+    """A process that read its key once and then signs for a child given another state folder
+    (XDG_STATE_HOME) signs with the child's key, not the first one it read (under xdist a
+    worker's earlier test read the default key, and a checkpoint it signed for a child with its
+    own state folder was 'not signed with this user's checkpoint key')."""
+    from peproof.guard import keys
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "a"))
+    first = keys.user_key()[0]
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "b"))
+    second = keys.user_key()[0]
+    assert first != second
+    assert second == (tmp_path / "b" / "peproof" / "checkpoint.key").read_bytes()
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "a"))
+    assert keys.user_key()[0] == first == (tmp_path / "a" / "peproof" /
+                                          "checkpoint.key").read_bytes()

@@ -42,10 +42,18 @@ def _new_key(path: Path) -> bytes:
     return path.read_bytes()
 
 
-@lru_cache(maxsize=1)
 def user_key() -> tuple[bytes, str | None]:
-    """``(key, None)``, or a key of this process alone and why the user's key is not used."""
-    path = key_path()
+    """``(key, None)``, or a key of this process alone and why the user's key is not used.
+    Read once per key file: the key follows ``$XDG_STATE_HOME`` when it changes (a process that
+    signs for a child given another state folder must sign with the child's key)."""
+    return _user_key(key_path())
+
+
+user_key.cache_clear = lambda: _user_key.cache_clear()  # type: ignore[attr-defined]
+
+
+@lru_cache(maxsize=8)
+def _user_key(path: Path) -> tuple[bytes, str | None]:
     try:
         if not path.exists():
             key = _new_key(path)
