@@ -19,7 +19,7 @@ settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHES
 # Cases are started in the background two at a time (the machine has 2 cores) as soon as a
 # module asks for them; each test waits for its own.
 
-import resource  # noqa: E402
+import json  # noqa: E402
 import signal  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -49,6 +49,25 @@ def _files(folder: Path) -> set:
     return {str(p.relative_to(folder)) for p in folder.rglob("*")}
 
 
+#: runs ``argv[3:]`` under an address-space limit of ``argv[1]`` bytes, writes the child's peak
+#: RSS (KiB) and CPU seconds to ``argv[2]`` and ends as the child ended (its code or signal)
+_LAUNCHER = """
+import json, os, resource, signal, sys
+limit, out, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+pid = os.fork()
+if pid == 0:
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    os.execv(argv[0], argv)
+_, status, u = os.wait4(pid, 0)
+with open(out, "w") as f:
+    json.dump([u.ru_maxrss, u.ru_utime + u.ru_stime], f)
+if os.WIFSIGNALED(status):
+    signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+    os.kill(os.getpid(), os.WTERMSIG(status))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def run_hostile(argv, root: Path, *, timeout=60.0, address_space=HOSTILE_AS, env=None,
                 keep=()) -> Ran:
     """``python -m peproof.cli *argv`` in ``root/work`` with TMPDIR ``root/tmp``; ``keep``
@@ -58,17 +77,20 @@ def run_hostile(argv, root: Path, *, timeout=60.0, address_space=HOSTILE_AS, env
     tmp.mkdir(exist_ok=True)
     before = _files(work)
 
-    def limit():
-        resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
-
     full_env = {**os.environ, "TMPDIR": str(tmp), "OPENBLAS_NUM_THREADS": "1",
                 "OMP_NUM_THREADS": "1", **(env or {})}
     full_env.pop("PEPROOF_TRACEBACK", None)
+    usage_file = root / "usage.json"
+    usage_file.unlink(missing_ok=True)
     with open(root / "stdout", "w+b") as so, open(root / "stderr", "w+b") as se:
         t0 = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "peproof.cli", *map(str, argv)],
+        # started by a small launcher: a child forked from this (large) test process would count
+        # this process's memory in its peak (Linux keeps the pre-exec high-water mark)
+        proc = subprocess.Popen([sys.executable, "-S", "-c", _LAUNCHER, str(address_space),
+                                 str(usage_file), sys.executable, "-m", "peproof.cli",
+                                 *map(str, argv)],
                                 cwd=work, env=full_env, stdin=subprocess.DEVNULL, stdout=so,
-                                stderr=se, preexec_fn=limit, start_new_session=True)
+                                stderr=se, start_new_session=True)
         timer = threading.Timer(timeout, lambda: os.killpg(proc.pid, signal.SIGKILL))
         timer.start()
         try:
@@ -84,9 +106,13 @@ def run_hostile(argv, root: Path, *, timeout=60.0, address_space=HOSTILE_AS, env
         so.seek(0)
         se.seek(0)
         out, err = so.read().decode(errors="replace"), se.read().decode(errors="replace")
+    try:  # the command's own figures, as its launcher measured them
+        max_rss_kib, cpu = json.loads(usage_file.read_text())
+    except (OSError, ValueError):  # the launcher was killed with it: the launcher's figures
+        max_rss_kib, cpu = usage.ru_maxrss, usage.ru_utime + usage.ru_stime
+    usage_file.unlink(missing_ok=True)
     stray = sorted((_files(work) - before - set(keep)) | {f"TMPDIR/{f}" for f in _files(tmp)})
-    return Ran(proc.returncode, out, err, seconds, usage.ru_maxrss * 1024,
-               usage.ru_utime + usage.ru_stime, stray)
+    return Ran(proc.returncode, out, err, seconds, max_rss_kib * 1024, cpu, stray)
 
 
 class HostileRunner:
