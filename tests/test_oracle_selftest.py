@@ -45,10 +45,16 @@ def test_random_variants_are_identified_exactly(case):
     table = make(v, d, n, dtype)
     ident = identify(table)
     assert ident.variant is not None, (v.name(d), dtype, ident.notes)
-    assert ident.variant.same_as(v, d), f"made {v.name(d)} {dtype}, identified {ident.name}"
     assert ident.dtype == dtype
     rep = check(table, expect=v)
     assert rep.verdict == CONFORMS, (v.name(d), dtype, rep.verdict)
+    if not ident.variant.same_as(v, d):
+        # a table two variants fit within the dtype's error model (paper base 1000 and h-1
+        # base 32 at d = 4 in bfloat16: frequencies 0.0316 and 0.0313): the simplest is named
+        # and the ambiguity must be disclosed by the blind check (issue 24, item 2)
+        blind = check(table).identified
+        assert blind.indistinguishable, (f"made {v.name(d)} {dtype}, identified {ident.name} "
+                                         "and no other variant disclosed")
 
 
 KEEP_PAIRS = ("negate", "swap_rows", "swap_channels", "shift_rows")
