@@ -184,13 +184,11 @@ Ltac pe_goal :=
         | pe_dec; pe_sums; pe_dec; pe_zb ].
 
 (** A conjunction into its conjuncts.  [decompose] is quadratic in the size of [K], and each
-    step retypes the goal: the goal is first hidden behind a local definition; the
-    projections are cheaper than [destruct] (5.6 s against 11.4 s for 400 conjuncts). *)
+    [destruct] retypes the goal: the goal is first hidden behind a local definition. *)
 Ltac pe_destr_rec K :=
   lazymatch type of K with
   | _ /\ _ => let A := fresh "pe_c" in let B := fresh "pe_c" in
-              pose proof (proj1 K) as A; pose proof (proj2 K) as B; clear K;
-              pe_destr_rec A; pe_destr_rec B
+              destruct K as [A B]; pe_destr_rec A; pe_destr_rec B
   | _ => idtac
   end.
 Ltac pe_destr K :=
