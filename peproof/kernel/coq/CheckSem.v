@@ -138,65 +138,37 @@ Ltac pe_dec_h :=
     end; pe_cbn).
 
 (** The same, cheaply: the hypotheses only are reduced after each decision, a new branch is
-    closed from its new hypothesis ([pe_quick]), else by [pe_absurd]; nothing is tried where
-    no decision was made (a statement whose hypotheses are domains: 512 of them for d = 512). *)
+    closed from its new hypothesis ([pe_quick]), and [pe_absurd] is tried once per leaf (the
+    context then holds the statement's hypotheses, not yet the real goal's conclusions). *)
 Ltac pe_cbnh := unfold isZ in * |-; cbn [oZ oadd osub omul oopp olift osin ocos oexp oatan oabs
                     ofloor oceil omax omin opown odiv osqrt oln otan omod opow opowZ oeq one ole
                     olt isZ] in * |-.
-
-Ltac pe_hbranch E := try first [ solve [pe_quick E] | solve [pe_absurd] ].
 
 Ltac pe_dec_hq :=
   repeat match goal with
   | H : False |- _ => contradiction
   | H : context [Req_EM_T ?a ?b] |- _ =>
-      let E := fresh "pe_E" in destruct (Req_EM_T a b) as [E|E]; pe_cbnh; pe_hbranch E
+      let E := fresh "pe_E" in destruct (Req_EM_T a b) as [E|E]; pe_cbnh; try solve [pe_quick E]
   | H : context [Rlt_dec ?a ?b] |- _ =>
-      let E := fresh "pe_E" in destruct (Rlt_dec a b) as [E|E]; pe_cbnh; pe_hbranch E
+      let E := fresh "pe_E" in destruct (Rlt_dec a b) as [E|E]; pe_cbnh; try solve [pe_quick E]
   | H : context [Rle_dec ?a ?b] |- _ =>
-      let E := fresh "pe_E" in destruct (Rle_dec a b) as [E|E]; pe_cbnh; pe_hbranch E
+      let E := fresh "pe_E" in destruct (Rle_dec a b) as [E|E]; pe_cbnh; try solve [pe_quick E]
   | H : context [(?a <? ?b)%Z] |- _ =>
-      let E := fresh "pe_E" in destruct (Z.ltb_spec a b) as [E|E]; pe_cbnh; pe_hbranch E
-  end.
+      let E := fresh "pe_E" in destruct (Z.ltb_spec a b) as [E|E]; pe_cbnh; try solve [pe_quick E]
+  end; try solve [pe_absurd].
 
 Ltac pe_prem := first [ pe_zb | solve [pe_side] ].
 
-Ltac pe_feed_real_slow K :=
+Ltac pe_feed_real K :=
   repeat match type of K with
   | ?A -> _ => let a := fresh "pe_a" in assert (a : A) by pe_prem; specialize (K a)
-  end.
-
-(** The conclusion of [K : A1 -> ... -> An -> C] taken at once ([apply K], each premise by
-    [pe_prem]): [specialize] n times copies K's type n times, quadratic for a large goal. *)
-Ltac pe_concl T := lazymatch T with _ -> ?B => pe_concl B | _ => T end.
-Ltac pe_feed_real K :=
-  lazymatch type of K with
-  | _ -> _ =>
-      let T := type of K in let C := pe_concl T in
-      let K' := fresh "pe_C" in
-      first [ assert (K' : C) by (apply K; pe_prem); clear K; rename K' into K
-            | pe_feed_real_slow K ]
-  | _ => idtac
   end.
 
 Ltac pe_goal :=
   first [ solve [pe_decq; pe_sums; pe_decq; first [ pe_zb | solve [pe_absurd] ]]
         | pe_dec; pe_sums; pe_dec; pe_zb ].
 
-(** A conjunction into its conjuncts.  [decompose] is quadratic in the size of [K], and each
-    [destruct] retypes the goal: the goal is first hidden behind a local definition. *)
-Ltac pe_destr_rec K :=
-  lazymatch type of K with
-  | _ /\ _ => let A := fresh "pe_c" in let B := fresh "pe_c" in
-              destruct K as [A B]; pe_destr_rec A; pe_destr_rec B
-  | _ => idtac
-  end.
-Ltac pe_destr K :=
-  lazymatch type of K with
-  | _ /\ _ => let g := fresh "pe_g" in
-              lazymatch goal with |- ?P => set (g := P) end; pe_destr_rec K; subst g
-  | _ => idtac
-  end.
+Ltac pe_destr K := lazymatch type of K with _ /\ _ => decompose [and] K; clear K | _ => idtac end.
 
 Ltac pe_reflect K :=
   pe_cbn;
