@@ -63,38 +63,6 @@ Ltac pe_zb :=
         | solve [let E := fresh in intro E;
                  match goal with H : IZR _ <> IZR _ |- _ => apply H; rewrite E; reflexivity end] ].
 
-(** ** The cheap evaluation (tried first; the general one of [Sem.v] is the fallback)
-
-    [pe_dec] of [Sem.v] reduces the whole context and tries [pe_absurd] (several [lra]/[lia]
-    over every hypothesis) at every node of the case tree, good branches included: on a goal
-    of many conjunctions, whose context holds every conclusion of the real goal, that is
-    quadratic.  [pe_decq] reduces the goal only, and after each decision tries to close the new
-    branch from its new hypothesis alone ([pe_quick]: a syntactic contradiction, or
-    [lra]/[lia] on that hypothesis with the rest of the context cleared); a branch still open
-    is judged at its leaf, where the good branch is closed by [assumption] ([pe_zb]) and only
-    the others pay [pe_absurd].  Tactics only: what is proved is unchanged, and Coq checks it. *)
-Ltac pe_cbng := try unfold isZ; cbn [oZ oadd osub omul oopp olift osin ocos oexp oatan oabs
-                    ofloor oceil omax omin opown odiv osqrt oln otan omod opow opowZ oeq one ole
-                    olt isZ].
-
-Ltac pe_quick E :=
-  first [ contradiction
-        | solve [exfalso; clear - E; first [ lra | lia ]]
-        | lazymatch goal with |- False => solve [pe_absurd] end ].
-
-Ltac pe_decq :=
-  pe_cbng;
-  repeat match goal with
-  | |- context [Req_EM_T ?a ?b] =>
-      let E := fresh "pe_E" in destruct (Req_EM_T a b) as [E|E]; pe_cbng; try solve [pe_quick E]
-  | |- context [Rlt_dec ?a ?b] =>
-      let E := fresh "pe_E" in destruct (Rlt_dec a b) as [E|E]; pe_cbng; try solve [pe_quick E]
-  | |- context [Rle_dec ?a ?b] =>
-      let E := fresh "pe_E" in destruct (Rle_dec a b) as [E|E]; pe_cbng; try solve [pe_quick E]
-  | |- context [(?a <? ?b)%Z] =>
-      let E := fresh "pe_E" in destruct (Z.ltb_spec a b) as [E|E]; pe_cbng; try solve [pe_quick E]
-  end.
-
 (** Sums of the goal evaluated: limits integers, range not reversed, every term defined. *)
 Ltac pe_sums :=
   repeat match goal with
@@ -108,9 +76,7 @@ Ltac pe_sums :=
       [ | solve [pe_zlim]
         | let i := fresh "i" in let Hi := fresh "Hi" in intros i Hi; cbv beta; pe_at i; pe_val ]
   end
-with pe_val :=
-  first [ solve [pe_decq; pe_sums; pe_decq; first [ reflexivity | solve [pe_absurd] ]]
-        | pe_dec; pe_sums; pe_dec; reflexivity ].
+with pe_val := pe_dec; pe_sums; pe_dec; reflexivity.
 
 (** Sums of a hypothesis, the same way (its obligations in context). *)
 Ltac pe_sums_in H :=
@@ -137,26 +103,6 @@ Ltac pe_dec_h :=
     | H : context [(?a <? ?b)%Z] |- _ => destruct (Z.ltb_spec a b)
     end; pe_cbn).
 
-(** The same, cheaply: the hypotheses only are reduced after each decision, a new branch is
-    closed from its new hypothesis ([pe_quick]), and [pe_absurd] is tried once per leaf (the
-    context then holds the statement's hypotheses, not yet the real goal's conclusions). *)
-Ltac pe_cbnh := unfold isZ in * |-; cbn [oZ oadd osub omul oopp olift osin ocos oexp oatan oabs
-                    ofloor oceil omax omin opown odiv osqrt oln otan omod opow opowZ oeq one ole
-                    olt isZ] in * |-.
-
-Ltac pe_dec_hq :=
-  repeat match goal with
-  | H : False |- _ => contradiction
-  | H : context [Req_EM_T ?a ?b] |- _ =>
-      let E := fresh "pe_E" in destruct (Req_EM_T a b) as [E|E]; pe_cbnh; try solve [pe_quick E]
-  | H : context [Rlt_dec ?a ?b] |- _ =>
-      let E := fresh "pe_E" in destruct (Rlt_dec a b) as [E|E]; pe_cbnh; try solve [pe_quick E]
-  | H : context [Rle_dec ?a ?b] |- _ =>
-      let E := fresh "pe_E" in destruct (Rle_dec a b) as [E|E]; pe_cbnh; try solve [pe_quick E]
-  | H : context [(?a <? ?b)%Z] |- _ =>
-      let E := fresh "pe_E" in destruct (Z.ltb_spec a b) as [E|E]; pe_cbnh; try solve [pe_quick E]
-  end; try solve [pe_absurd].
-
 Ltac pe_prem := first [ pe_zb | solve [pe_side] ].
 
 Ltac pe_feed_real K :=
@@ -164,16 +110,11 @@ Ltac pe_feed_real K :=
   | ?A -> _ => let a := fresh "pe_a" in assert (a : A) by pe_prem; specialize (K a)
   end.
 
-Ltac pe_goal :=
-  first [ solve [pe_decq; pe_sums; pe_decq; first [ pe_zb | solve [pe_absurd] ]]
-        | pe_dec; pe_sums; pe_dec; pe_zb ].
+Ltac pe_goal := pe_dec; pe_sums; pe_dec; pe_zb.
 
 Ltac pe_destr K := lazymatch type of K with _ /\ _ => decompose [and] K; clear K | _ => idtac end.
 
-Ltac pe_reflect K :=
-  pe_cbn;
-  first [ solve [pe_dec_hq; pe_feed_real K; pe_destr K; pe_split; pe_goal]
-        | pe_dec_h; pe_feed_real K; pe_destr K; pe_split; pe_goal ].
+Ltac pe_reflect K := pe_cbn; pe_dec_h; pe_feed_real K; pe_destr K; pe_split; pe_goal.
 
 Ltac pe_reflect_exists G :=
   repeat match type of G with
