@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fragment import case  # noqa: E402
 
 from peproof.claims import Statement, Verdict  # noqa: E402
+from peproof.guard.keys import user_key  # noqa: E402
 from peproof.kernel.falsify import Budget, gate  # noqa: E402
 
 TIME_LIMIT = 30.0  # seconds per engine call (a hang is reported, not waited for)
@@ -140,7 +141,8 @@ def coq_judge(refutations: list[dict], cache_dir=None,
             who[cid].append(r)
     if not claims:
         return [], {}
-    res = check.check_claims(claims, verdicts, cache_dir=cache_dir)
+    # the result cache is signed with the user's key (else each run recompiles the library)
+    res = check.check_claims(claims, verdicts, cache_dir=cache_dir, key=user_key()[0])
     counts = collections.Counter()
     findings = []
     for cid, cr in res.items():
