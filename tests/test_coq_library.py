@@ -129,10 +129,12 @@ def test_an_unclean_whole_is_read_again_lemma_by_lemma(tmp_path):
     (lib / "Defs.v").write_text("Lemma tiny_a : True.\nProof. exact I. Qed.\n"
                                 "Axiom tiny_cheat : False.\n"
                                 "Lemma tiny_b : 1 = 2.\nProof. destruct tiny_cheat. Qed.\n")
+    (lib / "Sem.v").write_text("Lemma tiny_s : True.\nProof. exact I. Qed.\n")
     (lib / "PE.v").write_text("Lemma tiny_c : True.\nProof. exact I. Qed.\n")
     (lib / "Tactics.v").write_text("Lemma tiny_d : True.\nProof. exact I. Qed.\n")
     audit = library.audit(COQC, tmp_path / "work", lib=lib)
-    assert sorted(a.lemma for a in audit) == ["tiny_a", "tiny_b", "tiny_c", "tiny_d"], audit
+    assert sorted(a.lemma for a in audit) == ["tiny_a", "tiny_b", "tiny_c", "tiny_d",
+                                                       "tiny_s"], audit
     assert [a.lemma for a in audit if not a.ok] == ["tiny_b"]
     assert next(a for a in audit if a.lemma == "tiny_b").axioms == ("tiny_cheat",)
 
@@ -245,7 +247,7 @@ def check_registry(built, slow: bool):
     for c in family_claims(slow):
         goal = translate(c.statement)
         assert library.script_for(c.statement, goal) == library.SCRIPT, c.id
-        items.append((lemma_name(c.id), goal.text))
+        items.append((lemma_name(c.id), goal.real_text))  # what pe_auto proves
     assert len(items) >= (30 if slow else 10)
     r = coqc(d, "Registry.v", proofs_text(items), timeout=1800)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
@@ -278,7 +280,7 @@ def check_falsifiers(built, limit: int | None):
                 goal = translate(f.statement)
             except Untranslatable:
                 continue
-            items.append((f"{c.id}/{f.name}", goal.text))
+            items.append((f"{c.id}/{f.name}", goal.real_text))
     items = items[:limit] if limit else items
     assert items
     r = coqc(d, "Falsifiers.v", falsifier_text(items), timeout=3600)
