@@ -200,10 +200,40 @@ class _Pool(ProcessPoolExecutor):
             signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
+#: the longest folder a forkserver's socket may live in: an AF_UNIX address holds 107 bytes, and
+#: multiprocessing puts the socket at <temp dir>/pymp-XXXXXXXX/listener-XXXXXXXX
+_SOCKET_DIR_MAX = 60
+
+
+def _short_socket_dir() -> None:
+    """Give multiprocessing a temporary folder short enough for the forkserver's socket: under
+    a long ``$TMPDIR`` (a test's, a deep home) ``bind`` failed with 'AF_UNIX path too long'
+    and the command said 'error: OSError'.  The folder is made in /tmp (or /dev/shm) only then,
+    is private (mkdtemp: mode 0700) and is removed at exit as multiprocessing's own is."""
+    import multiprocessing.process as mpp
+    import multiprocessing.util as mpu
+    import shutil
+    import tempfile
+
+    cfg = mpp.current_process()._config
+    if cfg.get("tempdir") is not None or len(tempfile.gettempdir()) <= _SOCKET_DIR_MAX:
+        return
+    for base in ("/tmp", "/dev/shm"):
+        try:
+            short = tempfile.mkdtemp(prefix="pymp-", dir=base)
+        except OSError:
+            continue
+        mpu.Finalize(None, shutil.rmtree, args=(short, True), exitpriority=-100)
+        cfg["tempdir"] = short
+        return
+
+
 @contextmanager
 def pool(max_workers: int, mp_context=None):
     """A :class:`ProcessPoolExecutor` whose workers are stopped on any exception (a signal
     included) instead of being waited for; on success it is shut down normally."""
+    if mp_context is not None and mp_context.get_start_method() == "forkserver":
+        _short_socket_dir()
     ex = _Pool(max_workers=max_workers, mp_context=mp_context, initializer=worker_init)
     try:
         yield ex
