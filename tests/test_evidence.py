@@ -277,13 +277,13 @@ def test_the_coq_translation_says_whether_the_goal_is_the_full_statement():
     """check.exact_goal on the translator's goals: a hypothesis with a power (its obligation
     0 < x becomes a premise) and a closed statement with a hypothesis (printed without it)
     are not exact; a plain identity is."""
+    from types import SimpleNamespace
+
     import sympy as sp
 
     from peproof.claims import Eq, Le, Lt, Statement, var
     from peproof.kernel.coq.check import exact_goal
     from peproof.kernel.coq.translate import translate
-
-    from types import SimpleNamespace
 
     x, xv = var("x", "real")
     plain = translate(Statement((Eq(2 * x, x + x),), (xv,)))
