@@ -39,7 +39,7 @@ under them imports this package (``tests/test_oracle_layers.py``).  ``peproof ch
 side in :mod:`peproof.commands.check` (``rotary.cli.maybe_run`` first, then :func:`check`).
 """
 
-import importlib
+from .common.lazy import lazy_exports
 
 #: each public name and the module it is read from, imported on first use (PEP 562): a
 #: command that never touches the oracle does not pay for its imports (ml_dtypes, SymPy)
@@ -79,14 +79,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    mod = _EXPORTS.get(name)
-    if mod is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(mod, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -21,7 +21,7 @@ Where a verdict comes from (:func:`.check.check_rotary`):
 rotary artefact), hooked in by :mod:`peproof.commands.check`.
 """
 
-import importlib
+from ..common.lazy import lazy_exports
 
 #: each public name and the module it is read from, imported on first use (PEP 562): a
 #: command that never touches the oracle does not pay for its imports (ml_dtypes, SymPy)
@@ -52,14 +52,4 @@ __all__ = ["FREQS_CIS", "GPTJ", "MLX_FREQS", "PAIR", "STACK", "TORCHTUNE", "VLLM
            "rope_parameters_of", "short_layout", "stored_frequencies", "text_config_of"]
 
 
-def __getattr__(name: str):
-    mod = _EXPORTS.get(name)
-    if mod is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(mod, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
