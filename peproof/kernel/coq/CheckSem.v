@@ -116,6 +116,16 @@ Ltac pe_destr K := lazymatch type of K with _ /\ _ => decompose [and] K; clear K
 
 Ltac pe_reflect K := pe_cbn; pe_dec_h; pe_feed_real K; pe_destr K; pe_split; pe_goal.
 
+(** The fast path: a statement whose operations are all total (no division, power, root,
+    logarithm, ... whose definedness needs a proof) evaluates ([pe_cbn_goal]) to a real
+    proposition; when that is, symbol for symbol, the real goal [G] the script proved, [G]
+    proves it (the kernel checks the conversion at [Qed]).  Otherwise this fails at once
+    (a syntactic comparison, no unification) and the reflection above runs. *)
+Ltac pe_same G :=
+  pe_cbn_goal;
+  let T := type of G in
+  lazymatch goal with |- ?U => constr_eq T U; exact G end.
+
 Ltac pe_reflect_exists G :=
   repeat match type of G with
   | exists x, _ => let x := fresh x in destruct G as [x G]; exists x

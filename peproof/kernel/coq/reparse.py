@@ -24,6 +24,7 @@ FUNS = {"sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "exp": sp.exp, "ln": sp.log
 OPS = {"=": "==", "<=": "<=", "<": "<", "<>": "!="}
 #: Sem.v's relations and operations (lib/Sem.v) read back as SymPy's
 SRELS = {"oeq": "==", "ole": "<=", "olt": "<", "one": "!="}
+ZRELS = {k + "Z": v for k, v in SRELS.items()}
 SUN = {"osin": sp.sin, "ocos": sp.cos, "otan": sp.tan, "oexp": sp.exp, "oln": sp.log,
        "osqrt": sp.sqrt, "oabs": sp.Abs, "oatan": sp.atan, "ofloor": sp.floor,
        "oceil": sp.ceiling, "oopp": lambda a: -a}
@@ -219,6 +220,11 @@ class _P:
             lhs, rhs = self.sarg(), self.sarg()
             self.take(")")
             return Prop("rel", op, lhs, rhs)
+        if self.peek() in ZRELS:  # Sem.v's oeqZ, ...: integer terms in Z
+            op = ZRELS[self.take()]
+            lhs, rhs = self.zatom(), self.zatom()
+            self.take(")")
+            return Prop("rel", op, lhs, rhs, integer=True)
         if self.peek() == "IZR" and self._izr_rel():
             lhs = self.rexpr()
             op = self.take()
@@ -363,6 +369,14 @@ class _P:
         if tok == "opowZ":
             a = self.sarg_or_atom()
             return a ** self.zatom()
+        if tok == "odivp":  # at a positive integer literal (Sem.v's odivp_odiv, ...)
+            a = self.sarg_or_atom()
+            return a / self._positive()
+        if tok == "osqrtp":
+            return sp.sqrt(self._positive())
+        if tok == "opowp":
+            b = self._positive()
+            return sp.Pow(b, self.sarg_or_atom())
         if tok in ("osum", "osumZ"):
             if tok == "osum":
                 lo, hi = self.sarg_or_atom(), self.sarg_or_atom()
@@ -385,6 +399,12 @@ class _P:
                 self.sym[idx] = old
             return sp.Sum(body, (i, lo, hi))
         raise ParseError(f"not a Sem.v term: {tok!r}")
+
+    def _positive(self):
+        tok = self.take()
+        if not tok.isdigit() or int(tok) <= 0:
+            raise ParseError(f"a positive literal expected, got {tok!r}")
+        return sp.Integer(int(tok))
 
     def sarg_or_atom(self):
         if self.peek() == "(":

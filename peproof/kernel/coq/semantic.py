@@ -17,7 +17,10 @@ arithmetic: an integer polynomial in integer variables is ``oZ <Z term>`` (``IZR
 morphism); ``a * b**-c`` (``c`` a positive number, or ``b`` a positive number) is
 ``odiv a (b**c)``; ``b**n`` for a literal natural ``n`` is ``opown`` (``opown_opow``), an
 integer-polynomial exponent ``opowZ`` (``opowZ_opow``), ``b**(1/2)`` ``osqrt``
-(``osqrt_opow``), ``E**x`` ``oexp`` (``oexp_opow``).
+(``osqrt_opow``), ``E**x`` ``oexp`` (``oexp_opow``); at a positive integer literal ``p``,
+``a / p`` is ``odivp``, ``p**(1/2)`` ``osqrtp``, ``p**e`` ``opowp`` (``odivp_odiv``, ...);
+a relation of two integer terms is the relation of ``Z`` (``oeqZ_oeq``, ...).  A statement
+whose operations are then all total evaluates to the real goal itself (``pe_same``).
 """
 
 from __future__ import annotations
@@ -56,8 +59,8 @@ class SemPrinter:
         if r.op not in SREL:
             raise Unprintable(f"relation {r.op!r}")
         zl, zr = self.pr.zexact(r.lhs), self.pr.zexact(r.rhs)
-        if zl is not None and zr is not None:
-            return f"({SREL[r.op]} (oZ {zl}) (oZ {zr}))"
+        if zl is not None and zr is not None:  # Sem.v's oeqZ_oeq, ...: the relation of Z
+            return f"({SREL[r.op]}Z {_a(zl)} {_a(zr)})"
         return f"({SREL[r.op]} {_a(self.term(r.lhs))} {_a(self.term(r.rhs))})"
 
     def term(self, e) -> str:  # noqa: C901 - one dispatch over SymPy's node types
@@ -121,20 +124,25 @@ class SemPrinter:
         c, rest = e.as_coeff_Mul()
         if c.is_negative:
             return f"oopp {_a(self.term(-e))}"
-        num, den = [], []
+        num, den, lit = [], [], []
         if c != 1:
             if c.p != 1:
                 num.append(f"Some {c.p}")
             if c.q != 1:
                 den.append(f"Some {c.q}")
+                lit.append(c.q)
         for f in sp.Mul.make_args(rest):
             if den_factor(f):
-                den.append(self.term(sp.Pow(f.base, -f.exp)))
+                inv = sp.Pow(f.base, -f.exp)
+                den.append(self.term(inv))
+                lit.append(int(inv) if inv.is_Integer and inv > 0 else None)
             else:
                 num.append(self.term(f))
         top = _fold("omul", num) if num else "Some 1"
         if not den:
             return top
+        if len(lit) == 1 and lit[0] is not None:  # Sem.v's odivp_odiv
+            return f"odivp {_a(top)} {lit[0]}"
         return f"odiv {_a(top)} {_a(_fold('omul', den))}"
 
     def _pow(self, e) -> str:
@@ -148,6 +156,8 @@ class SemPrinter:
             return f"odiv (Some 1) (opown {_a(bs)} {-n})" if n != -1 else \
                 f"odiv (Some 1) {_a(bs)}"
         if x == sp.Rational(1, 2):
+            if b.is_Integer and b > 0:  # Sem.v's osqrtp_osqrt
+                return f"osqrtp {int(b)}"
             return f"osqrt {_a(self.term(b))}"
         if x == sp.Rational(-1, 2):
             return f"odiv (Some 1) (osqrt {_a(self.term(b))})"
@@ -155,6 +165,8 @@ class SemPrinter:
             return f"oexp {_a(self.term(x))}"
         if pr._integer_valued(x) and not (b.is_number and b.is_positive):
             return f"opowZ {_a(self.term(b))} {_a(pr.zexact(x))}"
+        if b.is_Integer and b > 0:  # Sem.v's opowp_opow
+            return f"opowp {int(b)} {_a(self.term(x))}"
         return f"opow {_a(self.term(b))} {_a(self.term(x))}"
 
     def _sum(self, e, limits) -> str:
@@ -221,11 +233,11 @@ def forward_script(goal, script: str) -> str:
     intro = " ".join(names + [f"pe_s{k}" for k in range(n_pre)])
     spec = f"(pe_G {' '.join(names)})" if names else "pe_G"
     if goal.quant == "exists":
-        return (f"cut ({goal.real_text}); [ intro pe_G; pe_reflect_exists pe_G "
-                f"| ({script}) ]")
+        return (f"cut ({goal.real_text}); [ intro pe_G; first [ pe_same pe_G | "
+                f"pe_reflect_exists pe_G ] | ({script}) ]")
     intros = f"intros {intro}; " if intro else ""
-    return (f"cut ({goal.real_text}); [ intro pe_G; {intros}pose proof {spec} as pe_K; "
-            f"clear pe_G; pe_reflect pe_K | ({script}) ]")
+    return (f"cut ({goal.real_text}); [ intro pe_G; first [ pe_same pe_G | {intros}"
+            f"pose proof {spec} as pe_K; clear pe_G; pe_reflect pe_K ] | ({script}) ]")
 
 
 def backward_script(goal, script: str) -> str:

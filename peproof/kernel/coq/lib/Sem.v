@@ -17,6 +17,10 @@
       integer [e], not real otherwise.  The printer's special forms ([opown] for a literal
       natural exponent, [opowZ] for an integer-polynomial exponent, [osqrt] for [1/2], [oexp]
       for base [E]) are proved equal to [opow] below ([opown_opow], [opowZ_opow], ...).
+    - A relation of two integer terms is printed as the relation of [Z] ([oeqZ], [oleZ],
+      [oltZ], [oneZ]), proved equivalent to the relation of their values ([oeqZ_oeq], ...).
+    - At a positive integer literal [p]: [odivp a p] (division by [p]), [osqrtp p], [opowp p e]
+      ([p ** e]) are total, each proved equal to the general operation ([odivp_odiv], ...).
     - [odiv a b] ([a * b**-1]): undefined for [b = 0].
     - [osqrt], [oln], [otan], [omod]: undefined outside [0 <= x], [0 < x], [cos x <> 0],
       [y <> 0].
@@ -89,6 +93,12 @@ Definition opow (a p : oR) : oR :=
   | _, _ => None
   end.
 
+(** Operations at a positive integer literal [p] (the printer's special forms, total because
+    [IZR (Zpos p)] is positive: [odivp_odiv], [osqrtp_osqrt], [opowp_opow] below). *)
+Definition odivp (a : oR) (p : positive) : oR := olift (fun x => x / IZR (Zpos p)) a.
+Definition osqrtp (p : positive) : oR := Some (sqrt (IZR (Zpos p))).
+Definition opowp (p : positive) (e : oR) : oR := olift (fun x => rpow (IZR (Zpos p)) x) e.
+
 (** An integer exponent given as an integer term. *)
 Definition opowZ (a : oR) (z : Z) : oR :=
   match a with
@@ -119,6 +129,14 @@ Definition oeq (a b : oR) : Prop := match a, b with Some x, Some y => x = y | _,
 Definition one (a b : oR) : Prop := match a, b with Some x, Some y => x <> y | _, _ => False end.
 Definition ole (a b : oR) : Prop := match a, b with Some x, Some y => x <= y | _, _ => False end.
 Definition olt (a b : oR) : Prop := match a, b with Some x, Some y => x < y | _, _ => False end.
+
+(** A relation between two integer terms (integer polynomials in integer variables), the
+    printer's special form: the relation of [Z], which is the relation of their values
+    ([oeqZ_oeq], ... below). *)
+Definition oeqZ (a b : Z) : Prop := (a = b)%Z.
+Definition oneZ (a b : Z) : Prop := (a <> b)%Z.
+Definition oleZ (a b : Z) : Prop := (a <= b)%Z.
+Definition oltZ (a b : Z) : Prop := (a < b)%Z.
 
 (** ** The special forms are [opow] *)
 
@@ -183,6 +201,40 @@ Proof.
       exfalso; assert (H0 : (0 < Int_part (1 / 2) < 1)%Z) by (split; apply lt_IZR; lra); lia.
 Qed.
 
+Lemma oeqZ_oeq : forall a b, oeqZ a b <-> oeq (oZ a) (oZ b).
+Proof. intros a b; unfold oeqZ, oeq, oZ; split; [intros ->; reflexivity | apply eq_IZR]. Qed.
+
+Lemma oneZ_one : forall a b, oneZ a b <-> one (oZ a) (oZ b).
+Proof.
+  intros a b; unfold oneZ, one, oZ; split; [apply IZR_neq | intros H E; apply H; subst; reflexivity].
+Qed.
+
+Lemma oleZ_ole : forall a b, oleZ a b <-> ole (oZ a) (oZ b).
+Proof. intros a b; unfold oleZ, ole, oZ; split; [apply IZR_le | apply le_IZR]. Qed.
+
+Lemma oltZ_olt : forall a b, oltZ a b <-> olt (oZ a) (oZ b).
+Proof. intros a b; unfold oltZ, olt, oZ; split; [apply IZR_lt | apply lt_IZR]. Qed.
+
+Lemma odivp_odiv : forall a p, odivp a p = odiv a (Some (IZR (Zpos p))).
+Proof.
+  intros [x|] p; [|reflexivity]; unfold odivp, odiv, olift.
+  destruct (Req_EM_T (IZR (Zpos p)) 0) as [E|E]; [|reflexivity].
+  apply eq_IZR in E; discriminate E.
+Qed.
+
+Lemma osqrtp_osqrt : forall p, osqrtp p = osqrt (Some (IZR (Zpos p))).
+Proof.
+  intro p; unfold osqrtp, osqrt; destruct (Rle_dec 0 (IZR (Zpos p))) as [_|H]; [reflexivity|].
+  exfalso; apply H, IZR_le; lia.
+Qed.
+
+Lemma opowp_opow : forall p e, opowp p e = opow (Some (IZR (Zpos p))) e.
+Proof.
+  intros p [e|]; [|reflexivity]; unfold opowp, opow, olift.
+  destruct (Rlt_dec 0 (IZR (Zpos p))) as [_|H]; [reflexivity|].
+  exfalso; apply H, IZR_lt; lia.
+Qed.
+
 Lemma oexp_opow : forall a, oexp a = opow (Some (exp 1)) a.
 Proof.
   intros [e|]; [|reflexivity]; unfold oexp, olift, opow.
@@ -234,8 +286,17 @@ Proof.
   - unfold zsum; destruct (Z.leb_spec a (b + 1)); [reflexivity|lia].
 Qed.
 
-Ltac pe_cbn := unfold isZ in *; cbn [oZ oadd osub omul oopp olift osin ocos oexp oatan oabs ofloor oceil omax
-                    omin opown odiv osqrt oln otan omod opow opowZ oeq one ole olt isZ] in *.
+Ltac pe_cbn :=
+  unfold isZ, oeqZ, oneZ, oleZ, oltZ in *;
+  cbn [oZ oadd osub omul oopp olift osin ocos oexp oatan oabs ofloor oceil omax omin opown
+       odiv osqrt oln otan omod opow opowZ oeq one ole olt isZ odivp osqrtp opowp] in *.
+
+(** The goal's operations evaluated, the goal only: a statement whose operations are all
+    total reduces to a real-number proposition. *)
+Ltac pe_cbn_goal :=
+  unfold oeqZ, oneZ, oleZ, oltZ;
+  cbn [oZ oadd osub omul oopp olift osin ocos oexp oatan oabs ofloor oceil omax omin opown
+       odivp osqrtp opowp oeq one ole olt].
 
 Lemma not_int : forall z p r : Z, (0 < r)%Z -> (p mod r <> 0)%Z -> IZR z * IZR r <> IZR p.
 Proof.
