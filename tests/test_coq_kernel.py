@@ -41,6 +41,13 @@ def _job(key, goal=GOOD, script="intros; ring", needs=frozenset(), negation=Fals
 
 # -- without Coq ---------------------------------------------------------------------------
 
+def test_a_scripts_time_grows_with_its_goal_up_to_a_cap():
+    """One second per 2000 characters of goal, never more than JOB_TIMEOUT_MAX: the 745 KB
+    goal of attention.self_attention_is_permutation_equivariant once got 382 s."""
+    small, big = _job("s", goal="x" * 20_000), _job("b", goal="x" * 745_000)
+    assert run.time_limit(small) == run.JOB_TIMEOUT + 10
+    assert run.time_limit(big) == run.JOB_TIMEOUT_MAX < run.JOB_TIMEOUT + 745_000 // 2000
+
 def test_absent_coqc_is_never_a_verdict(monkeypatch, tmp_path):
     monkeypatch.setenv("PEPROOF_COQC", str(tmp_path / "no-such-coqc"))
     out = run.check_jobs([_job("a"), _job("b", script="fail")], cache_dir=tmp_path)
