@@ -183,7 +183,9 @@ def test_coqc_killed_mid_batch_names_the_signal_and_is_not_cached(case, built):
 
 # -- a damaged library, coqc missing ----------------------------------------------------------
 
-@pytest.mark.parametrize("damage", ["truncated", "emptied", "replaced"])
+# "emptied" is the sweep's third case (slow): truncated and replaced stay in the fast suite
+@pytest.mark.parametrize("damage", ["truncated", pytest.param("emptied", marks=pytest.mark.slow),
+                                    "replaced"])
 def test_a_damaged_compiled_library_is_compiled_again(case, built, damage):
     """A compiled module cut in half (a run killed while writing it), emptied, or replaced by
     another module's file: the next run compiles the library again and checks the claim.
@@ -298,7 +300,9 @@ def test_a_read_only_cache_folder(case, built):
 
 # -- SIGINT and SIGTERM during the Coq pass -----------------------------------------------------
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+# each signal once in the fast suite (SIGTERM here, SIGINT during the report's pass below)
+@pytest.mark.parametrize("sig", [pytest.param(signal.SIGINT, marks=pytest.mark.slow),
+                                 signal.SIGTERM])
 def test_an_interrupt_during_the_coq_pass_stops_coqc_and_the_next_run_recovers(case, built,
                                                                                 sig):
     """SIGINT / SIGTERM to ``peproof prove`` while coqc runs (here a coqc that never ends):
@@ -326,7 +330,8 @@ def test_an_interrupt_during_the_coq_pass_stops_coqc_and_the_next_run_recovers(c
     recovers(case)
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("sig", [signal.SIGINT,
+                                 pytest.param(signal.SIGTERM, marks=pytest.mark.slow)])
 def test_an_interrupt_during_the_reports_coq_pass(case, built, sig):
     """The same during ``peproof report`` (one claim, no numerics, no PDF): exit code 130 /
     143 with the interrupt as the last line of stderr (the report's progress lines come before
