@@ -144,7 +144,7 @@ def rope_from_config(params, d: int, max_position_embeddings=None, layout="half"
 
 #: every key of ``rope_parameters`` this reader understands, by rope_type (``None``: any type);
 #: :func:`unread_keys` names the others, so that no setting is silently ignored
-READ = {None: ("rope_type", "type", "rope_theta", "partial_rotary_factor", "factor",
+READ = {None: ("rope_type", "type", "rope_theta", "partial_rotary_factor", "factor", "layout",
                "max_position_embeddings", "head_dim", "hidden_size", "num_attention_heads",
                "rotary_dim", "original_max_position_embeddings"),
         "dynamic": ("alpha",),
