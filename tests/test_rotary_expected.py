@@ -62,16 +62,17 @@ def test_stated_layout_is_still_expected():
     assert rep.verdict in (CONFORMS, WITHIN) and not rep.diagnoses, rep.render()
 
 
-def test_unstated_base_is_the_tables():
-    """No rope_theta: transformers takes the model class's default_theta (500000 for
-    Qwen3-VL, 1e6 for Qwen2.5-VL), so 10000 is no expectation; the base read is taken and a
-    note says so.  A stated base is still compared."""
+def test_unstated_base_is_assumed_not_expected():
+    """No rope_theta: transformers takes the model class's default_theta (10000 for most,
+    500000 for Qwen3-VL, 1e6 for Qwen2.5-VL; GPT-J's code fixes 10000), so 10000 is compared
+    but named as assumed, never as expected.  A stated base is still expected."""
     f = _angles(base=1000000.0)
     c, s = torch.cat([f, f], -1).cos().numpy(), torch.cat([f, f], -1).sin().numpy()
     rep = check_rotary(cos=c, sin=s, expect={"rope_type": "default"})
-    assert rep.verdict in (CONFORMS, WITHIN), rep.render()
-    assert not _expected_sentences(rep.diagnoses)
-    assert any("no rope_theta given" in n and "1000000" in n for n in rep.notes), rep.notes
+    assert rep.verdict == VARIANT, rep.render()
+    assert not _expected_sentences(rep.diagnoses), rep.diagnoses
+    assert rep.diagnoses[0].startswith("base 1000000 where 10000 was assumed (no rope_theta "
+                                       "given"), rep.diagnoses
     rep = check_rotary(cos=c, sin=s, expect={"rope_type": "default", "rope_theta": 10000.0})
     assert rep.diagnoses == ["base 1000000 where 10000 was expected"], rep.diagnoses
 
@@ -145,11 +146,11 @@ def test_expected_value_that_fits_is_not_named():
     """The fit half of the check, with no interval to lean on: a yarn(4, 2048) identification
     of a yarn(4, 4096) inv_freq against yarn(8, 4096): the length 4096, put into the
     identified RoPE, fits the vector, so only the factor is named."""
+    from peproof.formats import get_format
     from peproof.oracle.rotary.diagnose import _diff
     from peproof.oracle.rotary.expected import ASPECTS
     from peproof.oracle.rotary.inv_freq import compare_freqs
     from peproof.oracle.rotary.model import freq_map, thetas
-    from peproof.formats import get_format
     from peproof.rope import Rope
     from peproof.rope_scaling import Yarn
 

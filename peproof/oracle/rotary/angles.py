@@ -103,7 +103,7 @@ def check_angles(art: Artefact, want, hint, seq_len, st, pipes, notes, pos, exp_
     elif cands:
         notes += cands[0].notes[:1]
     stated = stated_aspects(expect, exp_layout)  # the unstated aspects are the table's own
-    want = adopt_unstated(want, stated, ident, lay, notes)
+    want = adopt_unstated(want, stated, lay)
     want = _odd_rotary_dim(want, ident, expect, notes)
     target = want or ident
     diagnoses: list[str] = []

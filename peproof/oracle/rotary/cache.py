@@ -205,10 +205,10 @@ def check_cache(art: Artefact, want, hint, seq_len, st, pipes, notes, pos, exp_l
         ident = replace(c.rope, layout=lay)
         notes += c.notes[:1]
         a_val, form = a, "read from the cache (not the method's own factor)"
-    # what the expectation does not state (a dict's layout, a missing rope_theta) is the
-    # cache's own: compared and named only when stated (:mod:`.expected`)
+    # a layout the expectation does not state (a rope_parameters dict's) is the cache's own:
+    # compared and named only when stated (:mod:`.expected`)
     stated = stated_aspects(expect, exp_layout)
-    want = adopt_unstated(want, stated, ident, lay, notes)
+    want = adopt_unstated(want, stated, lay)
     want = _odd_rotary_dim(want, ident, expect, notes)
     # the target and its attention factor
     copies = art.copies

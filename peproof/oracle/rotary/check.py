@@ -31,7 +31,6 @@ from .angles import check_angles
 from .artefacts import read_artefact
 from .cache import check_cache
 from .config import is_nested, rope_from_config, unread_keys
-from .expected import stated_aspects
 from .inv_freq import check_inv_freq
 from .report import RotaryReport
 
@@ -93,7 +92,6 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
     d = art.d
     exp_layout = layout or (expect.layout if isinstance(expect, Rope) else
                             expect.get("layout") if isinstance(expect, dict) else None)
-    stated = stated_aspects(expect, exp_layout)
     try:
         want = None if expect is None else rope_from_config(expect, d, mpe,
                                                             exp_layout or "half")
@@ -101,9 +99,7 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
         raise InputError(f"the expected RoPE is not valid here: {exc}") from None
     if want is not None and want.d != d:
         raise InputError(f"the expected RoPE has d={want.d}, the artefact d={d}")
-    # a base the expectation does not state is no hint (:mod:`.expected`)
-    hint = base if base is not None else (want._base if want is not None and "base" in stated
-                                          else None)
+    hint = base if base is not None else (want._base if want is not None else None)
     notes = [art.layout_note] if art.layout_note else []
     notes += unread_keys(expect)  # a setting the check does not model is named, never dropped
     rep = _route(art, want, hint, seq_len, st, pipe, pipes, notes, positions, exp_layout, allow,

@@ -132,11 +132,9 @@ def _diff(want: Rope, got: Rope, a_want, a_got, d, stated=ASPECTS, intervals=Non
             return True
         return False
 
-    if want._base != got._base:
-        if "base" not in stated:
-            out.append(unstated_text("base", got._base))
-        elif not take("base", want._base, replace(got, base=want.base)):
-            out.append(f"base {got._base} where {want._base} was expected")
+    if want._base != got._base and not take("base", want._base, replace(got, base=want.base)):
+        out.append(f"base {got._base} where {want._base} was expected" if "base" in stated
+                   else unstated_text("base", got._base, want._base))
     if want.scaling != got.scaling:
         if type(want.scaling) is type(got.scaling):
             gp, wp = got.scaling.params(), want.scaling.params()
@@ -161,7 +159,7 @@ def _diff(want: Rope, got: Rope, a_want, a_got, d, stated=ASPECTS, intervals=Non
                        "expected")
     if want.layout != got.layout:
         out.append(f"layout {got.layout} where {want.layout} was expected" if "layout" in stated
-                   else unstated_text("layout", got.layout))
+                   else unstated_text("layout", got.layout, None))
     if want.exponent_dim != got.exponent_dim:
         out.append(f"frequencies base**(-2j/{got.exponent_dim}) where base**(-2j/"
                    f"{want.exponent_dim}) was expected (the rotary dimension the model uses "

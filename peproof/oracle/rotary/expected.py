@@ -1,18 +1,19 @@
 """What a rotary diagnosis may call *expected*: only what the user's expectation states.
 
 A ``rope_parameters`` dict fills in what it does not say: the cache layout (no transformers key
-names one) and, without ``rope_theta``, the base (transformers takes the model class's
-``default_theta``: 10000 for most, 500000 or 1e6 for others).  A filled-in value is no
-expectation, so a diagnosis never says "X where Y was expected" of it:
+names one) and, without ``rope_theta``, the base.  Neither is an expectation of the user's:
 
 * :func:`stated_aspects` -- which aspects of the expected :class:`~peproof.rope.Rope` the user
   stated (a ``Rope`` states all; a dict its keys, ``layout`` included, and the ``layout=``
   argument / ``--rope-layout``);
-* :func:`adopt_unstated` -- the expectation with each unstated aspect taken from the artefact
-  (the layout it shows, the base it was identified with), each adoption named in a note, so
-  that the comparisons and the verdict rest on the stated aspects alone;
+* :func:`adopt_unstated` -- the expectation with an unstated layout taken from the artefact (the
+  layout it shows, or the one its library applies it with), so that the comparisons and the
+  verdict rest on the stated aspects;
+* an unstated base stays transformers' ``default_theta`` 10000 (GPT-J's and CodeGen's code fix
+  it so; a model class may set another, Qwen3-VL 500000): a diagnosis says it was *assumed*
+  (:func:`unstated_text`), never expected;
 * :func:`allowed` -- whether an expected parameter value is one the artefact does not rule
-  out: inside an interval the identification itself printed for it, or fitting the artefact
+  out: inside an interval the identification itself derived for it, or fitting the artefact
   when put into the identified RoPE (:mod:`.diagnose` names only the parameters it rules out).
 """
 
@@ -47,27 +48,21 @@ def stated_aspects(expect, layout=None) -> frozenset:
     return frozenset(out)
 
 
-def adopt_unstated(want: Rope | None, stated, ident: Rope | None, layout: str | None,
-                   notes: list) -> Rope | None:
-    """``want`` with its unstated layout set to ``layout`` (what the artefact shows, or the
-    layout its library applies it with; None: nothing shown) and its unstated base to the
-    identified RoPE's; a note names each adoption that changes ``want``."""
-    if want is None:
-        return None
-    if "layout" not in stated and layout and layout != want.layout:
+def adopt_unstated(want: Rope | None, stated, layout: str | None) -> Rope | None:
+    """``want`` with its layout, when unstated, set to ``layout`` (what the artefact shows, or
+    the layout its library applies it with; None: nothing shown)."""
+    if want is not None and "layout" not in stated and layout and layout != want.layout:
         want = replace(want, layout=layout)
-    if "base" not in stated and ident is not None and ident._base != want._base:
-        notes.append(f"no rope_theta given: the base {ident._base} the artefact was identified "
-                     f"with is taken (transformers uses the model class's default_theta, "
-                     "10000 for most models but not all)")
-        want = replace(want, base=ident.base)
     return want
 
 
-def unstated_text(aspect: str, shown) -> str:
-    """A difference in an aspect the user did not state: what the artefact shows, no
-    expectation invented."""
-    return f"the artefact's {aspect} is {shown} (the expectation does not state one)"
+def unstated_text(aspect: str, shown, assumed) -> str:
+    """A difference in an aspect the user did not state: what the artefact shows, and the
+    value assumed for it (None: nothing assumed), no expectation invented."""
+    if aspect == "base" and assumed is not None:
+        return (f"base {shown} where {assumed} was assumed (no rope_theta given: transformers' "
+                "default_theta, which some model classes change; give rope_theta to check it)")
+    return f"{aspect} {shown} (the expectation does not state one)"
 
 
 def allowed(name: str, value, intervals: dict, fits=None) -> bool:

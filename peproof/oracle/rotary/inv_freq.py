@@ -26,7 +26,7 @@ from .diagnose import (
     _unsure_text,
     _variant_or_static,
 )
-from .expected import adopt_unstated, stated_aspects
+from .expected import stated_aspects
 from .horizon import _horizon0
 from .ident import identify_frequencies
 from .model import freq_map, freq_rel_error, thetas
@@ -81,7 +81,6 @@ def check_inv_freq(art: Artefact, want, hint, seq_len, st, pipes, notes,
     elif cands:
         notes += cands[0].notes[:1]
     stated = stated_aspects(expect)
-    want = adopt_unstated(want, stated, ident, None, notes)
     want = _odd_rotary_dim(want, ident, expect, notes)
     target = want or ident
     diagnoses: list[str] = []
