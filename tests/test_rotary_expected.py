@@ -186,3 +186,20 @@ def test_expected_value_inside_own_interval_is_not_named():
     outside = Rope(16, 10000, scaling=Yarn(4, 8192))
     assert _diff(outside, got, 1, 1, 16, ASPECTS, iv, None) == \
         "original_max_position_embeddings 2048 where 8192 was expected (yarn scaling)"
+
+
+def test_report_says_what_was_filled_in():
+    """The expected RoPE printed carries the layout and base the user did not state: the
+    report says they were filled in, in text and JSON; a Rope given states everything."""
+    from peproof.rope import Rope
+
+    f = _angles()
+    arr = torch.polar(torch.ones_like(f), f).numpy()
+    rep = check_rotary(arr, expect={"rope_type": "default"})
+    assert rep.unstated == ("layout", "base") and rep.to_json()["expected_unstated"] == \
+        ["layout", "base"]
+    assert "(not stated, filled in: layout, base)" in rep.render()
+    rep = check_rotary(arr, expect={"rope_theta": 10000.0, "layout": "interleaved"})
+    assert rep.unstated == () and "not stated" not in rep.render()
+    rep = check_rotary(arr, expect=Rope(D, 10000, layout="interleaved"))
+    assert rep.unstated == () and rep.ok
