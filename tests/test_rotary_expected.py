@@ -203,3 +203,33 @@ def test_report_says_what_was_filled_in():
     assert rep.unstated == () and "not stated" not in rep.render()
     rep = check_rotary(arr, expect=Rope(D, 10000, layout="interleaved"))
     assert rep.unstated == () and rep.ok
+
+
+def _scaled_default_cache(a, d=D, n=2048):
+    inv = (1.0 / (np.float32(10000) ** (np.arange(0, d, 2, dtype=np.float32) / np.float32(d))))
+    ang = np.arange(n, dtype=np.float32)[:, None] * inv.astype(np.float32)[None, :]
+    emb = np.concatenate([ang, ang], 1)
+    return (np.cos(emb) * a).astype(np.float32), (np.sin(emb) * a).astype(np.float32)
+
+
+def test_attention_the_amplitude_allows_is_not_named():
+    """A plain RoPE cache times 0.1 ln 4 + 1 (YaRN's amplitude at factor 4) against YaRN 4:
+    the frequencies differ, the amplitude is the expected one; the old diagnosis added
+    'attention factor 1.13862944 where 1.13862944 was expected'."""
+    import math
+
+    c, s = _scaled_default_cache(np.float32(0.1 * math.log(4) + 1))
+    rep = check_rotary(cos=c, sin=s, expect={"rope_type": "yarn", "factor": 4,
+                                             "original_max_position_embeddings": 4096,
+                                             "rope_theta": 10000})
+    assert rep.verdict == VARIANT, rep.render()
+    assert not any("attention factor" in x for x in rep.diagnoses), rep.diagnoses
+
+
+def test_amplitude_alone_off_is_a_named_variant():
+    """The expected RoPE times an amplitude no named bug explains: a variant naming the
+    amplitude (was 'outside the model: not a RoPE cache peproof can express')."""
+    c, s = _scaled_default_cache(np.float32(1.25))
+    rep = check_rotary(cos=c, sin=s, expect={"rope_type": "default", "rope_theta": 10000})
+    assert rep.verdict == VARIANT, rep.render()
+    assert rep.diagnoses == ["attention factor 1.25 where 1 was expected"], rep.diagnoses
