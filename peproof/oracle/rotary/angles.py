@@ -21,6 +21,7 @@ from .artefacts import LAYOUT_TEXT, Artefact
 from .cache import _sample
 from .compare import compare_angles
 from .diagnose import _odd_rotary_dim, _same, _unsure_text, _variant_or_static, _worst_text
+from .expected import adopt_unstated, stated_aspects
 from .horizon import _collisions, _horizon0
 from .ident import identify_frequencies
 from .model import AngleModel, freq_map, thetas
@@ -64,7 +65,8 @@ def identify_angles(art: Artefact, pos, hint, seq_len, st, pipes, lay):
             first = (w, cands, inotes)
         ref = Fraction(hint) if hint is not None else None
         vs = [Variant(replace(c.rope, layout=lay), pos_scale=c.pos_scale, pipe=pipe,
-                      residual=c.residual, notes=c.notes[:1], ref_base=ref) for c in cands]
+                      residual=c.residual, notes=c.notes[:1], ref_base=ref,
+                      intervals=c.intervals) for c in cands]
 
         def screen(v):
             return compare_angles([c[sub] for c in art.copies], pos[sub],
@@ -100,8 +102,8 @@ def check_angles(art: Artefact, want, hint, seq_len, st, pipes, notes, pos, exp_
                          "pipeline whose error model the table fits")
     elif cands:
         notes += cands[0].notes[:1]
-    if want is not None and exp_layout is None and art.layout != "pairs":
-        want = replace(want, layout=art.layout)  # no layout asked
+    stated = stated_aspects(expect, exp_layout)  # the unstated aspects are the table's own
+    want = adopt_unstated(want, stated, lay)
     want = _odd_rotary_dim(want, ident, expect, notes)
     target = want or ident
     diagnoses: list[str] = []
@@ -126,7 +128,11 @@ def check_angles(art: Artefact, want, hint, seq_len, st, pipes, notes, pos, exp_
                 other = compare_angles(art.copies, pos, AngleModel(
                     thetas(ident, seq_len), pipe, st, freq_map(ident, seq_len)))
                 if other.fits:
-                    verdict, text = _variant_or_static(want, ident, seq_len, 1, 1, d)
+                    verdict, text = _variant_or_static(
+                        want, ident, seq_len, 1, 1, d, stated,
+                        v.intervals if v is not None else cands[0].intervals,
+                        lambda r: compare_angles(art.copies, pos, AngleModel(
+                            thetas(r, seq_len), pipe, st, freq_map(r, seq_len))).fits)
                     diagnoses.append(text)
             if verdict == OUTSIDE:
                 for name in ("float16", "bfloat16"):

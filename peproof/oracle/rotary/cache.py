@@ -29,6 +29,7 @@ from .diagnose import (
     _variant_or_static,
     _worst_text,
 )
+from .expected import adopt_unstated, stated_aspects
 from .geometry import read_cache
 from .horizon import _collisions, _horizon0
 from .ident import identify_frequencies
@@ -61,6 +62,17 @@ def _model_of(v: Variant, seq_len, st):
                        extra_roundings=int(v.pos_scale != 1))
 
 
+def _fits_as(v: Variant, art: Artefact, pos, seq_len, st):
+    """``fits(rope)``: whether the cache fits the variant ``v`` with its RoPE replaced (the
+    attention factor the replaced RoPE's own when ``v``'s was its own)."""
+    def fits(rope: Rope) -> bool:
+        a = float(rope.attention_factor_arb(128, seq_len).mid()) if v.own_attention \
+            else v.attention
+        x = replace(v, rope=rope, attention=a)
+        return compare_cache(art.copies, pos + float(v.offset), _model_of(x, seq_len, st)).fits
+    return fits
+
+
 def _num(x):
     x = Fraction(x)
     return x.numerator if x.denominator == 1 else float(x)
@@ -86,7 +98,7 @@ def _variants(art, rd, cands, lay, pipe, offsets, ref=10000):
                                                 "factor)", rd.a)]):
             for off in offsets:
                 out.append(Variant(r, off, c.pos_scale, val, text, own and k == 0, pipe,
-                                   c.residual, c.notes[:1], ref))
+                                   c.residual, c.notes[:1], ref, c.intervals))
     return out
 
 
@@ -193,10 +205,10 @@ def check_cache(art: Artefact, want, hint, seq_len, st, pipes, notes, pos, exp_l
         ident = replace(c.rope, layout=lay)
         notes += c.notes[:1]
         a_val, form = a, "read from the cache (not the method's own factor)"
-    if want is not None and exp_layout is None and art.layout != "pairs":
-        # a rope_parameters dict says nothing of the layout: the cache's own is compared
-        # (a layout is compared only when one was asked for, as for angle tables)
-        want = replace(want, layout=art.layout)
+    # a layout the expectation does not state (a rope_parameters dict's) is the cache's own:
+    # compared and named only when stated (:mod:`.expected`)
+    stated = stated_aspects(expect, exp_layout)
+    want = adopt_unstated(want, stated, lay)
     want = _odd_rotary_dim(want, ident, expect, notes)
     # the target and its attention factor
     copies = art.copies
@@ -229,10 +241,13 @@ def check_cache(art: Artefact, want, hint, seq_len, st, pipes, notes, pos, exp_l
                 ident = replace(want, layout=art.layout)
     if target is None or not tally.fits:
         sub = _sample(n)
+        # the amplitude read allows the expected factor: no attention difference is named
+        a_seen = a_t if abs(a_t / a - 1) <= 3 * rd.a_rel + 1e-12 else a_val
         if want is not None and v is not None and not (
                 _same(ident, want, 0, 0) and off == 0 and v.pos_scale == 1):
             other = v_tally
-            verdict, text = _variant_or_static(want, ident, seq_len, a_t, a_val, d)
+            verdict, text = _variant_or_static(want, ident, seq_len, a_t, a_seen, d, stated,
+                                               v.intervals, _fits_as(v, art, pos, seq_len, st))
             extra = [t for t in (f"positions scaled by {v.pos_scale}" if v.pos_scale != 1 else "",
                                  f"positions start at {_num(off)} where 0 was expected (give "
                                  "--positions / positions= for a cache built from an offset)"
@@ -256,6 +271,10 @@ def check_cache(art: Artefact, want, hint, seq_len, st, pipes, notes, pos, exp_l
             if found:
                 verdict = WRONG
                 diagnoses += found
+            elif want is not None and v is not None and a_seen != a_t:
+                # the expected RoPE but for its amplitude, and no named bug explains that
+                verdict, other = VARIANT, v_tally
+                diagnoses.append(f"attention factor {a_seen:.9g} where {a_t:.9g} was expected")
             elif tally.over < 0.5 * tally.entries and want is not None:
                 verdict = WRONG
                 diagnoses.append(_worst_text(tally, want is not None))

@@ -31,6 +31,7 @@ from .angles import check_angles
 from .artefacts import read_artefact
 from .cache import check_cache
 from .config import is_nested, rope_from_config, unread_keys
+from .expected import stated_aspects
 from .inv_freq import check_inv_freq
 from .report import RotaryReport
 
@@ -90,7 +91,8 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
     narrow = st.kind == "binary" and st.p < 24
     pipes = [get_format("float32"), st] if narrow and not pipeline_dtype else [pipe]
     d = art.d
-    exp_layout = layout or (expect.layout if isinstance(expect, Rope) else None)
+    exp_layout = layout or (expect.layout if isinstance(expect, Rope) else
+                            expect.get("layout") if isinstance(expect, dict) else None)
     try:
         want = None if expect is None else rope_from_config(expect, d, mpe,
                                                             exp_layout or "half")
@@ -117,6 +119,9 @@ def _check(obj, cos, sin, inv_freq, kind, d, positions, expect, layout, seq_len,
                     rep = again
                     break
     rep.native = art.native
+    if expect is not None:
+        rep.unstated = tuple(a for a in ("layout", "base")
+                             if a not in stated_aspects(expect, exp_layout))
     return rep
 
 

@@ -144,7 +144,7 @@ def rope_from_config(params, d: int, max_position_embeddings=None, layout="half"
 
 #: every key of ``rope_parameters`` this reader understands, by rope_type (``None``: any type);
 #: :func:`unread_keys` names the others, so that no setting is silently ignored
-READ = {None: ("rope_type", "type", "rope_theta", "partial_rotary_factor", "factor",
+READ = {None: ("rope_type", "type", "rope_theta", "partial_rotary_factor", "factor", "layout",
                "max_position_embeddings", "head_dim", "hidden_size", "num_attention_heads",
                "rotary_dim", "original_max_position_embeddings"),
         "dynamic": ("alpha",),
@@ -209,8 +209,22 @@ def _keras_hub_rope(p: dict, d: int, layout: str) -> Rope:
         sc = Linear(s) if s != 1 else Default()
     elif kind == "dynamic":
         sc = KerasDynamic(s)
+    elif kind == "yarn":
+        # keras-hub's YaRN is transformers' (the same ramp, truncation and clamping, cos/sin
+        # times 0.1 ln s + 1), its exponent always over the rotated channels (denominator_dim
+        # unused); below s = 1 its amplitude 0.1 ln s + 1 < 1 is not transformers' (1)
+        if s < 1:
+            raise InputError(f"keras-hub yarn with scaling_factor {p.get('scaling_factor')} "
+                             "< 1 is not modelled here (its amplitude 0.1 ln s + 1 is below 1)")
+        bf, bs = p.get("beta_fast"), p.get("beta_slow")
+        L = p.get("original_max_position_embeddings")
+        sc = Yarn(s, _num(4096 if L is None else L), _num(32 if bf is None else bf),
+                  _num(1 if bs is None else bs),
+                  truncate=bool(p.get("truncate", True)))
+        extra = {}
     else:
-        raise InputError(f"keras-hub rope_type {kind!r} is not modelled here (linear, dynamic)")
+        raise InputError(f"keras-hub rope_type {kind!r} is not modelled here (linear, dynamic,"
+                         " yarn)")
     return Rope(d, base, layout=layout, scaling=sc, **extra)
 
 

@@ -17,6 +17,7 @@ from peproof.rope_scaling import Default, DynamicNTK, Llama3, LongRope, NTKAware
 from ..common.verdicts import VARIANT, WRONG
 from .compare import Tally, compare_cache
 from .config import head_dim_of
+from .expected import ASPECTS, allowed, unstated_text
 from .ident_maps import implied_factors
 from .model import cache_model, thetas
 
@@ -101,25 +102,64 @@ def _static_text(sc, seq_len) -> str:
             f"at every length, where at seq_len {seq_len} the dynamic map uses {eff:.6g}")
 
 
-def _variant_or_static(want: Rope, got: Rope, seq_len, a_want, a_got, d):
+def _variant_or_static(want: Rope, got: Rope, seq_len, a_want, a_got, d, stated=ASPECTS,
+                       intervals=None, fits=None):
     """``(verdict, diagnosis)`` for an identified RoPE other than the expected one: a dynamic
-    NTK expectation met by the static map with its full factor is the named bug."""
+    NTK expectation met by the static map with its full factor is the named bug.  ``stated``,
+    ``intervals``, ``fits``: see :func:`_diff`."""
     sc, gs = want.scaling, got.scaling
     if isinstance(sc, DynamicNTK) and isinstance(gs, NTKAware) and gs.factor == sc.factor \
             and want._base == got._base:
         return WRONG, _static_text(sc, seq_len)
-    return VARIANT, _diff(want, got, a_want, a_got, d)
+    return VARIANT, _diff(want, got, a_want, a_got, d, stated, intervals, fits)
 
 
-def _diff(want: Rope, got: Rope, a_want, a_got, d) -> str:
-    out = []
-    if want._base != got._base:
-        out.append(f"base {got._base} where {want._base} was expected")
+def _diff(want: Rope, got: Rope, a_want, a_got, d, stated=ASPECTS, intervals=None,
+          fits=None) -> str:
+    """How ``got`` (identified) differs from ``want``, naming as "X where Y was expected" only
+    what the user stated (``stated``, :mod:`.expected`) and what the artefact rules out: a base
+    or scaling parameter whose expected value lies in the interval the identification derived
+    for it (``intervals``) or fits the artefact when put into ``got`` (``fits(rope)``) is taken
+    into ``got`` instead of being named; when nothing is left to name, the difference is said
+    to be unexplained."""
+    out, spared = [], []
+
+    def take(name, val, cand):
+        nonlocal got
+        if allowed(name, val, intervals or {}, (lambda: fits(cand)) if fits else None):
+            got = cand
+            spared.append(f"{name} {val}")
+            return True
+        return False
+
+    if want._base != got._base and not take("base", want._base, replace(got, base=want.base)):
+        out.append(f"base {got._base} where {want._base} was expected" if "base" in stated
+                   else unstated_text("base", got._base, want._base))
     if want.scaling != got.scaling:
-        out.append(f"scaling {got.scaling.describe()} where {want.scaling.describe()} was "
-                   "expected")
+        if type(want.scaling) is type(got.scaling):
+            gp, wp = got.scaling.params(), want.scaling.params()
+            for k in gp:
+                if gp[k] != wp.get(k) and take(k, wp.get(k), replace(
+                        got, scaling=replace(got.scaling, **{k: wp.get(k)}))):
+                    continue
+            gp = got.scaling.params()
+            named = [k for k in gp if gp[k] != wp.get(k)]
+            if len(named) == 1:
+                k = named[0]
+                out.append(f"{k} {gp[k]} where {wp.get(k)} was expected ({got.scaling.kind} "
+                           "scaling)")
+            elif named:  # each tried alone, not together: no one of them is named as wrong
+                out.append(f"{got.scaling.kind} scaling with "
+                           + ", ".join(f"{k} {gp[k]}" for k in named) + " where "
+                           + ", ".join(f"{k} {wp.get(k)}" for k in named) + " was expected: "
+                           "the expected values do not fit together, which of them is off is "
+                           "not determined")
+        else:
+            out.append(f"scaling {got.scaling.describe()} where {want.scaling.describe()} was "
+                       "expected")
     if want.layout != got.layout:
-        out.append(f"layout {got.layout} where {want.layout} was expected")
+        out.append(f"layout {got.layout} where {want.layout} was expected" if "layout" in stated
+                   else unstated_text("layout", got.layout, None))
     if want.exponent_dim != got.exponent_dim:
         out.append(f"frequencies base**(-2j/{got.exponent_dim}) where base**(-2j/"
                    f"{want.exponent_dim}) was expected (the rotary dimension the model uses "
@@ -129,6 +169,9 @@ def _diff(want: Rope, got: Rope, a_want, a_got, d) -> str:
                    "expected")
     if a_want != a_got:
         out.append(f"attention factor {a_got:.9g} where {a_want:.9g} was expected")
+    if not out and spared:
+        return (f"the artefact fits {got.describe()} and not the expected RoPE, but it does "
+                f"not rule out the expected {', '.join(spared)}: the difference is unexplained")
     return "; ".join(out) or "an equivalent RoPE"
 
 

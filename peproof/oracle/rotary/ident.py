@@ -48,6 +48,9 @@ class Candidate:
     #: the positions' scale (mlx's ``scale``): the frequencies read are ``pos_scale`` times the
     #: map's; 1 for a default or linear map (a scale there IS a linear factor ``1/pos_scale``)
     pos_scale: Fraction = Fraction(1)
+    #: intervals the reading derived for parameters (name -> (lo, hi)): a value inside one is
+    #: not ruled out by the artefact (:mod:`.expected`)
+    intervals: dict = field(default_factory=dict)
 
 
 def _base_interval(w: np.ndarray, rel: np.ndarray, d: int, m0: float, k: int):
@@ -180,11 +183,12 @@ def _for_m0(out, notes, w, rel, d, h, k, m0_exact, base_hint):
         return Rope(d, base, scaling=scaling or Default(), exponent_dim=D,
                     rotated_pairs=None if k == h else k)
 
-    def add(rope, note=None, seq_len=None, pos_scale=Fraction(1)):
+    def add(rope, note=None, seq_len=None, pos_scale=Fraction(1), intervals=None):
         pred_w = w / float(pos_scale)
         r = _confirm(rope, pred_w, rel, seq_len)
         if r is not None and r <= 3.0:
-            out.append(Candidate(rope, [note] if note else [], r, Fraction(pos_scale)))
+            out.append(Candidate(rope, [note] if note else [], r, Fraction(pos_scale),
+                                 dict(intervals or {})))
             return True
         return False
 
@@ -294,8 +298,8 @@ def _piecewise(add, notes, w, rel, d, h, base, pos_scale):
         notes.append(f"the scaled tail allows the factors {', '.join(map(str, factors[:6]))} "
                      f"(interval [{s_lo:.6g}, {s_hi:.6g}]): each tried")
 
-    def add_scaled(rope, note=None, seq_len=None):
-        return add(rope, note, seq_len, pos_scale)
+    def add_scaled(rope, note=None, seq_len=None, intervals=None):
+        return add(rope, note, seq_len, pos_scale, intervals)
 
     for s in factors:
         inv = 1 / float(s)

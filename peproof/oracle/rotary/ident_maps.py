@@ -83,7 +83,8 @@ def _yarn(add, d, base, s, g, tol, last1, first0, h, notes):
                 sc = Yarn(s, L, bf, bs)
                 if add(Rope(d, base, scaling=sc), f"YaRN: ramp over pairs {low}..{high}; "
                        f"original_max_position_embeddings {L} is the simplest in [{lo:.6g}, "
-                       f"{hi_f:.6g}] for beta_fast {bf}, beta_slow {bs}"):
+                       f"{hi_f:.6g}] for beta_fast {bf}, beta_slow {bs}",
+                       intervals={"original_max_position_embeddings": (lo, hi)}):
                     return
                 break  # the truncated ramp does not fit: try without truncation below
     # untruncated: the ramp's interior is affine in j
@@ -157,7 +158,9 @@ def _llama3(add, d, base, s, g, th, tol, last1, first0, notes):
             if L is not None:
                 add(Rope(d, base, scaling=Llama3(s, lo_f, hi_f, L)),
                     f"Llama 3.1 bands with no pair inside the blend: low/high_freq_factor "
-                    f"{lo_f}/{hi_f}, original length the simplest the band edges allow")
+                    f"{lo_f}/{hi_f}, original length {L} the simplest the band edges allow "
+                    f"([{Lmin:.6g}, {Lmax:.6g}])",
+                    intervals={"original_max_position_embeddings": (Lmin, Lmax)})
 
 
 def implied_factors(w, rel, d: int, base, exponent_dim: int | None = None) -> dict:

@@ -26,6 +26,7 @@ from .diagnose import (
     _unsure_text,
     _variant_or_static,
 )
+from .expected import stated_aspects
 from .horizon import _horizon0
 from .ident import identify_frequencies
 from .model import freq_map, freq_rel_error, thetas
@@ -45,7 +46,8 @@ def identify_inv_freq(v, d, hint, seq_len, st, pipes):
             first = (cands, inotes)
         ref = Fraction(hint) if hint is not None else None
         vs = [Variant(c.rope, pos_scale=c.pos_scale, pipe=pipe, residual=c.residual,
-                      notes=c.notes[:1], ref_base=ref) for c in cands]
+                      notes=c.notes[:1], ref_base=ref, intervals=c.intervals)
+              for c in cands]
 
         def whole(x):
             th = thetas(x.rope, seq_len) * float(x.pos_scale)
@@ -78,6 +80,7 @@ def check_inv_freq(art: Artefact, want, hint, seq_len, st, pipes, notes,
                          "pipeline whose error model the vector fits")
     elif cands:
         notes += cands[0].notes[:1]
+    stated = stated_aspects(expect)
     want = _odd_rotary_dim(want, ident, expect, notes)
     target = want or ident
     diagnoses: list[str] = []
@@ -96,7 +99,11 @@ def check_inv_freq(art: Artefact, want, hint, seq_len, st, pipes, notes,
                 other = compare_freqs(v, thetas(ident, seq_len), pipe, st,
                                       freq_map(ident, seq_len))
                 if other.fits:
-                    verdict, text = _variant_or_static(want, ident, seq_len, 1, 1, d)
+                    verdict, text = _variant_or_static(
+                        want, ident, seq_len, 1, 1, d, stated,
+                        x.intervals if x is not None else cands[0].intervals,
+                        lambda r: compare_freqs(v, thetas(r, seq_len), pipe, st,
+                                                freq_map(r, seq_len)).fits)
                     diagnoses.append(text)
             if verdict == OUTSIDE:
                 for name in ("bfloat16", "float16"):

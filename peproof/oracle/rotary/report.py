@@ -38,6 +38,8 @@ class RotaryReport:
     seconds: float = 0.0
     implied: dict = field(default_factory=dict)  # per-frequency factors read (LongRoPE-like)
     native: str = ""  # the library layout the artefact was read from (layouts.py)
+    #: aspects of ``expected`` the user did not state (:mod:`.expected`): filled in, not asked
+    unstated: tuple = ()
 
     @property
     def ok(self) -> bool:
@@ -67,6 +69,7 @@ class RotaryReport:
             "artefact": self.kind, "shape": list(self.shape), "dtype": self.stored.name,
             "pipeline_dtype": self.pipe.name, "layout": self.layout,
             "expected": self.describe(self.expected) if self.expected else None,
+            "expected_unstated": list(self.unstated) if self.expected else None,
             "identified": self.describe(self.identified) if self.identified else None,
             "seq_len": self.seq_len, "attention_factor": self.attention,
             "attention_form": self.attention_form, "diagnoses": self.diagnoses,
@@ -85,7 +88,8 @@ class RotaryReport:
                                self.diagnoses[:4]):
             L.append(("diagnosis  : " if k == 0 else "             ") + dg)
         if self.expected is not None:
-            L.append(f"expected   : {self.describe(self.expected)}")
+            L.append(f"expected   : {self.describe(self.expected)}" + (
+                f" (not stated, filled in: {', '.join(self.unstated)})" if self.unstated else ""))
         L.append(f"identified : {self.describe(self.identified)}")
         if self.native:
             L.append(f"stored as  : {self.native}")

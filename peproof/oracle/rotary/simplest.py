@@ -64,6 +64,8 @@ class Variant:
     notes: list = field(default_factory=list)
     #: the base the user names (``--base``), which the order measures from; None: the paper's
     ref_base: object = None
+    #: the intervals the reading derived for parameters (name -> (lo, hi)), :mod:`.ident`
+    intervals: dict = field(default_factory=dict)
 
     def describe(self) -> str:
         out = self.rope.describe()

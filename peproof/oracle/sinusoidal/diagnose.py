@@ -26,7 +26,13 @@ from peproof.formats import BFLOAT16, FLOAT16, get_format
 from ..common.budget import Budget
 from ..common.exact import Plan
 from ..common.verdicts import CONFORMS, DEGENERATE, OUTSIDE, WITHIN, WRONG
-from .pairs import pairs_sentence, read_pairs, shared_sentence
+from .pairs import (
+    other_pairing,
+    other_pairing_sentence,
+    pairs_sentence,
+    read_pairs,
+    shared_sentence,
+)
 from .variant import LAYOUT_NAMES, same_frequencies, scale_expr
 
 SAMPLE = 1024
@@ -341,6 +347,9 @@ def _outside(rep, arr, pos) -> list[str]:
     pr = read_pairs(head, pos[: head.shape[0]]) if np.isfinite(head).all() else None
     if pr is not None:  # exact sin/cos pairs: never called random, whatever their frequencies
         return out + [pairs_sentence(pr) + shared_sentence(pr)] + rep.identified.notes[:1]
+    other = other_pairing(head[:256]) if np.isfinite(head).all() else None
+    if other is not None:  # pairs in another layout (a 2-D table's x and y parts): not random
+        return out + [other_pairing_sentence(other)] + rep.identified.notes[:1]
     if fin.size > 64:
         m, s = float(fin.mean()), float(fin.std())
         kurt = float(((fin - m) ** 4).mean() / s**4) if s > 0 else 0.0

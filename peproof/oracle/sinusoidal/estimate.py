@@ -46,8 +46,8 @@ def estimate(T: np.ndarray, P: np.ndarray, fmt: Format, ident) -> dict | None:
     tol = 50.0 * max(fmt.u, 2.0**-40) + 1e-12
     ident.estimates["pairing_spread"] = {k: _f(v[0]) for k, v in scores.items()}
     if not score <= tol:
-        ident.notes.append("channels do not form sin/cos pairs of constant amplitude "
-                           f"(relative spread {score:.2g} > {tol:.2g})")
+        ident.notes.append("neither interleaved nor half-split channels form sin/cos pairs "
+                           f"of constant amplitude (relative spread {score:.2g} > {tol:.2g})")
         return None
     a, b = pairings[pairing]
     theta = np.arctan2(a, b)  # the phase if ``a`` is the sine

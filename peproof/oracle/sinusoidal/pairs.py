@@ -1,8 +1,9 @@
 """What a table's channels are, read off the values: the facts a diagnosis may state.
 
 A diagnosis is a sentence about the table, so it is checked against the table before it is
-printed: "no sin/cos pairs" only when no pairing of the channels puts the rows on circles, "pairs
-share one frequency" only when their phase advances per row are equal.
+printed: "no sin/cos pairs" only when no pairing of the channels puts the rows on circles
+(:func:`other_pairing` looks beyond the model's pairings), "pairs share one frequency" only when
+their phase advances per row are equal.
 
 :func:`read_pairs` tries the three pairings of the model (interleaved ``(2i, 2i+1)``, halves
 ``(i, i + d/2)`` either way round) and keeps one under which every pair's two channels lie on one
@@ -84,6 +85,41 @@ def read_pairs(head: np.ndarray, pos: np.ndarray | None = None) -> Pairs | None:
             layout = {"interleaved": "interleaved_cos", "sin_cos": "cos_sin"}[layout]
         return Pairs(layout, a, b, fw)
     return None
+
+
+def other_pairing(head: np.ndarray, most: int = 1024) -> list[tuple[int, int]] | None:
+    """A pairing of all the channels of ``head`` (finite, ``n x d``) into pairs whose rows lie
+    on circles that turn, found by matching each channel with the first unmatched one that
+    makes such a pair with it; None when there is none of that kind (or ``d`` is odd or past
+    ``most``).  For a table :func:`read_pairs` finds no pairing of the model's for: the sentence
+    "no sin/cos pairs" is then printed only when this finds none either."""
+    head = np.asarray(head, dtype=np.float64)
+    n, d = head.shape
+    if n < 3 or d < 2 or d % 2 or d > most or not np.isfinite(head).all():
+        return None
+    sq = head * head
+    free = list(range(d))
+    out = []
+    while free:
+        i = free.pop(0)
+        r2 = sq[:, [i]] + sq[:, free]
+        m = r2.mean(axis=0)
+        ok = (m > 0) & (np.abs(r2 - m) <= TOL * np.where(m > 0, m, 1)).all(axis=0)
+        hit = next((free[k] for k in np.nonzero(ok)[0]
+                    if _moves(head[:, [i]], head[:, [free[k]]])), None)
+        if hit is None:
+            return None
+        free.remove(hit)
+        out.append((i, hit))
+    return out
+
+
+def other_pairing_sentence(pairs: list[tuple[int, int]]) -> str:
+    """The sentence stating what :func:`other_pairing` found (checked by it)."""
+    shown = ", ".join(f"({a}, {b})" for a, b in pairs[:4]) + (" ..." if len(pairs) > 4 else "")
+    return (f"the channels form {len(pairs)} sin/cos pairs, every pair on one circle, but "
+            f"neither interleaved nor in halves: channels {shown} (a layout the check does not "
+            "read)")
 
 
 def _freqs(s, c, p):
