@@ -75,6 +75,32 @@ def _claimed_horizon(enc: Encoding) -> dict:
             "how": f"claim {HORIZON_CLAIM}: {verdict.status} ({verdict.engine})"}
 
 
+PRECISION_CLAIM = "precision.position_horizon_float16"
+
+
+def _claimed_precision(variant) -> dict:
+    """The float16 position horizon (the last position told apart from its successor), the
+    variant's and the paper's, as the claims :data:`PRECISION_CLAIM` state them, with their
+    verdicts."""
+    from peproof import registry
+    from peproof.verdicts import verdict_of
+
+    out = {}
+    for side, v in (("variant", variant), ("paper", None)):
+        c = next((c for c in registry.claims_for(v) if c.id == PRECISION_CLAIM), None)
+        with scope.using(v):
+            verdict = verdict_of(PRECISION_CLAIM)
+        nums = getattr(c, "numbers", None)
+        if nums is None:
+            out[side] = f"n/a ({verdict.reason})"
+        else:
+            top = nums["P"]
+            out[side] = (f"{top} (then {top + 1} rounds onto it)" if top is not None else
+                         "none below the search limit") + f" [{verdict.status}]"
+    out["how"] = f"claim {PRECISION_CLAIM} (exact integer rounding)"
+    return out
+
+
 def _separation(enc: Encoding) -> str:
     from peproof.numeric.engine import RunConfig
     from peproof.numeric.separation import certify
@@ -111,6 +137,8 @@ LABELS = {
                    "certified scan (numeric/separation.py)"),
     "float16_horizon": (f"float16 first colliding position (< {HORIZON_N}, exp-float recipe)",
                         "measured (numeric/horizon.py)"),
+    "position_horizon": ("float16: first pos P whose successor rounds onto it (pos times "
+                         "max_freq)", "claim"),
     "theta_range": ("frequencies after the map", "exact, evaluated at 30 digits"),
     "rope_wavelengths": ("wavelengths 2 pi/theta after the map",
                          "exact, evaluated at 30 digits"),
@@ -153,7 +181,9 @@ def compare(variant, heavy: bool = True) -> list[dict]:
         r = variant.rope
         mine = _rope_numbers(r, heavy)
         theirs = _rope_numbers(Rope(r.d, 10000, layout=r.layout), heavy)
-        how = {}
+        ph = _claimed_precision(variant)
+        mine["position_horizon"], theirs["position_horizon"] = ph["variant"], ph["paper"]
+        how = {"position_horizon": ph["how"]}
     else:
         enc = variant.enc
         mine = _sin_numbers(enc, heavy)
@@ -161,5 +191,8 @@ def compare(variant, heavy: bool = True) -> list[dict]:
         hz = _claimed_horizon(enc)  # both sides from the variant's claim (the paper's beside)
         mine["horizon"], theirs["horizon"] = hz["variant"], hz["paper"]
         how = {"horizon": hz.get("how", LABELS["horizon"][1])}
+        ph = _claimed_precision(variant)
+        mine["position_horizon"], theirs["position_horizon"] = ph["variant"], ph["paper"]
+        how["position_horizon"] = ph["how"]
     return [{"key": k, "name": LABELS[k][0], "variant": mine[k], "paper": theirs[k],
              "how": how.get(k, LABELS[k][1])} for k in mine]
