@@ -75,6 +75,25 @@ def _claimed_horizon(enc: Encoding) -> dict:
             "how": f"claim {HORIZON_CLAIM}: {verdict.status} ({verdict.engine})"}
 
 
+def _claimed_rise(rope) -> str:
+    """The mapped curve's first rise as the claim ``rope.decay_bound_decreasing_until_first_
+    rise_d<d>`` states it for the variant (with its verdict), or why there is none."""
+    from peproof import registry
+    from peproof.verdicts import verdict_of
+
+    v = scope.Rotary(rope)
+    cid = f"rope.decay_bound_decreasing_until_first_rise_d{rope.d}"
+    c = next((c for c in registry.claims_for(v) if c.id == cid), None)
+    if c is None:
+        return f"n/a ({rope.scaling.kind} map; no claim at d = {rope.d})"
+    with scope.using(v):
+        verdict = verdict_of(cid)
+    nums = getattr(c, "numbers", None)
+    if nums is None:
+        return f"n/a ({verdict.reason[:90]})"
+    return f"{nums['first_rise']} [claim {cid}: {verdict.status}]"
+
+
 PRECISION_CLAIM = "precision.position_horizon_float16"
 
 
@@ -159,8 +178,9 @@ def _rope_numbers(rope, heavy: bool) -> dict:
                                f"{float(2 * sp.pi / min(vals)):.6g}"}
     if heavy:
         if rope.scaling.kind != "default" or rope.rotated_pairs != rope.pairs:
-            msg = f"n/a ({rope.scaling.kind} map)"
-            out["decay_first_rise"] = out["decay_record_prefix"] = msg
+            out["decay_first_rise"] = _claimed_rise(rope)
+            out["decay_record_prefix"] = (f"n/a ({rope.scaling.kind} map: K* needs the "
+                                          "certified curve, unmapped frequencies only)")
         else:
             from peproof.numeric.engine import RunConfig
             from peproof.numeric.rope_landmarks import certified_landmarks
