@@ -62,6 +62,8 @@ class RoundBinary(sp.Function):
 
     def peproof_definition(self):
         x, p = self.args
+        if isinstance(x, sp.Rational) and isinstance(p, sp.Integer):  # a closed call (built
+            return RoundBinary.eval(x, p)  # unevaluated for display): its exact value
         e = sp.floor(sp.log(x) / sp.log(2)) - p + 1
         q = x / 2**e
         ties = sp.And(sp.Eq(q - sp.floor(q), sp.Rational(1, 2)), sp.Eq(sp.Mod(sp.floor(q), 2), 0))
