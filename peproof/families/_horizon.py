@@ -19,6 +19,7 @@ from __future__ import annotations
 import sympy as sp
 
 from peproof import scope
+from peproof.claims import Claim, Falsifier, Statement, Verdict
 
 PI2 = 2 * sp.pi
 
@@ -91,3 +92,75 @@ def rounded(x: sp.Expr, places: int) -> sp.Rational:
     decided by the engines, so a rounding slip is a refuted claim, never a wrong ``proved``)."""
     unit = 10**places
     return sp.Rational(int(sp.floor(sp.N(x * unit, 50) + sp.Rational(1, 2))), unit)
+
+
+def rewrite_by(lemma_id: str):
+    """Proof function: the statement with ``lhs`` replaced by ``rhs`` everywhere, where the
+    lemma ``lemma_id`` is proved and its first conclusion is ``lhs = rhs`` (checked
+    structurally), its variables and hypotheses among the statement's; the rewritten statement
+    is decided by the default engines (equal under the hypotheses, so its verdict is the
+    statement's; a witness is certified again on the statement by the gate)."""
+
+    def proof(stmt: Statement, claim: Claim) -> Verdict:
+        from peproof import registry
+        from peproof.engines.decide import decide_statement
+        from peproof.verdicts import verdict_of
+
+        ver = f"peproof rewriting; sympy {sp.__version__}"
+        lemma = registry.get(lemma_id).statement
+        lv = verdict_of(lemma_id)
+        eq = lemma.concl[0] if lemma.concl else None
+        fits = (eq is not None and eq.op == "==" and set(lemma.vars) <= set(stmt.vars)
+                and set(lemma.hyps) <= set(stmt.hyps) and lemma.quant == stmt.quant == "forall")
+        if lv.status != "proved" or not fits:
+            return Verdict("unknown", "chain", ver, "rewriting by a proved identity",
+                           reason=f"{lemma_id} is {lv.status} (or does not fit: {fits})")
+        new = Statement(tuple(r.map(lambda e: e.xreplace({eq.lhs: eq.rhs})) for r in stmt.concl),
+                        stmt.vars, stmt.hyps, stmt.quant)
+        v = decide_statement(new)
+        v.trace = [f"{eq.lhs} = {eq.rhs} by {lemma_id} (proved: {lv.method}); rewritten: "
+                   f"{new}"] + list(v.trace)
+        if v.status == "proved":
+            v.axioms = tuple(v.axioms) + (f"lemma {lemma_id} (proved: {lv.engine}, "
+                                          f"{lv.method})",)
+        return v
+
+    return proof
+
+
+def your_width(wrap_def: sp.Expr, sources: tuple) -> list[Claim]:
+    """For an additive variant: the horizon at the variant's own width (``wrap_def``: the
+    family's ``2 pi/omega_min``), the paper's beside it
+    (both numbers stated to three decimals and decided; ``peproof prove --variant`` prints them
+    from this claim)."""
+    from peproof.families._common import d
+    from peproof.families.worked import near
+
+    R = sp.Rational
+    v = scope.current()
+    if not isinstance(v, scope.Sinusoidal):
+        return []
+    dd = v.d
+    paper_law = ("paper",)
+    mine, theirs = rounded(closed_form().subs(d, dd), 3), rounded(
+        closed_form(paper_law).subs(d, dd), 3)
+    tol = R(1, 2000)
+    st = Statement(near(wrap_def.subs(d, dd), mine, tol)
+                   + near(wrap(paper_law).subs(d, dd), theirs, tol))
+    c = Claim(
+        "uniqueness.wrap_position_at_your_width",
+        f"At your width d = {dd} the slowest pair first wraps at pos = 2 pi/omega_min = "
+        f"{decimal(mine, 3)} ({text()}); the paper's encoding at d = {dd}: "
+        f"{decimal(theirs, 3)} (2 pi 10000^((d-2)/d))",
+        sources, st, "numeric",
+        uses=("uniqueness.slowest_pair_wraps_at_exact_position",),
+        falsifiers=(
+            Falsifier("last_digit", Statement(near(wrap_def.subs(d, dd), mine + R(1, 1000), tol)),
+                 "the last decimal one more"),
+            Falsifier("doubled", Statement(near(wrap_def.subs(d, dd), 2 * mine, tol)), "twice it"),
+        ),
+        note="Both numbers to three decimals (|x - r| <= 0.0005), each from the frequency law's "
+             "own definition at this width, decided in ball arithmetic.",
+    )
+    c.numbers = {"variant": decimal(mine, 3, ""), "paper": decimal(theirs, 3, ""), "d": dd}
+    return [c]

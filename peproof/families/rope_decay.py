@@ -310,6 +310,10 @@ def _mapped_claims(variant) -> dict[str, Claim]:
     if not isinstance(variant, scope.Rotary):
         return {}
     kind = variant.rope.scaling.kind
+    # dynamic methods take the sequence length: Rope.theta without one is the frequencies up to
+    # max_position_embeddings (transformers' effective factor 1 there)
+    at = (" (the frequencies at sequence lengths up to max_position_embeddings, where the "
+          "dynamic factor is 1)") if kind == "dynamic" else ""
     out: dict[str, Claim] = {}
     for dd in LANDMARKS:
         base = f"rope.decay_bound_{{}}_d{dd}"
@@ -342,15 +346,15 @@ def _mapped_claims(variant) -> dict[str, Claim]:
             f"B_{dd}(k) for every 0 <= k < N = {N_TURN} (refuted: a certified rise)",
             DECAY, mono, "inequality", uses=("rope.abel_bound_concrete_d",),
             falsifiers=(_halved(mono), _reversed(mono)), proof=exhaustive_arb,
-            note=f"B over the {kind}-mapped frequencies (peproof/decay_mapped.py); the first "
-                 f"rise is at k = {rise}.")
+            note=f"B over the {kind}-mapped frequencies{at} (peproof/decay_mapped.py); the "
+                 f"first rise is at k = {rise}.")
         out[base.format("decreasing_until_first_rise")] = Claim(
             base.format("decreasing_until_first_rise"),
             f"Under the {kind} map: B_{dd} strictly decreases on 0..{rise - 1} and rises at "
             f"{rise}: B_{dd}({rise}) > B_{dd}({rise - 1})",
             DECAY, until, "inequality", uses=("rope.abel_bound_concrete_d",),
             falsifiers=(_halved(until), _reversed(until)), proof=exhaustive_arb,
-            note=f"B over the {kind}-mapped frequencies, certified in arb at every offset of the "
-                 "box (peproof/decay_mapped.py).")
+            note=f"B over the {kind}-mapped frequencies{at}, certified in arb at every offset of "
+                 "the box (peproof/decay_mapped.py).")
         out[base.format("decreasing_until_first_rise")].numbers = {"first_rise": rise}
     return out

@@ -202,40 +202,6 @@ def refuted_by_negation(companion_id: str):
     return proof
 
 
-def rewrite_by(lemma_id: str):
-    """Proof function: the statement with ``lhs`` replaced by ``rhs`` everywhere, where the
-    lemma ``lemma_id`` is proved and its first conclusion is ``lhs = rhs`` (checked
-    structurally), its variables and hypotheses among the statement's; the rewritten statement
-    is decided by the default engines (equal under the hypotheses, so its verdict is the
-    statement's; a witness is certified again on the statement by the gate)."""
-
-    def proof(stmt: Statement, claim: Claim) -> Verdict:
-        from peproof import registry
-        from peproof.engines.decide import decide_statement
-        from peproof.verdicts import verdict_of
-
-        ver = f"peproof rewriting; sympy {sp.__version__}"
-        lemma = registry.get(lemma_id).statement
-        lv = verdict_of(lemma_id)
-        eq = lemma.concl[0] if lemma.concl else None
-        fits = (eq is not None and eq.op == "==" and set(lemma.vars) <= set(stmt.vars)
-                and set(lemma.hyps) <= set(stmt.hyps) and lemma.quant == stmt.quant == "forall")
-        if lv.status != "proved" or not fits:
-            return Verdict("unknown", "chain", ver, "rewriting by a proved identity",
-                           reason=f"{lemma_id} is {lv.status} (or does not fit: {fits})")
-        new = Statement(tuple(r.map(lambda e: e.xreplace({eq.lhs: eq.rhs})) for r in stmt.concl),
-                        stmt.vars, stmt.hyps, stmt.quant)
-        v = decide_statement(new)
-        v.trace = [f"{eq.lhs} = {eq.rhs} by {lemma_id} (proved: {lv.method}); rewritten: "
-                   f"{new}"] + list(v.trace)
-        if v.status == "proved":
-            v.axioms = tuple(v.axioms) + (f"lemma {lemma_id} (proved: {lv.engine}, "
-                                          f"{lv.method})",)
-        return v
-
-    return proof
-
-
 # ------------------------------------------------------------------ statements
 WRAP_EXACT = Statement(
     (Eq(WRAP, WRAP_CLOSED),) + mat_eq(general_pe_pair(WRAP, OMEGA_MIN),
@@ -312,7 +278,7 @@ CLAIMS = [
                    (_fal("half", Statement(near(WRAP, R(APPROX_INT, 2), R(APPROX_INT, 40)), (V_D,)),
                          "half of it"),
                     _fal("exact", Statement(Eq(WRAP, APPROX_INT), (V_D,)), "equality")),
-        proof=None if PAPER else rewrite_by("uniqueness.slowest_pair_wraps_at_exact_position"),
+        proof=None if PAPER else H.rewrite_by("uniqueness.slowest_pair_wraps_at_exact_position"),
         note=("For your encoding: |2 pi/omega_min - N| <= 5 % of N with N = 2 pi base/c rounded, "
               "c the frequency scale; decided with 2 pi/omega_min rewritten into its closed "
               "form (uniqueness.slowest_pair_wraps_at_exact_position).") if not PAPER else "Read as |2 pi/omega_min - 62832| <= 5 % of 62832 (two inequalities). Witness d = 4: "
@@ -469,40 +435,7 @@ CLAIMS = [
 ]
 
 
-def _your_width() -> list[Claim]:
-    """For an additive variant: the horizon at the variant's own width, the paper's beside it
-    (both numbers stated to three decimals and decided; ``peproof prove --variant`` prints them
-    from this claim)."""
-    v = scope.current()
-    if not isinstance(v, scope.Sinusoidal):
-        return []
-    dd = v.d
-    paper_law = ("paper",)
-    mine, theirs = H.rounded(WRAP_CLOSED.subs(d, dd), 3), H.rounded(
-        H.closed_form(paper_law).subs(d, dd), 3)
-    tol = R(1, 2000)
-    st = Statement(near(WRAP.subs(d, dd), mine, tol)
-                   + near(H.wrap(paper_law).subs(d, dd), theirs, tol))
-    c = Claim(
-        "uniqueness.wrap_position_at_your_width",
-        f"At your width d = {dd} the slowest pair first wraps at pos = 2 pi/omega_min = "
-        f"{H.decimal(mine, 3)} ({H.text()}); the paper's encoding at d = {dd}: "
-        f"{H.decimal(theirs, 3)} (2 pi 10000^((d-2)/d))",
-        (_SRC_WRAP, _SRC_ABOUT), st, "numeric",
-        uses=("uniqueness.slowest_pair_wraps_at_exact_position",),
-        falsifiers=(
-            _fal("last_digit", Statement(near(WRAP.subs(d, dd), mine + R(1, 1000), tol)),
-                 "the last decimal one more"),
-            _fal("doubled", Statement(near(WRAP.subs(d, dd), 2 * mine, tol)), "twice it"),
-        ),
-        note="Both numbers to three decimals (|x - r| <= 0.0005), each from the frequency law's "
-             "own definition at this width, decided in ball arithmetic.",
-    )
-    c.numbers = {"variant": H.decimal(mine, 3, ""), "paper": H.decimal(theirs, 3, ""), "d": dd}
-    return [c]
-
-
-CLAIMS += _your_width()
+CLAIMS += H.your_width(WRAP, (_SRC_WRAP, _SRC_ABOUT))
 
 #: the claims whose statement reads pair d/2 - 1 as the slowest
 HORIZON_IDS = frozenset({
