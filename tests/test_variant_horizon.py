@@ -136,3 +136,19 @@ def test_nerf_horizon_claims_say_why_not_applicable():
         assert rows[cid].note.startswith("not applicable: "), cid
         assert "fastest" in rows[cid].note
     assert not rows["uniqueness.pe_injective_on_integers"].note.startswith("not applicable")
+
+
+@pytest.mark.slow
+def test_variant_report_row_states_the_numbers(tmp_path):
+    """report --variant: the claim's row in the .tex says which numbers it states (a variant-only
+    claim id is accepted as the pattern; ~15 s CPU with the Coq check: slow)."""
+    import sys
+    from pathlib import Path
+
+    from peproof.cli import main
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reports"))
+    rep = tmp_path / "rep"
+    assert main(["report", WIDTH, "--variant", WHISPER, "--no-pdf", "--out", str(rep)]) == 0
+    tex = (rep / "variant-report.tex").read_text()
+    assert "states variant = 62831.853, paper = 59888.927, d = 384" in tex
