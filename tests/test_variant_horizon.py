@@ -130,8 +130,9 @@ def test_scaled_frequencies_divide_the_horizon():
 def test_nerf_horizon_claims_say_why_not_applicable():
     v = parse("family=nerf,d=8")
     with scope.using(v):
-        mods = registry._fresh_modules(["uniqueness"])
-    rows = {c.id: c for c in mods["uniqueness"].build(v)}
+        mods = registry._fresh_modules(["uniqueness", "uniqueness_chain"])
+    rows = {c.id: c for m in mods.values() for c in m.build(v)}
+    assert rows["uniqueness.lowest_angle_inside_turn_d512"].note.startswith("not applicable")
     for cid in (EXACT, WIDTH, "uniqueness.wrap_position_d4_and_d512"):
         assert rows[cid].note.startswith("not applicable: "), cid
         assert "fastest" in rows[cid].note
