@@ -20,7 +20,9 @@ from peproof.claims import Claim
 #: modules meaningful for every variant, additive or rotary: statements that do not mention the
 #: encoding, or mention only its frequencies (dft: the frequencies are no DFS frequencies)
 INDEPENDENT = frozenset({"dft", "dft_orthogonality", "error_model", "error_model_maps", "fourier",
-                         "fourier_affine", "index", "nerf", "nerf_inputs"})
+                         "fourier_affine", "index", "nerf", "nerf_inputs",
+                         # the formats' position horizons (RoPE's theta_0 = 1: positions as is)
+                         "precision"})
 #: modules about RoPE (decided for a RoPE variant; not applicable to an additive table)
 ROTARY = frozenset({"rope", "rope_decay", "rope_layouts", "rope_scaling"})
 #: claims of other modules that are about RoPE

@@ -25,8 +25,11 @@ def run_variant(variant, pattern: str | None = None, falsifiers: bool = True, pr
         claims = registry.select(pattern)
         res = run(claims, falsifiers=falsifiers, progress=progress, coq=coq, coq_dir=coq_dir,
                   recheck=recheck)
+    stated = {c.id: c.__dict__.get("numbers") for c in claims}
     rows = []
     for r in res["claims"]:
+        if stated.get(r["id"]):  # the numbers the variant's statement carries (decided with it)
+            r["numbers"] = dict(stated[r["id"]])
         pc = paper.get(r["id"])
         paper_status = pc.expect if pc is not None else None
         status = r["verdict"]["status"]
@@ -79,6 +82,9 @@ def render(res: dict) -> str:
             why = (r.get("evidence") or {}).get("witness") or ""
         elif verdict["status"] == "unknown":
             why = verdict.get("reason") or ""
+        if r.get("numbers") and verdict["status"] != "unknown":  # the numbers it states
+            why = ("states " + ", ".join(f"{k} = {v}" for k, v in r["numbers"].items())
+                   + ("; " + why if why else ""))
         st = verdict["status"] + ("  CONFLICT" if r.get("conflict") else "")
         table.append((r["id"], r.get("paper_verdict") or "-", st,
                       ev if ev != "none" else "-", why[:110]))

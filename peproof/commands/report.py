@@ -97,8 +97,12 @@ def run(args) -> int:
         from peproof.variant_cli import parse_or_exit
 
         variant = parse_or_exit(args.variant)
-    if claims is None and args.pattern and not registry.select(args.pattern):
-        raise UsageError(f"no claim id matches {args.pattern!r}")
+    if claims is None and args.pattern:
+        from peproof import scope
+
+        with scope.using(variant):  # a variant has claims of its own (its horizon at its width)
+            if not registry.select(args.pattern):
+                raise UsageError(f"no claim id matches {args.pattern!r}")
     if args.workers is not None and not 1 <= args.workers <= 64:
         raise UsageError(f"--workers must be between 1 and 64 (each worker is an interpreter "
                          f"of about 200 MiB), got {args.workers}")

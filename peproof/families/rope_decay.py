@@ -279,8 +279,82 @@ def build(variant=None) -> list[Claim]:
 
     if not _UNMAPPED_WHY:
         return CLAIMS
+    mapped = _mapped_claims(variant)
     curve = ("rope.decay_bound_monotone", "rope.decay_bound_decreasing",
              "rope.decay_bound_never")
-    return [not_applicable(c, f"the decay curve of this RoPE is not certified: "
-                           f"{_UNMAPPED_WHY}") if c.id.startswith(curve) else c
-            for c in CLAIMS]
+    return [mapped.get(c.id) or not_applicable(
+                c, f"the decay curve of this RoPE is not certified: {_UNMAPPED_WHY}")
+            if c.id.startswith(curve) else c for c in CLAIMS]
+
+
+def _mapped_thetas(variant, dd: int) -> tuple | None:
+    """The variant's frequencies at width ``dd`` (its map applied to ``base**(-2j/dd)``), or
+    None when the variant rotates only part of the pairs."""
+    from dataclasses import replace
+
+    r = variant.rope
+    if r.rotated_pairs != r.pairs or r.exponent_dim != r.d:
+        return None
+    rr = r if dd == r.d else replace(r, d=dd, exponent_dim=None, rotated_pairs=None)
+    return tuple(rr.theta(j) for j in range(dd // 2))
+
+
+def _mapped_claims(variant) -> dict[str, Claim]:
+    """The first-rise claims restated over the variant's mapped frequencies (the bound is a sum
+    over any list of pair frequencies: :class:`peproof.decay_mapped.FreqDecayBound`), decided in
+    arb at every offset of their box; the never-regains claims, which need the certified curve to
+    N = 62,832, stay not applicable (saying why)."""
+    from peproof.decay_mapped import FreqDecayBound, exhaustive_arb, first_rise
+    from peproof.variant_claims import not_applicable
+
+    if not isinstance(variant, scope.Rotary):
+        return {}
+    kind = variant.rope.scaling.kind
+    # dynamic methods take the sequence length: Rope.theta without one is the frequencies up to
+    # max_position_embeddings (transformers' effective factor 1 there)
+    at = (" (the frequencies at sequence lengths up to max_position_embeddings, where the "
+          "dynamic factor is 1)") if kind == "dynamic" else ""
+    out: dict[str, Claim] = {}
+    for dd in LANDMARKS:
+        base = f"rope.decay_bound_{{}}_d{dd}"
+        thetas = _mapped_thetas(variant, dd)
+        rise = first_rise(thetas, 400) if thetas is not None else None
+        never = next(c for c in CLAIMS if c.id == base.format("never_regains_early_levels"))
+        out[never.id] = not_applicable(never, (
+            f"the landmark K* needs B_{dd} certified at every offset to N = {N_TURN} "
+            f"(peproof/numeric/rope_decay.py's float64 curve with a proved error bound), which "
+            f"takes the unmapped frequencies base**(-2j/d) only; under the {kind} map only the "
+            "first rise is certified (rope.decay_bound_decreasing_until_first_rise_d"
+            f"{dd})"))
+        if rise is None:
+            for name in ("monotone", "decreasing_until_first_rise"):
+                c = next(c for c in CLAIMS if c.id == base.format(name))
+                out[c.id] = not_applicable(c, (
+                    f"no certified first rise of the {kind}-mapped curve below k = 400 "
+                    "(arb; partial rotation or an undecided comparison)"))
+            continue
+
+        def bm(arg, thetas=thetas):
+            return FreqDecayBound(arg, sp.Tuple(*thetas))
+
+        mono = Statement(Le(bm(k + 1), bm(k)), (V_K,), hyps=(Le(k, N_TURN - 1),))
+        until = Statement((Lt(bm(k + 1), bm(k)), Lt(bm(rise - 1), bm(rise))), (V_K,),
+                          hyps=(Le(k, rise - 2),))
+        out[base.format("monotone")] = Claim(
+            base.format("monotone"),
+            f"The monotone reading of RoFormer's decay under the {kind} map: B_{dd}(k+1) <= "
+            f"B_{dd}(k) for every 0 <= k < N = {N_TURN} (refuted: a certified rise)",
+            DECAY, mono, "inequality", uses=("rope.abel_bound_concrete_d",),
+            falsifiers=(_halved(mono), _reversed(mono)), proof=exhaustive_arb,
+            note=f"B over the {kind}-mapped frequencies{at} (peproof/decay_mapped.py); the "
+                 f"first rise is at k = {rise}.")
+        out[base.format("decreasing_until_first_rise")] = Claim(
+            base.format("decreasing_until_first_rise"),
+            f"Under the {kind} map: B_{dd} strictly decreases on 0..{rise - 1} and rises at "
+            f"{rise}: B_{dd}({rise}) > B_{dd}({rise - 1})",
+            DECAY, until, "inequality", uses=("rope.abel_bound_concrete_d",),
+            falsifiers=(_halved(until), _reversed(until)), proof=exhaustive_arb,
+            note=f"B over the {kind}-mapped frequencies{at}, certified in arb at every offset of "
+                 "the box (peproof/decay_mapped.py).")
+        out[base.format("decreasing_until_first_rise")].numbers = {"first_rise": rise}
+    return out

@@ -33,9 +33,11 @@ import time
 
 import sympy as sp
 
+from peproof import scope
 from peproof.claims import Claim, Eq, Falsifier, Le, Lt, Ne, Statement, Verdict, mat_eq, var
 from peproof.engines import powers
 from peproof.engines.decide import refute_at, with_default
+from peproof.families import _horizon as H
 from peproof.families._common import (
     I_IN_RANGE,
     OMEGA_I,
@@ -62,6 +64,17 @@ PI2 = 2 * sp.pi
 OMEGA_0 = omega_expr(0, d)
 OMEGA_MIN = omega_expr(d / 2 - 1, d)
 WRAP = PI2 / OMEGA_MIN
+#: the horizon in closed form, read off the law in force (paper: 2 pi 10000^((d-2)/d); h-1:
+#: 2 pi base; a frequency scale divides it): :mod:`peproof.families._horizon`
+WRAP_CLOSED = H.closed_form()
+_C, _B, _X = H.split()
+#: '' when pair d/2 - 1 is the slowest (the horizon claims' premise), else why not
+_SLOWEST_WHY = H.slowest_is_last_why()
+PAPER = scope.current() is None
+#: "2 pi base" (the seed's approximation "2 pi 10000 ~ 62,832"), for the law in force
+APPROX = PI2 * _B / _C
+APPROX_INT = int(sp.floor(sp.N(APPROX, 50) + R(1, 2)))
+W4, W512 = H.rounded(WRAP_CLOSED.subs(d, 4), 1), H.rounded(WRAP_CLOSED.subs(d, 512), 1)
 E4 = Encoding(4)
 UNIQUE = "Every position has a unique representation, over practical lengths"
 AX_SINCOS = "for real x, y: sin x = sin y and cos x = cos y imply x - y = 2 pi k, k an integer"
@@ -191,14 +204,14 @@ def refuted_by_negation(companion_id: str):
 
 # ------------------------------------------------------------------ statements
 WRAP_EXACT = Statement(
-    (Eq(WRAP, PI2 * 10000 ** ((d - 2) / d)),) + mat_eq(general_pe_pair(WRAP, OMEGA_MIN),
+    (Eq(WRAP, WRAP_CLOSED),) + mat_eq(general_pe_pair(WRAP, OMEGA_MIN),
                                                        general_pe_pair(0, OMEGA_MIN)),
     (V_D,),
 )
-WRAP_ABOUT = Statement(near(WRAP, 62832, R(62832, 20)), (V_D,))
+WRAP_ABOUT = Statement(near(WRAP, APPROX_INT, R(APPROX_INT, 20)), (V_D,))
 WRAP_NUMBERS = Statement(
-    (Eq(WRAP.subs(d, 4), 200 * sp.pi),) + near(WRAP.subs(d, 4), R("628.3"), R(1, 20))
-    + near(WRAP.subs(d, 512), R("60611.5"), R(1, 20))
+    (Eq(WRAP.subs(d, 4), WRAP_CLOSED.subs(d, 4)),) + near(WRAP.subs(d, 4), W4, R(1, 20))
+    + near(WRAP.subs(d, 512), W512, R(1, 20))
 )
 NO_WRAP_60K = Statement(Lt(OMEGA_MIN * p, PI2), (V_D, V_P), hyps=(Lt(p, 60000),))
 BEFORE_WRAP = Statement(
@@ -239,37 +252,53 @@ _SRC_WAVE = src(INTRO, "Worked example 2: distinguishing nearby versus distant p
 CLAIMS = [
     Claim(
         "uniqueness.slowest_pair_wraps_at_exact_position",
-        "The slowest pair completes its first turn at pos = 2 pi/omega_min = 2 pi 10000^((d-2)/d)",
+        "The slowest pair completes its first turn at pos = 2 pi/omega_min = " + H.text(),
         (_SRC_WRAP, _SRC_TURN), WRAP_EXACT, "identity",
         falsifiers=(
             _fal("half_turn", Statement(_pair_eq(sp.pi / OMEGA_MIN, 0, OMEGA_MIN), (V_D,)),
                  "wraps at pi/omega_min"),
             _fal("two_pi_ten_thousand", Statement(Eq(WRAP, PI2 * 10000), (V_D,)),
-                 "the approximation 2 pi 10000 as an identity"),
+                 "the approximation 2 pi 10000 as an identity") if _X != 1 else
+            _fal("paper_exponent", Statement(Eq(WRAP, PI2 / _C * _B ** ((d - 2) / d)), (V_D,)),
+                 "the paper's exponent (d-2)/d where the law's cancels to 1"),
         ),
+        note="" if PAPER else "The closed form is read off the frequency law "
+             "(peproof/families/_horizon.py): 2 pi/omega(d/2 - 1) written as (2 pi/c) b^x with "
+             "the exponent x over one denominator; the engines decide that the two are equal.",
     ),
     Claim(
         "uniqueness.wrap_position_about_62832",
-        "2 pi/omega_min ≈ 2 pi 10000 ≈ 62,832 for every d (5 % relative tolerance)",
+        f"2 pi/omega_min ≈ {H.text_approx()} ≈ {APPROX_INT:,} for every d (5 % relative "
+        "tolerance)",
         _SRC_ABOUT, WRAP_ABOUT, "numeric",
         expect="refuted", companion="uniqueness.slowest_pair_wraps_at_exact_position",
         erratum=("error", 1, "The position where the slowest pair completes its first turn depends on d: for small d it comes far before the 'practical lengths' the source promises."),
         falsifiers=(_fal("one_percent", Statement(near(WRAP, 62832, R(62832, 100)), (V_D,)), "1 %"),
-                    _fal("exact", Statement(Eq(WRAP, 62832), (V_D,)), "equality")),
-        note="Read as |2 pi/omega_min - 62832| <= 5 % of 62832 (two inequalities). Witness d = 4: "
+                    _fal("exact", Statement(Eq(WRAP, 62832), (V_D,)), "equality")) if PAPER else
+                   (_fal("half", Statement(near(WRAP, R(APPROX_INT, 2), R(APPROX_INT, 40)), (V_D,)),
+                         "half of it"),
+                    _fal("exact", Statement(Eq(WRAP, APPROX_INT), (V_D,)), "equality")),
+        proof=None if PAPER else H.rewrite_by("uniqueness.slowest_pair_wraps_at_exact_position"),
+        note=("For your encoding: |2 pi/omega_min - N| <= 5 % of N with N = 2 pi base/c rounded, "
+              "c the frequency scale; decided with 2 pi/omega_min rewritten into its closed "
+              "form (uniqueness.slowest_pair_wraps_at_exact_position).") if not PAPER else "Read as |2 pi/omega_min - 62832| <= 5 % of 62832 (two inequalities). Witness d = 4: "
              "200 pi = 628.3. The value depends on d (60611.5 at d = 512, within 5 %; "
              "uniqueness.wrap_position_d4_and_d512); the 5 % reading holds iff d >= 360 "
              "(encoding.max_wavelength_within_five_percent_for_d_ge_360, same quantity).",
     ),
     Claim(
         "uniqueness.wrap_position_d4_and_d512",
+        f"The first wrap is at {sp.sstr(WRAP_CLOSED.subs(d, 4)).replace('*', ' ')} = "
+        f"{H.decimal(W4, 1)} for d = 4 and at {H.decimal(W512, 1)} for d = 512" if not PAPER else
         "The first wrap is at 200 pi = 628.3 for d = 4 and at 60,611.5 for d = 512",
         _SRC_ABOUT, WRAP_NUMBERS, "numeric",
         uses=("uniqueness.slowest_pair_wraps_at_exact_position",),
         falsifiers=(_fal("seed_value_at_512", Statement(near(WRAP.subs(d, 512), 62832, R(1, 2))),
-                         "62,832 at d = 512"),
-                    _fal("d4_last_digit", Statement(near(WRAP.subs(d, 4), R("628.4"), R(1, 20))),
-                         "628.4")),
+                         "62,832 at d = 512") if PAPER else
+                    _fal("next_unit_at_512", Statement(near(WRAP.subs(d, 512), W512 + 1,
+                                                            R(1, 2))), "one more at d = 512"),
+                    _fal("d4_last_digit", Statement(near(WRAP.subs(d, 4), W4 + R(1, 10),
+                                                         R(1, 20))), "last digit + 1")),
         note="One decimal: |x - r| <= 0.05.",
     ),
     Claim(
@@ -404,3 +433,24 @@ CLAIMS = [
              "PE(0) = PE(200 pi) shows why injectivity needs integer positions.",
     ),
 ]
+
+
+CLAIMS += H.your_width(WRAP, (_SRC_WRAP, _SRC_ABOUT))
+
+#: the claims whose statement reads pair d/2 - 1 as the slowest
+HORIZON_IDS = frozenset({
+    "uniqueness.slowest_pair_wraps_at_exact_position", "uniqueness.wrap_position_about_62832",
+    "uniqueness.wrap_position_d4_and_d512", "uniqueness.slowest_pair_no_wrap_below_sixty_thousand",
+    "uniqueness.slowest_pair_distinct_angles_before_wrap",
+    "uniqueness.wrap_beyond_sixty_thousand_iff_d_ge_400", "uniqueness.wrap_position_at_your_width",
+})
+
+
+def build(variant=None) -> list[Claim]:
+    """The claims for ``variant`` (imported with it in force); the horizon claims say why they
+    have no meaning for a law whose frequencies grow with the pair index (nerf)."""
+    if not _SLOWEST_WHY:
+        return CLAIMS
+    from peproof.variant_claims import not_applicable
+
+    return [not_applicable(c, _SLOWEST_WHY) if c.id in HORIZON_IDS else c for c in CLAIMS]

@@ -27,6 +27,7 @@ import sympy as sp
 import z3
 
 from peproof.claims import Claim, Falsifier, Le, Lt, Statement, Verdict, var
+from peproof.families._horizon import slowest_is_last_why as _slowest_is_last_why
 from peproof.numeric import D_ALL as DS
 from peproof.scope import encoding as Encoding  # the law in force (paper or --variant)
 from peproof.seeds import FOURIER, src
@@ -164,3 +165,17 @@ def _claim(d: int) -> Claim:
 
 
 CLAIMS = [_claim(d) for d in DS]
+
+
+#: why pair d/2 - 1 is not the slowest for the law in force, read at import ('' when it is)
+_SLOWEST_WHY = _slowest_is_last_why()
+
+
+def build(variant=None) -> list[Claim]:
+    """The claims for ``variant``: not applicable, saying why, when the frequencies grow with the
+    pair index (nerf), where "the lowest angle" of these statements is the fastest pair's."""
+    if not _SLOWEST_WHY:
+        return CLAIMS
+    from peproof.variant_claims import not_applicable
+
+    return [not_applicable(c, _SLOWEST_WHY) for c in CLAIMS]

@@ -58,6 +58,9 @@ def document(res: dict) -> str:
         ev = (r.get("evidence") or {}).get("level", "-")
         why = ((r.get("evidence") or {}).get("witness") or "") if ver["status"] == "refuted" \
             else (ver.get("reason") or "")
+        if r.get("numbers") and ver["status"] != "unknown":  # the numbers the claim states
+            why = "states " + ", ".join(f"{k} = {x}" for k, x in r["numbers"].items()) + (
+                "; " + why if why else "")
         mark = r"\textbf{" + esc(ver["status"]) + "}" if (
             r.get("paper_verdict") != ver["status"] and not r.get("not_applicable")) \
             else esc(ver["status"])
