@@ -42,6 +42,23 @@ def test_check_exit_codes_and_text(tmp_path, capsys):
     assert "     100     3" in out  # the worst position and channel are listed
 
 
+def test_an_unstated_expectation_is_called_the_default(tmp_path, capsys):
+    """Issue 24, item 3: "X where Y was expected" says whose expectation Y is -- the default
+    (the paper's) when the user stated none, and no such note when they stated another."""
+    p = tmp_path / "sc.npy"
+    np.save(p, reference(128, 32, layout="sin_cos"))
+    rc, out, _ = out_of(capsys, "check", p)
+    assert rc == 1 and "where interleaved was expected" in out
+    line = next(ln for ln in out.splitlines() if ln.startswith("expected   :"))
+    assert "the default expectation, the paper's" in line
+    rc, out, _ = out_of(capsys, "check", p, "--json")
+    assert json.loads(out)["expected_by_default"] is True
+    rc, out, _ = out_of(capsys, "check", p, "--expect", "h-1", "--json")
+    assert json.loads(out)["expected_by_default"] is False
+    rc, out, _ = out_of(capsys, "check", p, "--expect", "h-1")
+    assert rc == 1 and "the default expectation" not in out
+
+
 def test_check_json_envelope_and_out_file(tmp_path, capsys):
     p = tmp_path / "t.npy"
     np.save(p, reference(128, 32, scale="sqrt(d)"))

@@ -18,6 +18,11 @@ HELP = ("identify a sinusoidal positional-encoding table and check it against th
         "another variant)")
 
 
+#: the expectation's options and their defaults (the paper's encoding)
+EXPECT_DEFAULTS = {"expect": "paper", "base": "10000", "layout": "interleaved", "offset": "0",
+                   "scale": "1", "max_freq": "1", "min_freq": None, "turns": False,
+                   "order": "forward"}
+
 def add_parser(sub) -> None:
     p = sub.add_parser("check", help=HELP, description=HELP + ". Reads .npy, .npz, "
                        ".safetensors, .pt (weights only), .csv and text files, or calls "
@@ -134,6 +139,8 @@ def run(args) -> int:
         raise UsageError(f"{args.source}: {_line(exc)}") from None
     from peproof.variant_cli import check_hint
 
+    # no other expectation stated: the diagnoses' "expected" is the default one, said so
+    rep.expected_by_default = all(getattr(args, k) == v for k, v in EXPECT_DEFAULTS.items())
     hint = check_hint(rep)  # the identified variant is not the paper's: prove its claims
     env = None
     if args.json or out:

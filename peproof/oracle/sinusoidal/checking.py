@@ -83,6 +83,8 @@ class Report:
     explained_by: Variant | None = None
     position_map: PositionMap | None = None
     seconds: float = 0.0
+    # the expectation is the default one (the paper's): the caller stated no other
+    expected_by_default: bool = False
 
     @property
     def code(self) -> str:

@@ -104,6 +104,7 @@ def envelope(rep) -> dict:
         "input": {**rep.source, "shape": [rep.n, rep.d], "stored_dtype": rep.stored.name,
                   "dtype": rep.dtype.name},
         "expected": rep.expected.to_json(rep.d) if rep.expected is not None else "any",
+        "expected_by_default": rep.expected_by_default,
         "identified": ident.to_json(),
         "verdict": {"text": rep.headline, "code": rep.code, "exit_code": rep.exit_code,
                     "diagnoses": rep.diagnoses, "reasons": rep.reasons},
@@ -148,7 +149,9 @@ def render(rep, worst: int = 5, full: bool = True) -> str:
         L.append(("diagnosis  : " if k == 0 else "             ") + line)
     ident = rep.identified
     if rep.expected is not None:
-        L.append("expected   : " + rep.expected.name(rep.d))
+        L.append("expected   : " + rep.expected.name(rep.d) + (
+            "  (the default expectation, the paper's: --expect, --layout, ... state yours)"
+            if rep.expected_by_default else ""))
     L.append(f"identified : {ident.name}")
     if full and ident.variant is not None:
         L.append(f"             residual {_g(ident.residual_ulp)} ulp ({_g(ident.residual_abs)} "
