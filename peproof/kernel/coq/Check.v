@@ -93,8 +93,6 @@ Ltac pe_zdiv :=
       rewrite (izr_div_exact a c) by (first [ assumption | lia ])
   end.
 
-(** Equal arguments of sin/cos (the translator's [replace] steps). *)
-Ltac pe_eq := first [ solve [ring] | solve [unfold Rdiv; ring] | solve [field] ].
 
 (** [zsum] with integer-literal limits unfolded into its terms, the reals left alone. *)
 Ltac pe_zsum_eval :=
@@ -118,6 +116,11 @@ Ltac pe_side :=
         | solve [nra]
         | solve [apply Rgt_not_eq; lra]
         | solve [apply Rlt_not_eq; lra] ].
+
+(** Equal arguments of sin/cos (the translator's [replace] steps); a quotient's denominator
+    nonzero by [pe_side] ([2 PI n (N - k) / N = 2 PI n - 2 PI k n / N] for an integer [N > 0]). *)
+Ltac pe_eq := first [ solve [ring] | solve [unfold Rdiv; ring] | solve [field]
+                    | solve [field; pe_side] ].
 
 (** Bounds of every sin/cos in the goal, for [lra]/[nra]. *)
 Ltac pe_bounds :=

@@ -173,9 +173,11 @@ def trig_closer(exprs, pr: Printer) -> str:
         b = _sum_text(parts, pr)
         steps += [f"try rewrite (sin_arg ({pr.term(a)}) ({b})) by pe_eq",
                   f"try rewrite (cos_arg ({pr.term(a)}) ({b})) by pe_eq"]
+    # the multiples of pi among the base angles appear once the addition formulas expanded
+    # the arguments (sin (2 pi n + t) -> sin (2 pi n) cos t + ...): their facts come after
+    steps.append("rewrite ?sin_plus, ?cos_plus, ?sin_neg, ?cos_neg")
     steps += _pi_facts(bases, pr)
-    pre = "; ".join(steps + ["rewrite ?sin_plus, ?cos_plus, ?sin_neg, ?cos_neg",
-                             "rewrite ?sin_PI2, ?cos_PI2, ?sin_PI, ?cos_PI, ?sin_0, ?cos_0"])
+    pre = "; ".join(steps + ["rewrite ?sin_PI2, ?cos_PI2, ?sin_PI, ?cos_PI, ?sin_0, ?cos_0"])
     pyth = "; ".join(f"pose proof (pyth_sq ({pr.term(t)})) as P{j}" for j, t in enumerate(bases))
     ps = " ".join(f"P{j}" for j in range(len(bases)))
     ring = f"ring [{ps}]" if ps else "ring"
