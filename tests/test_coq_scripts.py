@@ -5,6 +5,10 @@ same shape made false is NOT checked.  One ``check_claims`` call (one library bu
   cos(2 pi k n / N)`` -- the trig script expands ``2 pi n - t``, then the multiples of pi
   ``2 pi n`` (an integer ``n``) are rewritten, the quotient's ``N <> 0`` by ``pe_side``.
   Falsifiers: ``n`` real (false at ``n = 1/2``), the sine's sign turned.
+* integer facts (Check.v's ``pe_zfacts``, ``pe_side``): a hypothesis ``i < j`` of two
+  variables gives ``IZR i < IZR j`` (it used to give nothing: the computed ``i + 1`` stopped
+  it), and an integer conclusion follows from a real hypothesis (``j <= d/2 - 1`` gives
+  ``2 j + 1 <= d - 1``).  Falsifiers: ``i <= j`` (false at ``i = j``), ``2 j + 2 <= d - 1``.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
-from peproof.claims import Claim, Eq, Source, Statement, var
+from peproof.claims import Claim, Eq, Le, Lt, Ne, Source, Statement, var
 from peproof.kernel.coq import check, run
 
 HAVE_COQ = run.coqc() is not None and run.coq_version() is not None
@@ -22,6 +26,9 @@ N, NV = var("N", "pos_integer")
 k, KV = var("k", "integer")
 n, NN = var("n", "integer")
 r, RV = var("r", "real")
+d, DV = var("d", "even_pos_integer")
+i, IV = var("i", "nonneg_integer")
+j, JV = var("j", "nonneg_integer")
 
 
 def _mirror(m, sin=False, sign=1):
@@ -36,6 +43,10 @@ CASES = {
     "p.mirror_sin": (Statement(_mirror(n, sin=True), (NV, KV, NN)), 1),
     "p.mirror_cos_real": (Statement(_mirror(r), (NV, KV, RV)), 0),
     "p.mirror_sin_sign": (Statement(_mirror(n, sin=True, sign=-1), (NV, KV, NN)), 0),
+    "z.lt_vars": (Statement(Ne(d / 2 + i, d / 2 + j), (DV, IV, JV), (Lt(i, j),)), 1),
+    "z.le_vars": (Statement(Ne(d / 2 + i, d / 2 + j), (DV, IV, JV), (Le(i, j),)), 0),
+    "z.from_real": (Statement(Le(2 * j + 1, d - 1), (DV, JV), (Le(j, d / 2 - 1),)), 1),
+    "z.from_real_off": (Statement(Le(2 * j + 2, d - 1), (DV, JV), (Le(j, d / 2 - 1),)), 0),
 }
 
 

@@ -59,22 +59,26 @@ Proof. intro t; pose proof (sin2_cos2 t) as H; unfold Rsqr in H; lra. Qed.
 Ltac pe_split := repeat match goal with |- _ /\ _ => split end.
 
 (** The real facts of the integer hypotheses in context (each once); a strict inequality
-    between integers is also read as [a + 1 <= x] (with [a + 1] computed when it is a
-    literal), the bound [interval] needs to prove [0 < x]. *)
+    between integers is also read as [a + 1 <= x] when [a + 1] computes to a literal, the bound
+    [interval] needs to prove [0 < x] (for [i < j] of two variables only [IZR i < IZR j]: the
+    computed [i + 1] is a [match] that [lia] cannot read, which used to make the whole fact
+    fail). *)
 Ltac pe_zfacts :=
   repeat match goal with
   | H : (?a < ?x)%Z |- _ =>
       lazymatch goal with _ : IZR a < IZR x |- _ => fail | _ =>
         assert (IZR a < IZR x) by (apply IZR_lt; exact H);
-        let a1 := eval compute in (a + 1)%Z in
-        lazymatch goal with _ : IZR a1 <= IZR x |- _ => idtac | _ =>
-          assert (IZR a1 <= IZR x) by (apply IZR_le; lia) end end
+        try (let a1 := eval compute in (a + 1)%Z in
+             lazymatch a1 with Zpos _ => idtac | Zneg _ => idtac | Z0 => idtac end;
+             lazymatch goal with _ : IZR a1 <= IZR x |- _ => idtac | _ =>
+               assert (IZR a1 <= IZR x) by (apply IZR_le; lia) end) end
   | H : (?x < ?a)%Z |- _ =>
       lazymatch goal with _ : IZR x < IZR a |- _ => fail | _ =>
         assert (IZR x < IZR a) by (apply IZR_lt; exact H);
-        let a1 := eval compute in (a - 1)%Z in
-        lazymatch goal with _ : IZR x <= IZR a1 |- _ => idtac | _ =>
-          assert (IZR x <= IZR a1) by (apply IZR_le; lia) end end
+        try (let a1 := eval compute in (a - 1)%Z in
+             lazymatch a1 with Zpos _ => idtac | Zneg _ => idtac | Z0 => idtac end;
+             lazymatch goal with _ : IZR x <= IZR a1 |- _ => idtac | _ =>
+               assert (IZR x <= IZR a1) by (apply IZR_le; lia) end) end
   | H : (?a <= ?x)%Z |- _ =>
       lazymatch goal with _ : IZR a <= IZR x |- _ => fail | _ =>
         assert (IZR a <= IZR x) by (apply IZR_le; exact H) end
@@ -115,7 +119,10 @@ Ltac pe_side :=
         | solve [pe_izr_push; pe_zdiv; pe_izr_push; lra]
         | solve [nra]
         | solve [apply Rgt_not_eq; lra]
-        | solve [apply Rlt_not_eq; lra] ].
+        | solve [apply Rlt_not_eq; lra]
+        (* an integer relation from real hypotheses ([j <= d/2 - 1] gives [2 j + 1 <= d - 1]) *)
+        | solve [apply le_IZR; pe_izr_push; lra]
+        | solve [apply lt_IZR; pe_izr_push; lra] ].
 
 (** Equal arguments of sin/cos (the translator's [replace] steps); a quotient's denominator
     nonzero by [pe_side] ([2 PI n (N - k) / N = 2 PI n - 2 PI k n / N] for an integer [N > 0]). *)
