@@ -9,6 +9,11 @@ same shape made false is NOT checked.  One ``check_claims`` call (one library bu
   variables gives ``IZR i < IZR j`` (it used to give nothing: the computed ``i + 1`` stopped
   it), and an integer conclusion follows from a real hypothesis (``j <= d/2 - 1`` gives
   ``2 j + 1 <= d - 1``).  Falsifiers: ``i <= j`` (false at ``i = j``), ``2 j + 2 <= d - 1``.
+* periods (Check.v's ``sin_period`` ..., tactics.period_alternatives): angles that differ by
+  (or add up to) ``2 pi m`` for an integer polynomial ``m``, ``2 ** i`` included for
+  ``i >= 0`` (``rpowZ_IZR``), and closed multiples of pi.  Falsifiers: the shift by a real
+  ``2 pi x``, ``i`` any integer (false at ``i = -1``), ``sin(2 pi n - x) = sin(x)``,
+  ``cos(pi) = cos(2 pi)``.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ n, NN = var("n", "integer")
 r, RV = var("r", "real")
 d, DV = var("d", "even_pos_integer")
 i, IV = var("i", "nonneg_integer")
+iz, IZ = var("i", "integer")
 j, JV = var("j", "nonneg_integer")
 
 
@@ -47,11 +53,30 @@ CASES = {
     "z.le_vars": (Statement(Ne(d / 2 + i, d / 2 + j), (DV, IV, JV), (Le(i, j),)), 0),
     "z.from_real": (Statement(Le(2 * j + 1, d - 1), (DV, JV), (Le(j, d / 2 - 1),)), 1),
     "z.from_real_off": (Statement(Le(2 * j + 2, d - 1), (DV, JV), (Le(j, d / 2 - 1),)), 0),
+    "per.shift": (Statement(Eq(sp.sin(2 * sp.pi * n + r), sp.sin(r)), (NN, RV)), 1),
+    "per.shift_real": (Statement(Eq(sp.sin(2 * sp.pi * r + k), sp.sin(k)), (RV, KV)), 0),
+    "per.neg": (Statement(Eq(sp.cos(2 * sp.pi * n + r), sp.cos(-r)), (NN, RV)), 1),
+    "per.neg_sin": (Statement(Eq(sp.sin(2 * sp.pi * n - r), sp.sin(r)), (NN, RV)), 0),
+    "per.pow": (Statement(Eq(sp.sin(2 ** i * sp.pi * n), 0), (NN, IV)), 1),
+    "per.pow_any": (Statement(Eq(sp.sin(2 ** iz * sp.pi * n), 0), (NN, IZ)), 0),
+    "per.closed": (Statement(Eq(sp.sin(-3 * sp.pi, evaluate=False),
+                                sp.sin(3 * sp.pi, evaluate=False))), 1),
+    "per.closed_off": (Statement(Eq(sp.cos(sp.pi, evaluate=False),
+                                    sp.cos(2 * sp.pi, evaluate=False))), 0),
 }
+
+
+#: registry claims the new scripts check (none was checked before them)
+REGISTRY = ("nerf.sines_vanish_on_integers", "nerf.period_two", "nerf.endpoints_collide",
+            "nerf.integer_positions_take_two_values", "encoding.split_layout_is_permutation")
 
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
+    from peproof import registry
+
+    for cid in REGISTRY:
+        CASES[cid] = (registry.get(cid).statement, 1)
     claims = [Claim(key, "test", Source("test", "test", "test"), st, "identity")
               for key, (st, _) in CASES.items()]
     return check.check_claims(claims, {}, cache_dir=tmp_path_factory.mktemp("coq"))
@@ -59,7 +84,7 @@ def results(tmp_path_factory):
 
 @needs_coq
 @pytest.mark.timeout(900)
-@pytest.mark.parametrize("key", sorted(CASES))
+@pytest.mark.parametrize("key", sorted(CASES) + list(REGISTRY))
 def test_shape_checked_and_its_falsifier_not(results, key):
     r = results[key]
     assert int(r.checked) == CASES[key][1], (key, r.status)

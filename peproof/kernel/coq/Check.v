@@ -53,6 +53,31 @@ Proof.
   apply sin_piZ.
 Qed.
 
+(** Periods: two angles that differ by [2 PI n] (or add up to it) for an integer [n]; the
+    script names [n] (computed from the statement), the kernel checks the angles' equality. *)
+Lemma sin_period : forall a b (n : Z), a = b + 2 * PI * IZR n -> sin a = sin b.
+Proof. intros a b n ->; rewrite sin_plus, cos_2piZ, sin_2piZ; ring. Qed.
+Lemma cos_period : forall a b (n : Z), a = b + 2 * PI * IZR n -> cos a = cos b.
+Proof. intros a b n ->; rewrite cos_plus, cos_2piZ, sin_2piZ; ring. Qed.
+Lemma sin_period_neg : forall a b (n : Z), a = - b + 2 * PI * IZR n -> sin a = - sin b.
+Proof. intros a b n ->; rewrite sin_plus, cos_2piZ, sin_2piZ, sin_neg; ring. Qed.
+Lemma cos_period_neg : forall a b (n : Z), a = - b + 2 * PI * IZR n -> cos a = cos b.
+Proof. intros a b n ->; rewrite cos_plus, cos_2piZ, sin_2piZ, cos_neg; ring. Qed.
+Lemma sin_piZ_at : forall a (n : Z), a = PI * IZR n -> sin a = 0.
+Proof. intros a n ->; apply sin_piZ. Qed.
+Lemma cos_2piZ_at : forall a (n : Z), a = 2 * PI * IZR n -> cos a = 1.
+Proof. intros a n ->; apply cos_2piZ. Qed.
+
+(** [p ^ i] for a positive literal [p] and an integer [i >= 0] is an integer (NeRF's
+    frequencies [2 ^ i pi]). *)
+Lemma rpowZ_IZR : forall (p : positive) (i : Z), (0 <= i)%Z ->
+  rpow (IZR (Zpos p)) (IZR i) = IZR (Zpos p ^ i).
+Proof.
+  intros p i Hi; destruct (Z_of_nat_complete i Hi) as [n ->].
+  rewrite <- INR_IZR_INZ, rpow_pow by (apply IZR_lt; reflexivity).
+  apply pow_IZR.
+Qed.
+
 Lemma pyth_sq : forall t : R, sin t * sin t = 1 - cos t * cos t.
 Proof. intro t; pose proof (sin2_cos2 t) as H; unfold Rsqr in H; lra. Qed.
 

@@ -51,7 +51,7 @@ except ImportError:  # pragma: no cover - before it lands
     _library = None
 from peproof.kernel.coq.translate import Binder, Goal, Printer, Untranslatable, domain_props
 
-MANY = 40  # conjuncts beyond which one tactic is tried on each in turn (not one per goal)
+MANY = 48  # conjuncts beyond which one tactic is tried on each in turn (not one per goal)
 MAX_MULT = 4  # largest multiple of a base angle expanded by the addition formulas
 TIMEOUT = 60  # seconds per alternative (Coq's [timeout] tactic: a failure, never a hang)
 
@@ -153,6 +153,8 @@ def _sum_text(parts, pr: Printer) -> str:
     for k, t in parts:
         s = pr.term(t)
         terms.extend([s if k > 0 else f"(- {s})"] * abs(k))
+    if not terms:  # the angle 0
+        return "0"
     out = terms[-1]
     for s in reversed(terms[:-1]):
         out = f"({s} + {out})"
@@ -250,7 +252,8 @@ def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
                 "first [ solve [pe_point] | solve [pe_side] | solve [pe_interval] ]")
         return Script(text, "witness", frozenset({"interval"}))
     if not goal.binders:
-        per = ["solve [pe_side]"] * len(goal.obligations) + [_closed(r) for r in st.concl]
+        per = ["solve [pe_side]"] * len(goal.obligations) + [_closed(r, goal.printer)
+                                                              for r in st.concl]
         return Script(_dispatch("", per), "closed", frozenset({"interval"}))
     needs, classes = set(), set()
     for r in st.concl:
@@ -331,12 +334,79 @@ def _dispatch(pre: str, per: list[str]) -> str:
     return f"{pre}pe_split; [ " + "\n  | ".join(per) + " ]"
 
 
-def _closed(r) -> str:
+def _closed(r, pr: Printer | None = None) -> str:
     if r.op == "==" and sp.srepr(r.lhs) == sp.srepr(r.rhs):
         return "reflexivity"
     if r.op == "==":
-        return "first [ reflexivity | solve [field] | solve [lra] | solve [pe_zsum_eval; field] ]"
+        alts = ["reflexivity", "solve [field]", "solve [lra]", "solve [pe_zsum_eval; field]"]
+        return f"first [ {' | '.join(alts + period_alternatives(r, pr))} ]"
+    if r.op == "!=":
+        return f"first [ solve [lra] | {TRIG_CONST} | solve [pe_interval] ]"
     return "first [ solve [lra] | solve [pe_interval] ]"
+
+
+#: sin/cos at 0, pi/2 and pi evaluated, then lra (a relation of those values)
+TRIG_CONST = ("solve [rewrite ?sin_0, ?cos_0, ?sin_PI, ?cos_PI, ?sin_PI2, ?cos_PI2; "
+              "first [ lra | (intro; lra) ]]")
+
+
+def _int_multiple(e, unit, pr: Printer | None) -> str | None:
+    """``e / unit`` as a Z term when it is an integer polynomial in integer variables and
+    powers ``p ** i`` (a positive literal ``p``, a nonnegative integer variable ``i``: Z's
+    ``p ^ i``, which Check.v's ``rpowZ_IZR`` equates to ``rpow p i``)."""
+    if pr is None:
+        return None
+    q = sp.cancel(sp.together(sp.expand(e / unit)))
+    if q.has(sp.pi) or not q.free_symbols <= pr.zvars:
+        return None
+    return _zpoly(sp.expand(q), pr)
+
+
+def _zpoly(e, pr: Printer) -> str | None:
+    if e.is_Add or e.is_Mul:
+        parts = [_zpoly(a, pr) for a in e.args]
+        if any(p is None for p in parts):
+            return None
+        return "(" + (" + " if e.is_Add else " * ").join(parts) + ")"
+    if (e.is_Pow and e.base.is_Integer and e.base > 0 and e.exp in pr.zvars
+            and e.exp.is_nonnegative):
+        return f"({int(e.base)} ^ {pr.zexact(e.exp)})"
+    return pr.zexact(e)
+
+
+def period_alternatives(r, pr: Printer | None) -> list[str]:
+    """Equations of sin/cos whose angles differ by (or add up to) ``2 pi m`` for an integer
+    polynomial ``m`` in integer variables, or ``sin a = 0`` / ``cos a = 1`` at an integer
+    multiple of ``pi`` / ``2 pi``: the lemma of Check.v ("Periods") applied at ``m``, computed
+    here (search: the kernel checks the angles' equality ``a = b + 2 PI m``)."""
+    if r.op != "==":
+        return []
+    out = []
+    close = ("rewrite ?rpowZ_IZR by lia; pe_izr_push; "
+             "first [ solve [ring] | solve [field; pe_side] ]")
+    for lhs, rhs, turn in ((r.lhs, r.rhs, ""), (r.rhs, r.lhs, "symmetry; ")):
+        neg = rhs.could_extract_minus_sign() and isinstance(-rhs, sp.sin)
+        for f, g, name in ((sp.sin, rhs, "sin_period"), (sp.cos, rhs, "cos_period"),
+                           (sp.sin, -rhs if neg else None, "sin_period_neg")):
+            if not isinstance(lhs, f) or not isinstance(g, f):
+                continue
+            a, b = lhs.args[0], g.args[0]
+            sums = [(a - b, name)] if name != "sin_period_neg" else [(a + b, name)]
+            if f is sp.cos:
+                sums.append((a + b, "cos_period_neg"))
+            for diff, lemma in sums:
+                m = _int_multiple(diff, 2 * sp.pi, pr)
+                if m is not None:
+                    out.append(f"solve [{turn}apply ({lemma} _ _ ({m})%Z); {close}]")
+        if isinstance(lhs, sp.sin) and rhs == 0:
+            m = _int_multiple(lhs.args[0], sp.pi, pr)
+            if m is not None:
+                out.append(f"solve [{turn}apply (sin_piZ_at _ ({m})%Z); {close}]")
+        if isinstance(lhs, sp.cos) and rhs == 1:
+            m = _int_multiple(lhs.args[0], 2 * sp.pi, pr)
+            if m is not None:
+                out.append(f"solve [{turn}apply (cos_2piZ_at _ ({m})%Z); {close}]")
+    return list(dict.fromkeys(out))
 
 
 def _closer(r, pr: Printer, quick: bool = False) -> tuple[str, str, set]:
@@ -357,7 +427,7 @@ def _closer(r, pr: Printer, quick: bool = False) -> tuple[str, str, set]:
             closer = trig_closer(exprs, pr)
         except (NoScript, Untranslatable):
             closer = "fail"
-        alts = ["reflexivity", f"solve [{closer}]"]
+        alts = ["reflexivity"] + period_alternatives(r, pr) + [f"solve [{closer}]"]
         if not trig:
             alts += ["solve [pe_side]"]
         if powers:
@@ -368,6 +438,7 @@ def _closer(r, pr: Printer, quick: bool = False) -> tuple[str, str, set]:
     alts = ["solve [pe_side]"] + (["solve [pe_rpow]"] if powers else []) + (
         ["solve [pe_expo]"] if ratios else []) + ["solve [pe_bounds; nra]", "solve [pe_abs; nra]"]
     if trig and r.op == "!=":
+        alts.append(TRIG_CONST)
         try:
             alts.append(f"solve [intro; {trig_closer(exprs, pr)}]")
         except (NoScript, Untranslatable):
