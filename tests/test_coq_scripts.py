@@ -14,6 +14,9 @@ same shape made false is NOT checked.  One ``check_claims`` call (one library bu
   ``i >= 0`` (``rpowZ_IZR``), and closed multiples of pi.  Falsifiers: the shift by a real
   ``2 pi x``, ``i`` any integer (false at ``i = -1``), ``sin(2 pi n - x) = sin(x)``,
   ``cos(pi) = cos(2 pi)``.
+* floor and Mod of an integer by a positive literal (Check.v's ``pe_intpart``): Z's division.
+  Falsifiers: ``Mod(j, 3) + 2 floor(j/3) = j`` (false at ``j = 3``), ``floor(w/2) = 0`` for
+  ``w <= 2``.
 """
 
 from __future__ import annotations
@@ -63,12 +66,17 @@ CASES = {
                                 sp.sin(3 * sp.pi, evaluate=False))), 1),
     "per.closed_off": (Statement(Eq(sp.cos(sp.pi, evaluate=False),
                                     sp.cos(2 * sp.pi, evaluate=False))), 0),
+    "ip.mod": (Statement(Eq(sp.Mod(j, 2) + 2 * sp.floor(j / 2), j), (JV,)), 1),
+    "ip.mod3": (Statement(Eq(sp.Mod(j, 3) + 2 * sp.floor(j / 3), j), (JV,)), 0),
+    "ip.floor": (Statement(Eq(sp.floor(j / 2), 0), (JV,), (Le(j, 1),)), 1),
+    "ip.floor_off": (Statement(Eq(sp.floor(j / 2), 0), (JV,), (Le(j, 2),)), 0),
 }
 
 
 #: registry claims the new scripts check (none was checked before them)
 REGISTRY = ("nerf.sines_vanish_on_integers", "nerf.period_two", "nerf.endpoints_collide",
-            "nerf.integer_positions_take_two_values", "encoding.split_layout_is_permutation")
+            "nerf.integer_positions_take_two_values", "encoding.split_layout_is_permutation",
+            "index.interleaved_maps_are_inverse", "rope.interleaved_layout_maps_are_inverse")
 
 
 @pytest.fixture(scope="module")

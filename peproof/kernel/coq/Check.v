@@ -412,3 +412,30 @@ Ltac pe_piZ :=
         rewrite (cos_arg t (2 * PI * IZR v + PI)) by first [ ring | (field; pe_side) ];
         apply cos_2piZ_PI end
   end.
+
+(** [pe_intpart]: floor and Mod of an integer by a positive literal ([floor(j/2)],
+    [Mod(j, 2) = j - 2 floor(j/2)]) are Z's division ([Int_part_IZR_div]); the relation,
+    folded back under one [IZR], is then one of Z, closed by [lia] with the divisions as
+    equations. *)
+Lemma Int_part_IZR_div : forall (z : Z) (p : positive),
+  Int_part (IZR z / IZR (Zpos p)) = (z / Zpos p)%Z.
+Proof.
+  intros z p.
+  pose proof (Z.div_mod z (Zpos p) ltac:(lia)) as E.
+  pose proof (Z.mod_pos_bound z (Zpos p) ltac:(lia)) as B.
+  assert (Hp : 0 < IZR (Zpos p)) by (apply IZR_lt; lia).
+  set (q := (z / Zpos p)%Z) in *; set (r := (z mod Zpos p)%Z) in *.
+  assert (Ez : IZR z = IZR (Zpos p) * IZR q + IZR r) by (rewrite E, plus_IZR, mult_IZR; reflexivity).
+  assert (H0 : 0 <= IZR r) by (apply IZR_le; lia).
+  assert (H1 : IZR r + 1 <= IZR (Zpos p)) by (rewrite <- plus_IZR; apply IZR_le; lia).
+  unfold Int_part; rewrite <- (tech_up _ (q + 1)); [lia | |]; rewrite plus_IZR, Ez.
+  - apply (Rmult_lt_reg_r (IZR (Zpos p))); [exact Hp|]. field_simplify; [nra|lra].
+  - apply (Rmult_le_reg_r (IZR (Zpos p))); [exact Hp|]. field_simplify; [nra|lra].
+Qed.
+Ltac pe_zlia := Z.div_mod_to_equations; lia.
+Ltac pe_intpart :=
+  intros; rewrite ?Int_part_IZR_div;
+  repeat first [ rewrite <- plus_IZR | rewrite <- minus_IZR | rewrite <- mult_IZR
+               | rewrite <- opp_IZR ];
+  first [ solve [f_equal; pe_zlia] | solve [apply IZR_le; pe_zlia]
+        | solve [apply IZR_lt; pe_zlia] ].

@@ -434,6 +434,8 @@ def _closer(r, pr: Printer, quick: bool = False) -> tuple[str, str, set]:
             alts += ["solve [pe_rpow]"]
         if trig:
             alts += ["solve [pe_piZ]"]
+        if _has(exprs, sp.floor | sp.Mod):
+            alts.insert(1, "solve [pe_intpart]")
         return f"first [ {' | '.join(alts)} ]", "trig" if trig else "algebra", set()
     alts = ["solve [pe_side]"] + (["solve [pe_rpow]"] if powers else []) + (
         ["solve [pe_expo]"] if ratios else []) + ["solve [pe_bounds; nra]", "solve [pe_abs; nra]"]
@@ -444,6 +446,8 @@ def _closer(r, pr: Printer, quick: bool = False) -> tuple[str, str, set]:
         except (NoScript, Untranslatable):
             pass
     alts += bound_alternatives(exprs)
+    if _has(exprs, sp.floor | sp.Mod):
+        alts.insert(0, "solve [pe_intpart]")
     alts.append(f"timeout {TIMEOUT} (solve [pe_interval])")
     return f"first [ {' | '.join(alts)} ]", "inequality", {"interval"}
 
