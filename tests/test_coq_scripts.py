@@ -17,6 +17,8 @@ same shape made false is NOT checked.  One ``check_claims`` call (one library bu
 * floor and Mod of an integer by a positive literal (Check.v's ``pe_intpart``): Z's division.
   Falsifiers: ``Mod(j, 3) + 2 floor(j/3) = j`` (false at ``j = 3``), ``floor(w/2) = 0`` for
   ``w <= 2``.
+* a sum of exponentials is nonzero (``pe_side``: softmax's denominator).  Falsifier: the
+  difference ``exp(r) - exp(k)`` as the denominator (undefined at ``r = k``).
 """
 
 from __future__ import annotations
@@ -70,13 +72,18 @@ CASES = {
     "ip.mod3": (Statement(Eq(sp.Mod(j, 3) + 2 * sp.floor(j / 3), j), (JV,)), 0),
     "ip.floor": (Statement(Eq(sp.floor(j / 2), 0), (JV,), (Le(j, 1),)), 1),
     "ip.floor_off": (Statement(Eq(sp.floor(j / 2), 0), (JV,), (Le(j, 2),)), 0),
+    "exp.softmax": (Statement(Eq(sp.exp(r) / (sp.exp(r) + sp.exp(k)) + sp.exp(k) / (
+        sp.exp(r) + sp.exp(k)), 1), (RV, KV)), 1),
+    "exp.difference": (Statement(Eq(sp.exp(r) / (sp.exp(r) - sp.exp(k)) - sp.exp(k) / (
+        sp.exp(r) - sp.exp(k)), 1), (RV, KV)), 0),
 }
 
 
 #: registry claims the new scripts check (none was checked before them)
 REGISTRY = ("nerf.sines_vanish_on_integers", "nerf.period_two", "nerf.endpoints_collide",
             "nerf.integer_positions_take_two_values", "encoding.split_layout_is_permutation",
-            "index.interleaved_maps_are_inverse", "rope.interleaved_layout_maps_are_inverse")
+            "index.interleaved_maps_are_inverse", "rope.interleaved_layout_maps_are_inverse",
+            "attention.softmax_weights_are_convex")
 
 
 @pytest.fixture(scope="module")

@@ -132,6 +132,13 @@ Ltac pe_zsum_eval :=
       change (zsum a b f) with t
   end.
 
+(** [0 < exp t] for every [exp t] of the goal (each once). *)
+Ltac pe_exp_facts :=
+  repeat match goal with
+  | |- context [exp ?t] =>
+      lazymatch goal with _ : 0 < exp t |- _ => fail | _ => pose proof (exp_pos t) end
+  end.
+
 (** Side goals: definedness obligations, sign conditions, integer facts. *)
 Ltac pe_side :=
   pe_zfacts;
@@ -147,7 +154,9 @@ Ltac pe_side :=
         | solve [apply Rlt_not_eq; lra]
         (* an integer relation from real hypotheses ([j <= d/2 - 1] gives [2 j + 1 <= d - 1]) *)
         | solve [apply le_IZR; pe_izr_push; lra]
-        | solve [apply lt_IZR; pe_izr_push; lra] ].
+        | solve [apply lt_IZR; pe_izr_push; lra]
+        (* a sum of exponentials is not zero (softmax's denominator) *)
+        | solve [pe_exp_facts; apply Rgt_not_eq; lra] ].
 
 (** Equal arguments of sin/cos (the translator's [replace] steps); a quotient's denominator
     nonzero by [pe_side] ([2 PI n (N - k) / N = 2 PI n - 2 PI k n / N] for an integer [N > 0]). *)
@@ -171,12 +180,6 @@ Ltac pe_abs :=
   | H : context [Rcase_abs ?x] |- _ => destruct (Rcase_abs x)
   end.
 
-(** [0 < exp t] for every [exp t] of the goal (each once). *)
-Ltac pe_exp_facts :=
-  repeat match goal with
-  | |- context [exp ?t] =>
-      lazymatch goal with _ : 0 < exp t |- _ => fail | _ => pose proof (exp_pos t) end
-  end.
 
 (** Closed integer expressions under [IZR] computed ([IZR (4 / 2 - 1)] becomes [IZR 1]). *)
 Ltac pe_zcomp :=
