@@ -19,6 +19,9 @@ same shape made false is NOT checked.  One ``check_claims`` call (one library bu
   ``w <= 2``.
 * a sum of exponentials is nonzero (``pe_side``: softmax's denominator).  Falsifier: the
   difference ``exp(r) - exp(k)`` as the denominator (undefined at ``r = k``).
+* inequalities with quotients as the sign of one fraction (Check.v's ``pe_frac``): the
+  affine map ``c + (e - c)(x - a)/(b - a)`` above ``c``, ``2 pi l / N < 2 pi``.  Falsifiers:
+  ``x`` not above ``a``, ``l <= N``.
 """
 
 from __future__ import annotations
@@ -27,6 +30,13 @@ import pytest
 import sympy as sp
 
 from peproof.claims import Claim, Eq, Le, Lt, Ne, Source, Statement, var
+
+a_, AV = var("a", "real")
+b_, BV = var("b", "real")
+c_, CV = var("c", "real")
+e_, EV = var("e", "real")
+x_, XV = var("x", "real")
+l_, LV = var("l", "nonneg_integer")
 from peproof.kernel.coq import check, run
 
 HAVE_COQ = run.coqc() is not None and run.coq_version() is not None
@@ -76,6 +86,12 @@ CASES = {
         sp.exp(r) + sp.exp(k)), 1), (RV, KV)), 1),
     "exp.difference": (Statement(Eq(sp.exp(r) / (sp.exp(r) - sp.exp(k)) - sp.exp(k) / (
         sp.exp(r) - sp.exp(k)), 1), (RV, KV)), 0),
+    "fr.affine": (Statement(Le(c_, c_ + (e_ - c_) * (x_ - a_) / (b_ - a_)), (XV, AV, BV, CV, EV),
+                            (Lt(a_, b_), Lt(c_, e_), Le(a_, x_))), 1),
+    "fr.affine_off": (Statement(Le(c_, c_ + (e_ - c_) * (x_ - a_) / (b_ - a_)),
+                                (XV, AV, BV, CV, EV), (Lt(a_, b_), Lt(c_, e_))), 0),
+    "fr.freq": (Statement(Lt(2 * sp.pi * l_ / N, 2 * sp.pi), (NV, LV), (Le(l_, N - 1),)), 1),
+    "fr.freq_off": (Statement(Lt(2 * sp.pi * l_ / N, 2 * sp.pi), (NV, LV), (Le(l_, N),)), 0),
 }
 
 
@@ -83,7 +99,8 @@ CASES = {
 REGISTRY = ("nerf.sines_vanish_on_integers", "nerf.period_two", "nerf.endpoints_collide",
             "nerf.integer_positions_take_two_values", "encoding.split_layout_is_permutation",
             "index.interleaved_maps_are_inverse", "rope.interleaved_layout_maps_are_inverse",
-            "attention.softmax_weights_are_convex")
+            "attention.softmax_weights_are_convex", "fourier.general_min_max_endpoints",
+            "fourier.affine_map_onto", "dft.n_distinct_frequencies")
 
 
 @pytest.fixture(scope="module")

@@ -393,6 +393,32 @@ Ltac pe_gcongr :=
   repeat (assert_fails (solve [lra]); pe_gcongr_step);
   pe_posfacts; first [ solve [pe_possign] | pe_lra_nra ].
 
+(** [pe_frac]: an inequality with quotients, as the sign of the difference of its sides: the
+    difference is one fraction [n / d] ([field_simplify], each denominator nonzero by
+    [pe_nz]), [d] positive by [pe_possign] and [n] by [lra]/[nra] -- now a polynomial (the
+    affine maps [c + (d - c)(x - a)/(b - a)] of the fourier family, [2 PI l / N < 2 PI]). *)
+Lemma pe_le_diff : forall a b, 0 <= b - a -> a <= b.
+Proof. intros; lra. Qed.
+Lemma pe_lt_diff : forall a b, 0 < b - a -> a < b.
+Proof. intros; lra. Qed.
+Lemma pe_div_nonneg : forall n d, 0 <= n -> 0 < d -> 0 <= n / d.
+Proof. intros n d Hn Hd; unfold Rdiv; apply Rmult_le_pos; [exact Hn | left; apply Rinv_0_lt_compat; exact Hd]. Qed.
+Lemma pe_div_pos : forall n d, 0 < n -> 0 < d -> 0 < n / d.
+Proof. intros n d Hn Hd; unfold Rdiv; apply Rmult_lt_0_compat; [exact Hn | apply Rinv_0_lt_compat; exact Hd]. Qed.
+Ltac pe_nz := first [ solve [pe_side] | solve [apply Rgt_not_eq; unfold Rgt; pe_possign]
+                    | solve [apply Rlt_not_eq; apply Ropp_lt_cancel; rewrite Ropp_0; pe_possign] ].
+Ltac pe_frac_num := pe_posfacts; first [ solve [lra] | solve [nra] ].
+Ltac pe_frac :=
+  intros; pe_zfacts; rewrite ?plus_IZR, ?minus_IZR, ?mult_IZR, ?opp_IZR in *;
+  lazymatch goal with
+  | |- _ <= _ => apply pe_le_diff
+  | |- _ < _ => apply pe_lt_diff
+  end;
+  field_simplify; [ first [ solve [apply pe_div_nonneg; [pe_frac_num | pe_possign]]
+                          | solve [apply pe_div_pos; [pe_frac_num | pe_possign]]
+                          | solve [pe_frac_num] ]
+                  | solve [pe_nz] .. ].
+
 (** [pe_piZ]: [sin t = 0], [cos t = 1], [cos t = -1] where [t] is [PI] times an integer of the
     context (times 2 for [cos t = 1]; plus [PI] for [cos t = -1]), the equality of angles by
     [ring] or [field] (denominators nonzero by [pe_side]).  The integer is searched among the

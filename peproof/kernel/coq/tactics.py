@@ -28,7 +28,8 @@ Alternatives appended to a conclusion's closer (Check.v, "Bounds" and after), ch
 relation's shape (:func:`bound_alternatives`), each under ``timeout``: ``pe_absnra`` (bounds
 ``Abs(x) <= a`` split into two-sided ones, the goal's ``Abs`` too, then ``lra``/``nra``),
 ``pe_gcongr`` (common summands and factors of known sign dropped from both sides),
-``pe_divnra`` (quotients by positive denominators made polynomial); for trig equations
+``pe_divnra`` (quotients by positive denominators made polynomial), ``pe_frac`` (the sign of
+the sides' difference as one fraction); for trig equations
 ``pe_piZ`` (``sin t = 0``, ``cos t = +-1`` at integer multiples of pi).  ``pe_point`` also
 proves premises needing ``0 < PI`` and computes closed integer terms under ``IZR``.
 """
@@ -466,4 +467,5 @@ def bound_alternatives(exprs) -> list[str]:
     if any(isinstance(n, sp.Pow) and n.exp.is_negative for e in exprs
            for n in sp.preorder_traversal(e)):
         out.append(f"timeout {BOUND_TIMEOUT} (solve [pe_divnra])")
+        out.append(f"timeout {BOUND_TIMEOUT} (solve [pe_frac])")
     return out
