@@ -22,6 +22,8 @@ same shape made false is NOT checked.  One ``check_claims`` call (one library bu
 * inequalities with quotients as the sign of one fraction (Check.v's ``pe_frac``): the
   affine map ``c + (e - c)(x - a)/(b - a)`` above ``c``, ``2 pi l / N < 2 pi``.  Falsifiers:
   ``x`` not above ``a``, ``l <= N``.
+* powers of one base merged (Check.v's ``pe_rpow_norm``): ``10000 ** (-2 (i + 1)/N) =
+  1 / (10000 ** (2/N) 10000 ** (2 i/N))``.  Falsifier: ``i + 2`` on the left.
 """
 
 from __future__ import annotations
@@ -92,6 +94,10 @@ CASES = {
                                 (XV, AV, BV, CV, EV), (Lt(a_, b_), Lt(c_, e_))), 0),
     "fr.freq": (Statement(Lt(2 * sp.pi * l_ / N, 2 * sp.pi), (NV, LV), (Le(l_, N - 1),)), 1),
     "fr.freq_off": (Statement(Lt(2 * sp.pi * l_ / N, 2 * sp.pi), (NV, LV), (Le(l_, N),)), 0),
+    "rp.merge": (Statement(Eq(10000 ** (-2 * (l_ + 1) / N),
+                              1 / (10000 ** (2 / N) * 10000 ** (2 * l_ / N))), (NV, LV)), 1),
+    "rp.merge_off": (Statement(Eq(10000 ** (-2 * (l_ + 2) / N),
+                                  1 / (10000 ** (2 / N) * 10000 ** (2 * l_ / N))), (NV, LV)), 0),
 }
 
 
@@ -100,7 +106,8 @@ REGISTRY = ("nerf.sines_vanish_on_integers", "nerf.period_two", "nerf.endpoints_
             "nerf.integer_positions_take_two_values", "encoding.split_layout_is_permutation",
             "index.interleaved_maps_are_inverse", "rope.interleaved_layout_maps_are_inverse",
             "attention.softmax_weights_are_convex", "fourier.general_min_max_endpoints",
-            "fourier.affine_map_onto", "dft.n_distinct_frequencies")
+            "fourier.affine_map_onto", "dft.n_distinct_frequencies",
+            "nerf.frequencies_geometric_both_families")
 
 
 @pytest.fixture(scope="module")

@@ -269,6 +269,15 @@ Ltac pe_rpow :=
   intros; pe_zfacts;
   unfold Rdiv; repeat rewrite <- rpow_opp; repeat rewrite <- rpow_plus; pe_rpow_rel.
 
+(** [pe_rpow_norm]: an equation of powers of one base: [rpow b (e + 1)] split off its factor
+    [b] ([rpow_plus], [rpow_1]), or quotients and products of powers merged into one power
+    ([Rinv_mult], [rpow_opp], [rpow_plus] backwards) and the exponents compared by [field]. *)
+Ltac pe_rpow_norm :=
+  intros; pe_zfacts;
+  first [ solve [rewrite ?rpow_plus; rewrite ?rpow_1 by lra; first [ ring | (field; pe_side) ]]
+        | solve [unfold Rdiv; rewrite ?Rmult_1_l, ?Rinv_mult; rewrite <- ?rpow_opp;
+                 rewrite <- ?rpow_plus; f_equal; first [ ring | (field; pe_side) ]] ].
+
 (** ** Bounds: inequalities with [Rabs], quotients and positive atoms (issue 23, item 4)
 
     Search again: a tactic that fails leaves the claim "not checked"; only the kernel's

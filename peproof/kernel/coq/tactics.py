@@ -432,7 +432,7 @@ def _closer(r, pr: Printer, quick: bool = False) -> tuple[str, str, set]:
         if not trig:
             alts += ["solve [pe_side]"]
         if powers:
-            alts += ["solve [pe_rpow]"]
+            alts += ["solve [pe_rpow]", "solve [pe_rpow_norm]"]
         if trig:
             alts += ["solve [pe_piZ]"]
         if _has(exprs, sp.floor | sp.Mod):
