@@ -24,6 +24,8 @@ same shape made false is NOT checked.  One ``check_claims`` call (one library bu
   ``x`` not above ``a``, ``l <= N``.
 * powers of one base merged (Check.v's ``pe_rpow_norm``): ``10000 ** (-2 (i + 1)/N) =
   1 / (10000 ** (2/N) 10000 ** (2 i/N))``.  Falsifier: ``i + 2`` on the left.
+* sums of a constant (Check.v's ``pe_zsum_const``): ``Sum(2, (t, 1, N)) + 1 = 2 N + 1``.
+  Falsifier: ``= 2 N + 2``.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ c_, CV = var("c", "real")
 e_, EV = var("e", "real")
 x_, XV = var("x", "real")
 l_, LV = var("l", "nonneg_integer")
+TT = sp.Symbol("t", integer=True)
 from peproof.kernel.coq import check, run
 
 HAVE_COQ = run.coqc() is not None and run.coq_version() is not None
@@ -96,6 +99,8 @@ CASES = {
     "fr.freq_off": (Statement(Lt(2 * sp.pi * l_ / N, 2 * sp.pi), (NV, LV), (Le(l_, N),)), 0),
     "rp.merge": (Statement(Eq(10000 ** (-2 * (l_ + 1) / N),
                               1 / (10000 ** (2 / N) * 10000 ** (2 * l_ / N))), (NV, LV)), 1),
+    "sum.const": (Statement(Eq(sp.Sum(2, (TT, 1, N)) + 1, 2 * N + 1), (NV,)), 1),
+    "sum.const_off": (Statement(Eq(sp.Sum(2, (TT, 1, N)) + 1, 2 * N + 2), (NV,)), 0),
     "rp.merge_off": (Statement(Eq(10000 ** (-2 * (l_ + 2) / N),
                                   1 / (10000 ** (2 / N) * 10000 ** (2 * l_ / N))), (NV, LV)), 0),
 }
@@ -107,7 +112,7 @@ REGISTRY = ("nerf.sines_vanish_on_integers", "nerf.period_two", "nerf.endpoints_
             "index.interleaved_maps_are_inverse", "rope.interleaved_layout_maps_are_inverse",
             "attention.softmax_weights_are_convex", "fourier.general_min_max_endpoints",
             "fourier.affine_map_onto", "dft.n_distinct_frequencies",
-            "nerf.frequencies_geometric_both_families")
+            "nerf.frequencies_geometric_both_families", "fourier.truncated_feature_length")
 
 
 @pytest.fixture(scope="module")

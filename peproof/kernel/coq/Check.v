@@ -278,6 +278,12 @@ Ltac pe_rpow_norm :=
         | solve [unfold Rdiv; rewrite ?Rmult_1_l, ?Rinv_mult; rewrite <- ?rpow_opp;
                  rewrite <- ?rpow_plus; f_equal; first [ ring | (field; pe_side) ]] ].
 
+(** [pe_zsum_const]: sums of a constant are [IZR (b - a + 1) * c] ([zsum_const], Karr's
+    convention for every [a], [b]); each conjunct then by [reflexivity], [ring] or [lia]. *)
+Ltac pe_zsum_const :=
+  intros; pe_zfacts; rewrite ?zsum_const; pe_split;
+  first [ reflexivity | solve [pe_izr_push; ring] | solve [lia] | solve [pe_side] ].
+
 (** ** Bounds: inequalities with [Rabs], quotients and positive atoms (issue 23, item 4)
 
     Search again: a tactic that fails leaves the claim "not checked"; only the kernel's

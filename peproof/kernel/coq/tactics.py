@@ -269,8 +269,10 @@ def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
     n = len(goal.obligations) + len(st.concl)
     lib = _library.script_for(st, goal) if _library is not None else "intros; pe_auto"
     library = f"solve [{lib or 'intros; pe_auto'}]"  # coqlib's: linear in the conjuncts
-    if n > MANY or klass == "sum":
+    if n > MANY:
         return Script(library, klass, frozenset(needs))
+    if klass == "sum":  # coqlib's, else sums of constants (Check.v's pe_zsum_const)
+        return Script(f"first [ {library} | solve [pe_zsum_const] ]", klass, frozenset(needs))
     helpers, uses = _shapes(st, goal, 3)
     per = ["solve [pe_side]"] * len(goal.obligations)
     for j, r in enumerate(st.concl):
