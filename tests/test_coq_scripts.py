@@ -34,14 +34,6 @@ import pytest
 import sympy as sp
 
 from peproof.claims import Claim, Eq, Le, Lt, Ne, Source, Statement, var
-
-a_, AV = var("a", "real")
-b_, BV = var("b", "real")
-c_, CV = var("c", "real")
-e_, EV = var("e", "real")
-x_, XV = var("x", "real")
-l_, LV = var("l", "nonneg_integer")
-TT = sp.Symbol("t", integer=True)
 from peproof.kernel.coq import check, run
 
 HAVE_COQ = run.coqc() is not None and run.coq_version() is not None
@@ -51,6 +43,13 @@ N, NV = var("N", "pos_integer")
 k, KV = var("k", "integer")
 n, NN = var("n", "integer")
 r, RV = var("r", "real")
+a_, AV = var("a", "real")
+b_, BV = var("b", "real")
+c_, CV = var("c", "real")
+e_, EV = var("e", "real")
+x_, XV = var("x", "real")
+l_, LV = var("l", "nonneg_integer")
+TT = sp.Symbol("t", integer=True)
 d, DV = var("d", "even_pos_integer")
 i, IV = var("i", "nonneg_integer")
 iz, IZ = var("i", "integer")
