@@ -26,6 +26,10 @@ same shape made false is NOT checked.  One ``check_claims`` call (one library bu
   1 / (10000 ** (2/N) 10000 ** (2 i/N))``.  Falsifier: ``i + 2`` on the left.
 * sums of a constant (Check.v's ``pe_zsum_const``): ``Sum(2, (t, 1, N)) + 1 = 2 N + 1``.
   Falsifier: ``= 2 N + 2``.
+* an integer equation from a hypothesis with a quotient (Check.v's ``pe_zeq_nra``):
+  ``(4 d - 8)/d = d/2`` gives ``d = 4``.  Falsifier: ``<=`` in the hypothesis (``d = 2``).
+* a definedness obligation ``0 < 10000 s ** (d/(d - 2))`` by ``pe_possign``.  Falsifier: ``s``
+  real (the base may be negative: not real).
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ e_, EV = var("e", "real")
 x_, XV = var("x", "real")
 l_, LV = var("l", "nonneg_integer")
 TT = sp.Symbol("t", integer=True)
+s_, SP = var("s", "pos_real")
 d, DV = var("d", "even_pos_integer")
 i, IV = var("i", "nonneg_integer")
 iz, IZ = var("i", "integer")
@@ -60,6 +65,10 @@ def _mirror(m, sin=False, sign=1):
     a = 2 * sp.pi * m * (N - k) / N
     b = 2 * sp.pi * k * m / N
     return Eq(sp.sin(a), -sign * sp.sin(b)) if sin else Eq(sp.cos(a), sp.cos(b))
+
+
+def _base(x):
+    return 10000 * x ** (d / (d - 2))
 
 
 #: id -> (statement, checked?)
@@ -100,6 +109,13 @@ CASES = {
                               1 / (10000 ** (2 / N) * 10000 ** (2 * l_ / N))), (NV, LV)), 1),
     "sum.const": (Statement(Eq(sp.Sum(2, (TT, 1, N)) + 1, 2 * N + 1), (NV,)), 1),
     "sum.const_off": (Statement(Eq(sp.Sum(2, (TT, 1, N)) + 1, 2 * N + 2), (NV,)), 0),
+    "zq.d4": (Statement(Eq(d, 4), (DV,), (Eq((4 * d - 8) / d, d / 2),)), 1),
+    "zq.d4_le": (Statement(Eq(d, 4), (DV,), (Le((4 * d - 8) / d, d / 2),)), 0),
+    "ob.pos": (Statement(Eq(_base(s_) ** (-2 * i / d),
+                            _base(s_) ** (-2 * i / d)),
+                         (SP, DV, IV), (Le(4, d),)), 1),
+    "ob.real": (Statement(Eq(_base(r) ** (-2 * i / d), _base(r) ** (-2 * i / d)), (RV, DV, IV),
+                          (Le(4, d),)), 0),
     "rp.merge_off": (Statement(Eq(10000 ** (-2 * (l_ + 2) / N),
                                   1 / (10000 ** (2 / N) * 10000 ** (2 * l_ / N))), (NV, LV)), 0),
 }
@@ -111,7 +127,8 @@ REGISTRY = ("nerf.sines_vanish_on_integers", "nerf.period_two", "nerf.endpoints_
             "index.interleaved_maps_are_inverse", "rope.interleaved_layout_maps_are_inverse",
             "attention.softmax_weights_are_convex", "fourier.general_min_max_endpoints",
             "fourier.affine_map_onto", "dft.n_distinct_frequencies",
-            "nerf.frequencies_geometric_both_families", "fourier.truncated_feature_length")
+            "nerf.frequencies_geometric_both_families", "fourier.truncated_feature_length",
+            "encoding.span_d_over_two_only_at_d4", "rope.ntk_is_default_with_changed_base")
 
 
 @pytest.fixture(scope="module")

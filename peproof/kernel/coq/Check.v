@@ -284,6 +284,18 @@ Ltac pe_zsum_const :=
   intros; pe_zfacts; rewrite ?zsum_const; pe_split;
   first [ reflexivity | solve [pe_izr_push; ring] | solve [lia] | solve [pe_side] ].
 
+(** [pe_zeq_nra]: an integer equation from real hypotheses with quotients ([(4 d - 8)/d =
+    d/2] gives [d = 4]): each hypothesis [a / q = b] with [q <> 0] in context becomes
+    [a = b * q], then the equation as two inequalities by [nra]. *)
+Ltac pe_hyp_den :=
+  repeat match goal with
+  | H : ?a / ?q = ?b, Hq : ?q <> 0 |- _ =>
+      let E := fresh "E" in
+      assert (E : a = b * q) by (rewrite <- H; field; exact Hq); clear H
+  end.
+Ltac pe_zeq_nra :=
+  intros; pe_zfacts; pe_hyp_den; apply eq_IZR; apply Rle_antisym; nra.
+
 (** ** Bounds: inequalities with [Rabs], quotients and positive atoms (issue 23, item 4)
 
     Search again: a tactic that fails leaves the claim "not checked"; only the kernel's

@@ -275,7 +275,7 @@ def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
     if klass == "sum":  # coqlib's, else sums of constants (Check.v's pe_zsum_const)
         return Script(f"first [ {library} | solve [pe_zsum_const] ]", klass, frozenset(needs))
     helpers, uses = _shapes(st, goal, 3)
-    per = ["solve [pe_side]"] * len(goal.obligations)
+    per = [OBLIGATION] * len(goal.obligations)
     for j, r in enumerate(st.concl):
         tac, _, _ = _closer(r, goal.printer)
         per.append(uses.get(j, tac))
@@ -370,6 +370,8 @@ def _closer(r, pr: Printer, quick: bool = False) -> tuple[str, str, set]:
         alts = ["reflexivity"] + period_alternatives(r, pr) + [f"solve [{closer}]"]
         if not trig:
             alts += ["solve [pe_side]"]
+        if pr.zexact(r.lhs) is not None and pr.zexact(r.rhs) is not None:
+            alts += ["solve [pe_zeq_nra]"]
         if powers:
             alts += ["solve [pe_rpow]", "solve [pe_rpow_norm]"]
         if trig:
@@ -391,6 +393,10 @@ def _closer(r, pr: Printer, quick: bool = False) -> tuple[str, str, set]:
     alts.append(f"timeout {TIMEOUT} (solve [pe_interval])")
     return f"first [ {' | '.join(alts)} ]", "inequality", {"interval"}
 
+
+#: a definedness obligation: pe_side, else the sign of a product of positive atoms
+#: (``0 < 10000 * rpow s e``: Check.v's pe_possign)
+OBLIGATION = "first [ solve [pe_side] | solve [pe_possign] ]"
 
 BOUND_TIMEOUT = 5  # seconds of one nra-based search (Coq's [timeout]: a failure, never a hang)
 
