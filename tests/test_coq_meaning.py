@@ -20,6 +20,7 @@ needs_coq = pytest.mark.skipif(not HAVE_COQ, reason="coqc not installed")
 
 x, X = var("x", "real")
 b, B = var("b", "real")
+p, P = var("p", "pos_real")
 m, M = var("m", "integer")
 i, II = var("i", "pos_integer")
 d, D = var("d", "pos_integer")
@@ -45,6 +46,11 @@ CASES = [
     # true statements at boundaries: still checked
     ("sqrt_at_0", Statement((Le(0, sp.sqrt(x)),), (X,), (Le(0, x),)), None, False),
     ("pyth", Statement((Eq(sp.sin(x) ** 2 + sp.cos(x) ** 2, 1),), (X,)), None, False),
+    # a quotient by a product: defined where no factor is zero (Sem.v's pe_absurd splits a
+    # zero product); with a real factor it is undefined at 0, so the relation is false there
+    ("den_product", Statement((Eq(x / (p * 3 * sp.pi), x / (p * 3 * sp.pi)),), (X, P)), None,
+     False),
+    ("den_product_real", Statement((Eq(x / (p * b), x / (p * b)),), (X, P, B)), None, True),
 ]
 
 

@@ -53,28 +53,57 @@ Proof.
   apply sin_piZ.
 Qed.
 
+(** Periods: two angles that differ by [2 PI n] (or add up to it) for an integer [n]; the
+    script names [n] (computed from the statement), the kernel checks the angles' equality. *)
+Lemma sin_period : forall a b (n : Z), a = b + 2 * PI * IZR n -> sin a = sin b.
+Proof. intros a b n ->; rewrite sin_plus, cos_2piZ, sin_2piZ; ring. Qed.
+Lemma cos_period : forall a b (n : Z), a = b + 2 * PI * IZR n -> cos a = cos b.
+Proof. intros a b n ->; rewrite cos_plus, cos_2piZ, sin_2piZ; ring. Qed.
+Lemma sin_period_neg : forall a b (n : Z), a = - b + 2 * PI * IZR n -> sin a = - sin b.
+Proof. intros a b n ->; rewrite sin_plus, cos_2piZ, sin_2piZ, sin_neg; ring. Qed.
+Lemma cos_period_neg : forall a b (n : Z), a = - b + 2 * PI * IZR n -> cos a = cos b.
+Proof. intros a b n ->; rewrite cos_plus, cos_2piZ, sin_2piZ, cos_neg; ring. Qed.
+Lemma sin_piZ_at : forall a (n : Z), a = PI * IZR n -> sin a = 0.
+Proof. intros a n ->; apply sin_piZ. Qed.
+Lemma cos_2piZ_at : forall a (n : Z), a = 2 * PI * IZR n -> cos a = 1.
+Proof. intros a n ->; apply cos_2piZ. Qed.
+
+(** [p ^ i] for a positive literal [p] and an integer [i >= 0] is an integer (NeRF's
+    frequencies [2 ^ i pi]). *)
+Lemma rpowZ_IZR : forall (p : positive) (i : Z), (0 <= i)%Z ->
+  rpow (IZR (Zpos p)) (IZR i) = IZR (Zpos p ^ i).
+Proof.
+  intros p i Hi; destruct (Z_of_nat_complete i Hi) as [n ->].
+  rewrite <- INR_IZR_INZ, rpow_pow by (apply IZR_lt; reflexivity).
+  apply pow_IZR.
+Qed.
+
 Lemma pyth_sq : forall t : R, sin t * sin t = 1 - cos t * cos t.
 Proof. intro t; pose proof (sin2_cos2 t) as H; unfold Rsqr in H; lra. Qed.
 
 Ltac pe_split := repeat match goal with |- _ /\ _ => split end.
 
 (** The real facts of the integer hypotheses in context (each once); a strict inequality
-    between integers is also read as [a + 1 <= x] (with [a + 1] computed when it is a
-    literal), the bound [interval] needs to prove [0 < x]. *)
+    between integers is also read as [a + 1 <= x] when [a + 1] computes to a literal, the bound
+    [interval] needs to prove [0 < x] (for [i < j] of two variables only [IZR i < IZR j]: the
+    computed [i + 1] is a [match] that [lia] cannot read, which used to make the whole fact
+    fail). *)
 Ltac pe_zfacts :=
   repeat match goal with
   | H : (?a < ?x)%Z |- _ =>
       lazymatch goal with _ : IZR a < IZR x |- _ => fail | _ =>
         assert (IZR a < IZR x) by (apply IZR_lt; exact H);
-        let a1 := eval compute in (a + 1)%Z in
-        lazymatch goal with _ : IZR a1 <= IZR x |- _ => idtac | _ =>
-          assert (IZR a1 <= IZR x) by (apply IZR_le; lia) end end
+        try (let a1 := eval compute in (a + 1)%Z in
+             lazymatch a1 with Zpos _ => idtac | Zneg _ => idtac | Z0 => idtac end;
+             lazymatch goal with _ : IZR a1 <= IZR x |- _ => idtac | _ =>
+               assert (IZR a1 <= IZR x) by (apply IZR_le; lia) end) end
   | H : (?x < ?a)%Z |- _ =>
       lazymatch goal with _ : IZR x < IZR a |- _ => fail | _ =>
         assert (IZR x < IZR a) by (apply IZR_lt; exact H);
-        let a1 := eval compute in (a - 1)%Z in
-        lazymatch goal with _ : IZR x <= IZR a1 |- _ => idtac | _ =>
-          assert (IZR x <= IZR a1) by (apply IZR_le; lia) end end
+        try (let a1 := eval compute in (a - 1)%Z in
+             lazymatch a1 with Zpos _ => idtac | Zneg _ => idtac | Z0 => idtac end;
+             lazymatch goal with _ : IZR x <= IZR a1 |- _ => idtac | _ =>
+               assert (IZR x <= IZR a1) by (apply IZR_le; lia) end) end
   | H : (?a <= ?x)%Z |- _ =>
       lazymatch goal with _ : IZR a <= IZR x |- _ => fail | _ =>
         assert (IZR a <= IZR x) by (apply IZR_le; exact H) end
@@ -93,8 +122,6 @@ Ltac pe_zdiv :=
       rewrite (izr_div_exact a c) by (first [ assumption | lia ])
   end.
 
-(** Equal arguments of sin/cos (the translator's [replace] steps). *)
-Ltac pe_eq := first [ solve [ring] | solve [unfold Rdiv; ring] | solve [field] ].
 
 (** [zsum] with integer-literal limits unfolded into its terms, the reals left alone. *)
 Ltac pe_zsum_eval :=
@@ -103,6 +130,13 @@ Ltac pe_zsum_eval :=
       let t := eval cbv -[IZR Rplus Rmult Ropp Rinv Rdiv Rminus rpow Rpower sin cos tan exp ln
                           sqrt PI Rabs Rmax Rmin powerRZ pow atan Int_part] in (zsum a b f) in
       change (zsum a b f) with t
+  end.
+
+(** [0 < exp t] for every [exp t] of the goal (each once). *)
+Ltac pe_exp_facts :=
+  repeat match goal with
+  | |- context [exp ?t] =>
+      lazymatch goal with _ : 0 < exp t |- _ => fail | _ => pose proof (exp_pos t) end
   end.
 
 (** Side goals: definedness obligations, sign conditions, integer facts. *)
@@ -117,7 +151,17 @@ Ltac pe_side :=
         | solve [pe_izr_push; pe_zdiv; pe_izr_push; lra]
         | solve [nra]
         | solve [apply Rgt_not_eq; lra]
-        | solve [apply Rlt_not_eq; lra] ].
+        | solve [apply Rlt_not_eq; lra]
+        (* an integer relation from real hypotheses ([j <= d/2 - 1] gives [2 j + 1 <= d - 1]) *)
+        | solve [apply le_IZR; pe_izr_push; lra]
+        | solve [apply lt_IZR; pe_izr_push; lra]
+        (* a sum of exponentials is not zero (softmax's denominator) *)
+        | solve [pe_exp_facts; apply Rgt_not_eq; lra] ].
+
+(** Equal arguments of sin/cos (the translator's [replace] steps); a quotient's denominator
+    nonzero by [pe_side] ([2 PI n (N - k) / N = 2 PI n - 2 PI k n / N] for an integer [N > 0]). *)
+Ltac pe_eq := first [ solve [ring] | solve [unfold Rdiv; ring] | solve [field]
+                    | solve [field; pe_side] ].
 
 (** Bounds of every sin/cos in the goal, for [lra]/[nra]. *)
 Ltac pe_bounds :=
@@ -136,12 +180,6 @@ Ltac pe_abs :=
   | H : context [Rcase_abs ?x] |- _ => destruct (Rcase_abs x)
   end.
 
-(** [0 < exp t] for every [exp t] of the goal (each once). *)
-Ltac pe_exp_facts :=
-  repeat match goal with
-  | |- context [exp ?t] =>
-      lazymatch goal with _ : 0 < exp t |- _ => fail | _ => pose proof (exp_pos t) end
-  end.
 
 (** Closed integer expressions under [IZR] computed ([IZR (4 / 2 - 1)] becomes [IZR 1]). *)
 Ltac pe_zcomp :=
@@ -230,6 +268,33 @@ Ltac pe_rpow_rel :=
 Ltac pe_rpow :=
   intros; pe_zfacts;
   unfold Rdiv; repeat rewrite <- rpow_opp; repeat rewrite <- rpow_plus; pe_rpow_rel.
+
+(** [pe_rpow_norm]: an equation of powers of one base: [rpow b (e + 1)] split off its factor
+    [b] ([rpow_plus], [rpow_1]), or quotients and products of powers merged into one power
+    ([Rinv_mult], [rpow_opp], [rpow_plus] backwards) and the exponents compared by [field]. *)
+Ltac pe_rpow_norm :=
+  intros; pe_zfacts;
+  first [ solve [rewrite ?rpow_plus; rewrite ?rpow_1 by lra; first [ ring | (field; pe_side) ]]
+        | solve [unfold Rdiv; rewrite ?Rmult_1_l, ?Rinv_mult; rewrite <- ?rpow_opp;
+                 rewrite <- ?rpow_plus; f_equal; first [ ring | (field; pe_side) ]] ].
+
+(** [pe_zsum_const]: sums of a constant are [IZR (b - a + 1) * c] ([zsum_const], Karr's
+    convention for every [a], [b]); each conjunct then by [reflexivity], [ring] or [lia]. *)
+Ltac pe_zsum_const :=
+  intros; pe_zfacts; rewrite ?zsum_const; pe_split;
+  first [ reflexivity | solve [pe_izr_push; ring] | solve [lia] | solve [pe_side] ].
+
+(** [pe_zeq_nra]: an integer equation from real hypotheses with quotients ([(4 d - 8)/d =
+    d/2] gives [d = 4]): each hypothesis [a / q = b] with [q <> 0] in context becomes
+    [a = b * q], then the equation as two inequalities by [nra]. *)
+Ltac pe_hyp_den :=
+  repeat match goal with
+  | H : ?a / ?q = ?b, Hq : ?q <> 0 |- _ =>
+      let E := fresh "E" in
+      assert (E : a = b * q) by (rewrite <- H; field; exact Hq); clear H
+  end.
+Ltac pe_zeq_nra :=
+  intros; pe_zfacts; pe_hyp_den; apply eq_IZR; apply Rle_antisym; nra.
 
 (** ** Bounds: inequalities with [Rabs], quotients and positive atoms (issue 23, item 4)
 
@@ -355,6 +420,32 @@ Ltac pe_gcongr :=
   repeat (assert_fails (solve [lra]); pe_gcongr_step);
   pe_posfacts; first [ solve [pe_possign] | pe_lra_nra ].
 
+(** [pe_frac]: an inequality with quotients, as the sign of the difference of its sides: the
+    difference is one fraction [n / d] ([field_simplify], each denominator nonzero by
+    [pe_nz]), [d] positive by [pe_possign] and [n] by [lra]/[nra] -- now a polynomial (the
+    affine maps [c + (d - c)(x - a)/(b - a)] of the fourier family, [2 PI l / N < 2 PI]). *)
+Lemma pe_le_diff : forall a b, 0 <= b - a -> a <= b.
+Proof. intros; lra. Qed.
+Lemma pe_lt_diff : forall a b, 0 < b - a -> a < b.
+Proof. intros; lra. Qed.
+Lemma pe_div_nonneg : forall n d, 0 <= n -> 0 < d -> 0 <= n / d.
+Proof. intros n d Hn Hd; unfold Rdiv; apply Rmult_le_pos; [exact Hn | left; apply Rinv_0_lt_compat; exact Hd]. Qed.
+Lemma pe_div_pos : forall n d, 0 < n -> 0 < d -> 0 < n / d.
+Proof. intros n d Hn Hd; unfold Rdiv; apply Rmult_lt_0_compat; [exact Hn | apply Rinv_0_lt_compat; exact Hd]. Qed.
+Ltac pe_nz := first [ solve [pe_side] | solve [apply Rgt_not_eq; unfold Rgt; pe_possign]
+                    | solve [apply Rlt_not_eq; apply Ropp_lt_cancel; rewrite Ropp_0; pe_possign] ].
+Ltac pe_frac_num := pe_posfacts; first [ solve [lra] | solve [nra] ].
+Ltac pe_frac :=
+  intros; pe_zfacts; rewrite ?plus_IZR, ?minus_IZR, ?mult_IZR, ?opp_IZR in *;
+  lazymatch goal with
+  | |- _ <= _ => apply pe_le_diff
+  | |- _ < _ => apply pe_lt_diff
+  end;
+  field_simplify; [ first [ solve [apply pe_div_nonneg; [pe_frac_num | pe_possign]]
+                          | solve [apply pe_div_pos; [pe_frac_num | pe_possign]]
+                          | solve [pe_frac_num] ]
+                  | solve [pe_nz] .. ].
+
 (** [pe_piZ]: [sin t = 0], [cos t = 1], [cos t = -1] where [t] is [PI] times an integer of the
     context (times 2 for [cos t = 1]; plus [PI] for [cos t = -1]), the equality of angles by
     [ring] or [field] (denominators nonzero by [pe_side]).  The integer is searched among the
@@ -377,3 +468,30 @@ Ltac pe_piZ :=
         rewrite (cos_arg t (2 * PI * IZR v + PI)) by first [ ring | (field; pe_side) ];
         apply cos_2piZ_PI end
   end.
+
+(** [pe_intpart]: floor and Mod of an integer by a positive literal ([floor(j/2)],
+    [Mod(j, 2) = j - 2 floor(j/2)]) are Z's division ([Int_part_IZR_div]); the relation,
+    folded back under one [IZR], is then one of Z, closed by [lia] with the divisions as
+    equations. *)
+Lemma Int_part_IZR_div : forall (z : Z) (p : positive),
+  Int_part (IZR z / IZR (Zpos p)) = (z / Zpos p)%Z.
+Proof.
+  intros z p.
+  pose proof (Z.div_mod z (Zpos p) ltac:(lia)) as E.
+  pose proof (Z.mod_pos_bound z (Zpos p) ltac:(lia)) as B.
+  assert (Hp : 0 < IZR (Zpos p)) by (apply IZR_lt; lia).
+  set (q := (z / Zpos p)%Z) in *; set (r := (z mod Zpos p)%Z) in *.
+  assert (Ez : IZR z = IZR (Zpos p) * IZR q + IZR r) by (rewrite E, plus_IZR, mult_IZR; reflexivity).
+  assert (H0 : 0 <= IZR r) by (apply IZR_le; lia).
+  assert (H1 : IZR r + 1 <= IZR (Zpos p)) by (rewrite <- plus_IZR; apply IZR_le; lia).
+  unfold Int_part; rewrite <- (tech_up _ (q + 1)); [lia | |]; rewrite plus_IZR, Ez.
+  - apply (Rmult_lt_reg_r (IZR (Zpos p))); [exact Hp|]. field_simplify; [nra|lra].
+  - apply (Rmult_le_reg_r (IZR (Zpos p))); [exact Hp|]. field_simplify; [nra|lra].
+Qed.
+Ltac pe_zlia := Z.div_mod_to_equations; lia.
+Ltac pe_intpart :=
+  intros; rewrite ?Int_part_IZR_div;
+  repeat first [ rewrite <- plus_IZR | rewrite <- minus_IZR | rewrite <- mult_IZR
+               | rewrite <- opp_IZR ];
+  first [ solve [f_equal; pe_zlia] | solve [apply IZR_le; pe_zlia]
+        | solve [apply IZR_lt; pe_zlia] ].

@@ -28,7 +28,8 @@ Alternatives appended to a conclusion's closer (Check.v, "Bounds" and after), ch
 relation's shape (:func:`bound_alternatives`), each under ``timeout``: ``pe_absnra`` (bounds
 ``Abs(x) <= a`` split into two-sided ones, the goal's ``Abs`` too, then ``lra``/``nra``),
 ``pe_gcongr`` (common summands and factors of known sign dropped from both sides),
-``pe_divnra`` (quotients by positive denominators made polynomial); for trig equations
+``pe_divnra`` (quotients by positive denominators made polynomial), ``pe_frac`` (the sign of
+the sides' difference as one fraction); for trig equations
 ``pe_piZ`` (``sin t = 0``, ``cos t = +-1`` at integer multiples of pi).  ``pe_point`` also
 proves premises needing ``0 < PI`` and computes closed integer terms under ``IZR``.
 """
@@ -49,9 +50,10 @@ try:  # coqlib's module: which goals the library's tactics target, and their scr
     from peproof.kernel.coq import library as _library
 except ImportError:  # pragma: no cover - before it lands
     _library = None
+from peproof.kernel.coq.periods import TRIG_CONST, period_alternatives
 from peproof.kernel.coq.translate import Binder, Goal, Printer, Untranslatable, domain_props
 
-MANY = 40  # conjuncts beyond which one tactic is tried on each in turn (not one per goal)
+MANY = 48  # conjuncts beyond which one tactic is tried on each in turn (not one per goal)
 MAX_MULT = 4  # largest multiple of a base angle expanded by the addition formulas
 TIMEOUT = 60  # seconds per alternative (Coq's [timeout] tactic: a failure, never a hang)
 
@@ -153,6 +155,8 @@ def _sum_text(parts, pr: Printer) -> str:
     for k, t in parts:
         s = pr.term(t)
         terms.extend([s if k > 0 else f"(- {s})"] * abs(k))
+    if not terms:  # the angle 0
+        return "0"
     out = terms[-1]
     for s in reversed(terms[:-1]):
         out = f"({s} + {out})"
@@ -173,9 +177,11 @@ def trig_closer(exprs, pr: Printer) -> str:
         b = _sum_text(parts, pr)
         steps += [f"try rewrite (sin_arg ({pr.term(a)}) ({b})) by pe_eq",
                   f"try rewrite (cos_arg ({pr.term(a)}) ({b})) by pe_eq"]
+    # the multiples of pi among the base angles appear once the addition formulas expanded
+    # the arguments (sin (2 pi n + t) -> sin (2 pi n) cos t + ...): their facts come after
+    steps.append("rewrite ?sin_plus, ?cos_plus, ?sin_neg, ?cos_neg")
     steps += _pi_facts(bases, pr)
-    pre = "; ".join(steps + ["rewrite ?sin_plus, ?cos_plus, ?sin_neg, ?cos_neg",
-                             "rewrite ?sin_PI2, ?cos_PI2, ?sin_PI, ?cos_PI, ?sin_0, ?cos_0"])
+    pre = "; ".join(steps + ["rewrite ?sin_PI2, ?cos_PI2, ?sin_PI, ?cos_PI, ?sin_0, ?cos_0"])
     pyth = "; ".join(f"pose proof (pyth_sq ({pr.term(t)})) as P{j}" for j, t in enumerate(bases))
     ps = " ".join(f"P{j}" for j in range(len(bases)))
     ring = f"ring [{ps}]" if ps else "ring"
@@ -248,7 +254,8 @@ def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
                 "first [ solve [pe_point] | solve [pe_side] | solve [pe_interval] ]")
         return Script(text, "witness", frozenset({"interval"}))
     if not goal.binders:
-        per = ["solve [pe_side]"] * len(goal.obligations) + [_closed(r) for r in st.concl]
+        per = ["solve [pe_side]"] * len(goal.obligations) + [_closed(r, goal.printer)
+                                                              for r in st.concl]
         return Script(_dispatch("", per), "closed", frozenset({"interval"}))
     needs, classes = set(), set()
     for r in st.concl:
@@ -263,10 +270,12 @@ def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
     n = len(goal.obligations) + len(st.concl)
     lib = _library.script_for(st, goal) if _library is not None else "intros; pe_auto"
     library = f"solve [{lib or 'intros; pe_auto'}]"  # coqlib's: linear in the conjuncts
-    if n > MANY or klass == "sum":
+    if n > MANY:
         return Script(library, klass, frozenset(needs))
+    if klass == "sum":  # coqlib's, else sums of constants (Check.v's pe_zsum_const)
+        return Script(f"first [ {library} | solve [pe_zsum_const] ]", klass, frozenset(needs))
     helpers, uses = _shapes(st, goal, 3)
-    per = ["solve [pe_side]"] * len(goal.obligations)
+    per = [OBLIGATION] * len(goal.obligations)
     for j, r in enumerate(st.concl):
         tac, _, _ = _closer(r, goal.printer)
         per.append(uses.get(j, tac))
@@ -329,11 +338,14 @@ def _dispatch(pre: str, per: list[str]) -> str:
     return f"{pre}pe_split; [ " + "\n  | ".join(per) + " ]"
 
 
-def _closed(r) -> str:
+def _closed(r, pr: Printer | None = None) -> str:
     if r.op == "==" and sp.srepr(r.lhs) == sp.srepr(r.rhs):
         return "reflexivity"
     if r.op == "==":
-        return "first [ reflexivity | solve [field] | solve [lra] | solve [pe_zsum_eval; field] ]"
+        alts = ["reflexivity", "solve [field]", "solve [lra]", "solve [pe_zsum_eval; field]"]
+        return f"first [ {' | '.join(alts + period_alternatives(r, pr))} ]"
+    if r.op == "!=":
+        return f"first [ solve [lra] | {TRIG_CONST} | solve [pe_interval] ]"
     return "first [ solve [lra] | solve [pe_interval] ]"
 
 
@@ -355,25 +367,36 @@ def _closer(r, pr: Printer, quick: bool = False) -> tuple[str, str, set]:
             closer = trig_closer(exprs, pr)
         except (NoScript, Untranslatable):
             closer = "fail"
-        alts = ["reflexivity", f"solve [{closer}]"]
+        alts = ["reflexivity"] + period_alternatives(r, pr) + [f"solve [{closer}]"]
         if not trig:
             alts += ["solve [pe_side]"]
+        if pr.zexact(r.lhs) is not None and pr.zexact(r.rhs) is not None:
+            alts += ["solve [pe_zeq_nra]"]
         if powers:
-            alts += ["solve [pe_rpow]"]
+            alts += ["solve [pe_rpow]", "solve [pe_rpow_norm]"]
         if trig:
             alts += ["solve [pe_piZ]"]
+        if _has(exprs, sp.floor | sp.Mod):
+            alts.insert(1, "solve [pe_intpart]")
         return f"first [ {' | '.join(alts)} ]", "trig" if trig else "algebra", set()
     alts = ["solve [pe_side]"] + (["solve [pe_rpow]"] if powers else []) + (
         ["solve [pe_expo]"] if ratios else []) + ["solve [pe_bounds; nra]", "solve [pe_abs; nra]"]
     if trig and r.op == "!=":
+        alts.append(TRIG_CONST)
         try:
             alts.append(f"solve [intro; {trig_closer(exprs, pr)}]")
         except (NoScript, Untranslatable):
             pass
     alts += bound_alternatives(exprs)
+    if _has(exprs, sp.floor | sp.Mod):
+        alts.insert(0, "solve [pe_intpart]")
     alts.append(f"timeout {TIMEOUT} (solve [pe_interval])")
     return f"first [ {' | '.join(alts)} ]", "inequality", {"interval"}
 
+
+#: a definedness obligation: pe_side, else the sign of a product of positive atoms
+#: (``0 < 10000 * rpow s e``: Check.v's pe_possign)
+OBLIGATION = "first [ solve [pe_side] | solve [pe_possign] ]"
 
 BOUND_TIMEOUT = 5  # seconds of one nra-based search (Coq's [timeout]: a failure, never a hang)
 
@@ -389,4 +412,5 @@ def bound_alternatives(exprs) -> list[str]:
     if any(isinstance(n, sp.Pow) and n.exp.is_negative for e in exprs
            for n in sp.preorder_traversal(e)):
         out.append(f"timeout {BOUND_TIMEOUT} (solve [pe_divnra])")
+        out.append(f"timeout {BOUND_TIMEOUT} (solve [pe_frac])")
     return out

@@ -333,7 +333,11 @@ Ltac pe_absurd :=
         | match goal with H : IZR ?z = ?q |- _ => solve [exfalso; pe_not_int z q] end
         | solve [exfalso; rewrite ?sqrt_0, ?sqrt_1, ?ln_1, ?exp_0, ?sin_0, ?cos_0, ?sin_PI,
                    ?cos_PI, ?sin_PI2, ?cos_PI2, ?cos_neg, ?sin_neg, ?Rabs_R0, ?Int_part_IZR in *;
-                 first [ lra | match goal with H : ?a <> ?a |- _ => exact (H eq_refl) end ]] ].
+                 first [ lra | match goal with H : ?a <> ?a |- _ => exact (H eq_refl) end ]]
+        | match goal with H : PI = 0 |- _ => exact (False_ind _ (PI_neq0 H)) end
+        (* a product that is zero: one factor is (a nonzero denominator [L * s], [155 * PI]) *)
+        | match goal with H : ?a * ?b = 0 |- _ =>
+            solve [exfalso; destruct (Rmult_integral a b H); clear H; pe_absurd] end ].
 
 Ltac pe_dec :=
   pe_cbn; repeat (try solve [pe_absurd];
