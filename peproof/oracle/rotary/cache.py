@@ -242,7 +242,8 @@ def check_cache(art: Artefact, want, hint, seq_len, st, pipes, notes, pos, exp_l
     if target is None or not tally.fits:
         sub = _sample(n)
         # the amplitude read allows the expected factor: no attention difference is named
-        a_seen = a_t if abs(a_t / a - 1) <= 3 * rd.a_rel + 1e-12 else a_val
+        # (an all-zero cache reads amplitude 0: nothing to compare the expected factor with)
+        a_seen = a_t if a and abs(a_t / a - 1) <= 3 * rd.a_rel + 1e-12 else a_val
         if want is not None and v is not None and not (
                 _same(ident, want, 0, 0) and off == 0 and v.pos_scale == 1):
             other = v_tally
