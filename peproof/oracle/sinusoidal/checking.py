@@ -83,8 +83,7 @@ class Report:
     explained_by: Variant | None = None
     position_map: PositionMap | None = None
     seconds: float = 0.0
-    # the expectation is the default one (the paper's): the caller stated no other
-    expected_by_default: bool = False
+    expected_by_default: bool = False  # the default expectation (the paper's): none stated
 
     @property
     def code(self) -> str:
