@@ -245,3 +245,30 @@ def _coq_library_built_once(tmp_path_factory):
     run.build_library = build_library
     yield
     run.build_library = real
+
+
+# ----------------------------------------------------------------------------- references
+def _llama31_thetas(d: int) -> list:
+    """Llama 3.1's rope frequencies (base 500000, factor 8, low / high frequency factors 1 / 4,
+    original context 8192) written out here from Meta's reference code, in mpmath at the
+    caller's precision: the tests' own evaluation, independent of peproof's map."""
+    import mpmath
+
+    out = []
+    for j in range(d // 2):
+        t = mpmath.mpf(500000) ** (-mpmath.mpf(2 * j) / d)
+        lam = 2 * mpmath.pi / t
+        if lam < 8192 / 4:
+            out.append(t)
+        elif lam > 8192 / 1:
+            out.append(t / 8)
+        else:
+            g = (8192 / lam - 1) / (4 - 1)
+            out.append((1 - g) * t / 8 + g * t)
+    return out
+
+
+@pytest.fixture
+def llama31_thetas():
+    """``f(d)``: Llama 3.1's frequencies for width ``d`` (:func:`_llama31_thetas`)."""
+    return _llama31_thetas

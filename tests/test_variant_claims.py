@@ -128,22 +128,12 @@ def test_whisper_numbers_against_mpmath(whisper):
     assert rows["horizon"]["variant"] != rows["horizon"]["paper"]
 
 
-def test_llama3_numbers_against_mpmath(llama):
+def test_llama3_numbers_against_mpmath(llama, llama31_thetas):
     from peproof.variant_numbers import compare
 
     rows = {r["key"]: r for r in compare(llama, heavy=False)}
-    with mpmath.workdps(40):  # Llama 3.1's map written out here, from its reference code
-        thetas = []
-        for j in range(64):
-            t = mpmath.mpf(500000) ** (-mpmath.mpf(2 * j) / 128)
-            lam = 2 * mpmath.pi / t
-            if lam < 8192 / 4:
-                thetas.append(t)
-            elif lam > 8192 / 1:
-                thetas.append(t / 8)
-            else:
-                g = (8192 / lam - 1) / (4 - 1)
-                thetas.append((1 - g) * t / 8 + g * t)
+    with mpmath.workdps(40):  # Llama 3.1's map from its reference code (tests/conftest.py)
+        thetas = llama31_thetas(128)
         lo, hi = rows["theta_range"]["variant"].split(" .. ")
         assert abs(float(lo) / float(min(thetas)) - 1) < 1e-5
         assert float(hi) == 1

@@ -29,21 +29,6 @@ def llama():
     return v, {c.id: c for c in registry.claims_for(v)}
 
 
-def _llama3_thetas(d: int) -> list:
-    out = []
-    for j in range(d // 2):
-        t = mpmath.mpf(500000) ** (-mpmath.mpf(2 * j) / d)
-        lam = 2 * mpmath.pi / t
-        if lam < 8192 / 4:
-            out.append(t)
-        elif lam > 8192 / 1:
-            out.append(t / 8)
-        else:
-            g = (8192 / lam - 1) / (4 - 1)
-            out.append((1 - g) * t / 8 + g * t)
-    return out
-
-
 def _bound(thetas, k):
     s, total = mpmath.mpc(0), mpmath.mpf(0)
     for t in thetas:
@@ -52,7 +37,7 @@ def _bound(thetas, k):
     return 2 * total / (2 * len(thetas))
 
 
-def test_first_rise_restated_over_the_mapped_frequencies(llama):
+def test_first_rise_restated_over_the_mapped_frequencies(llama, llama31_thetas):
     """Fails before the change: the claim was 'not applicable' for any frequency map."""
     from peproof.decay_mapped import FreqDecayBound
     from peproof.verdicts import verdict_of
@@ -62,7 +47,7 @@ def test_first_rise_restated_over_the_mapped_frequencies(llama):
     calls = [e for r in c.statement.concl for e in r.lhs.atoms(FreqDecayBound)]
     assert calls, "the statement is over the mapped frequencies"
     with mpmath.workdps(30):
-        want = _llama3_thetas(64)
+        want = llama31_thetas(64)  # the reference map (tests/conftest.py)
         got = [mpmath.mpf(str(sp.N(t, 30))) for t in calls[0].args[1]]
         assert len(got) == 32
         assert max(abs(a / b - 1) for a, b in zip(got, want, strict=True)) < 1e-20
