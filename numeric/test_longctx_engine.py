@@ -108,11 +108,14 @@ def test_killed_worker_costs_only_its_chunks(cluster):
     def kill_busy_worker(done, total):
         if killed or done >= total:
             return
-        busy = [w for w, keys in client.processing().items() if keys]
+        # one snapshot of the scheduler's assignments: asked again after ``client.run``, the
+        # busy worker may have finished its chunk meanwhile (this read 0 tasks under load)
+        processing = client.processing()
+        busy = [w for w, keys in processing.items() if keys]
         pids = client.run(os.getpid)
         if busy:
             killed.update(pid=pids[busy[0]], done=done, total=total,
-                          tasks=len(client.processing()[busy[0]]))
+                          tasks=len(processing[busy[0]]))
             os.kill(killed["pid"], signal.SIGKILL)
 
     sep = certify(d, N, chunk=chunk, run=RunConfig(client=client, callback=kill_busy_worker))

@@ -18,7 +18,6 @@ import math
 import re
 from dataclasses import dataclass
 
-import ml_dtypes
 import numpy as np
 
 
@@ -48,7 +47,7 @@ class Format:
 
     @property
     def numpy_dtype(self) -> np.dtype | None:
-        return _NUMPY.get(self.name)
+        return _numpy_dtype(self.name)
 
     @property
     def max(self) -> float:
@@ -150,10 +149,18 @@ class Format:
 
 _NUMPY = {
     "float16": np.dtype(np.float16),
-    "bfloat16": np.dtype(ml_dtypes.bfloat16),
     "float32": np.dtype(np.float32),
     "float64": np.dtype(np.float64),
 }
+
+
+def _numpy_dtype(name: str) -> np.dtype | None:
+    """NumPy's dtype of a binary format; bfloat16's comes from ``ml_dtypes``, imported only
+    here (loading it costs 0.6 s, which every command that never meets a bfloat16 array saved)."""
+    if name == "bfloat16" and name not in _NUMPY:
+        import ml_dtypes
+        _NUMPY[name] = np.dtype(ml_dtypes.bfloat16)
+    return _NUMPY.get(name)
 
 FLOAT16 = Format("float16", "binary", 11, emin=-13, emax=16)
 BFLOAT16 = Format("bfloat16", "binary", 8, emin=-125, emax=128)
