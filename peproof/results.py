@@ -126,7 +126,9 @@ def add_coq(rows: list[dict], claims: list[Claim], coq_dir: Path | None = None,
 
     t0 = time.perf_counter()
     verdicts = {r["id"]: {"status": r["verdict"]["status"], "witness": r["verdict"]["witness"],
-                          "engines": r.get("engines") or {}} for r in rows}
+                          "engines": r.get("engines") or {},
+                          "engine": r["verdict"].get("engine"),
+                          "method": r["verdict"].get("method")} for r in rows}
     res = check_claims(claims, verdicts, build_dir=coq_dir, use_cache=not recheck,
                        key=user_key()[0])
     for r in rows:

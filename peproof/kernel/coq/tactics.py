@@ -56,6 +56,9 @@ from peproof.kernel.coq.translate import Binder, Goal, Printer, Untranslatable, 
 MANY = 48  # conjuncts beyond which one tactic is tried on each in turn (not one per goal)
 MAX_MULT = 4  # largest multiple of a base angle expanded by the addition formulas
 TIMEOUT = 60  # seconds per alternative (Coq's [timeout] tactic: a failure, never a hang)
+#: terms of a literal-range sum the scripts expand under a quantifier: the d = 512 scans (256
+#: terms) ran out of their 10 s on every run, never closed, and were never cached
+MAX_SUM_TERMS = 64
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,18 @@ def _trig_args(exprs) -> list[sp.Expr]:
             if isinstance(node, sp.sin | sp.cos) and node.args[0] not in out:
                 out.append(node.args[0])
     return out
+
+
+def _longest_sum(exprs) -> int:
+    """The most terms of a sum with integer-literal limits in ``exprs`` (0: none)."""
+    n = 0
+    for e in exprs:
+        for node in sp.preorder_traversal(e):
+            if isinstance(node, sp.Sum):
+                for _, a, b in node.limits:
+                    if a.is_Integer and b.is_Integer:
+                        n = max(n, int(b) - int(a) + 1)
+    return n
 
 
 def _has(exprs, kinds) -> bool:
@@ -272,6 +287,9 @@ def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
     library = f"solve [{lib or 'intros; pe_auto'}]"  # coqlib's: linear in the conjuncts
     if n > MANY:
         return Script(library, klass, frozenset(needs))
+    if klass == "sum" and _longest_sum(exprs) > MAX_SUM_TERMS:
+        raise NoScript(f"a sum of {_longest_sum(exprs)} terms under a quantifier (the scripts "
+                       f"expand sums of at most {MAX_SUM_TERMS} terms)")
     if klass == "sum":  # coqlib's, else sums of constants (Check.v's pe_zsum_const)
         return Script(f"first [ {library} | solve [pe_zsum_const] ]", klass, frozenset(needs))
     helpers, uses = _shapes(st, goal, 3)
