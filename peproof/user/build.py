@@ -21,6 +21,7 @@ Numeric limits, checked before SymPy is asked to compute anything large:
 from __future__ import annotations
 
 import sympy as sp
+from sympy.core.parameters import global_parameters
 
 from peproof.claims import Rel, mat_eq
 from peproof.user.parse import Node, TextError
@@ -58,8 +59,19 @@ def _bits(x: sp.Expr) -> int:
     return out
 
 
+def _rebuilt(x: sp.Basic) -> sp.Basic:
+    if not x.args or isinstance(x, sp.Number):
+        return x
+    return x.func(*[_rebuilt(a) for a in x.args])
+
+
 def _checked(x, col: int, what: str):
     if isinstance(x, sp.Basic) and not isinstance(x, sp.MatrixBase):
+        if not global_parameters.evaluate and x.is_number:
+            # the written form (peproof.user.meaning builds the text with SymPy's evaluation
+            # off): a number is still evaluated, so the limits below read its value
+            with sp.evaluate(True):
+                x = _rebuilt(x)
         if x.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
             raise _err(what, col, "the value is infinite or undefined (a division by zero?)")
         if x.has(sp.I):

@@ -13,9 +13,12 @@ from __future__ import annotations
 import keyword
 import re
 
+import sympy as sp
+
 from peproof.claims import DOMAINS, Claim, Source, Statement, var
 from peproof.encoding import Encoding
 from peproof.user.build import CONSTANTS, FUNCTIONS, REFUSED, RELATIONS, Builder
+from peproof.user.meaning import dropped
 from peproof.user.parse import TextError, parse
 from peproof.user.vocab import paper, vocabulary
 
@@ -60,14 +63,32 @@ def user_statement(text: str, assumes=(), domains=(), exists: bool = False,
         symbols[name], vars_[name] = var(name, dom)
     b = Builder(symbols, vocabulary(enc))
     concl = b.relations(parse(text))
+    _keeps_its_conditions(concl, text, symbols, enc, "the statement")
     hyps = []
     for n, h in enumerate(assumes or (), 1):
-        hyps += b.relations(parse(h, label=f"--assume #{n}"))
+        label = f"--assume #{n}"
+        rels = b.relations(parse(h, label=label))
+        _keeps_its_conditions(rels, h, symbols, enc, label)
+        hyps += rels
     unused = sorted(set(doms) - b.used)
     if unused:
         raise TextError(f"--domain {unused[0]}: {unused[0]!r} occurs in no relation")
     return Statement(tuple(concl), tuple(vars_[n] for n in doms), tuple(hyps),
                      "exists" if exists else "forall")
+
+
+def _keeps_its_conditions(built, text: str, symbols: dict, enc: Encoding, label: str) -> None:
+    """Refuse ``text`` when SymPy's construction dropped a condition of a written term
+    (:mod:`peproof.user.meaning`: ``x/x`` built as ``1``)."""
+    with sp.evaluate(False):
+        written = Builder(symbols, vocabulary(enc)).relations(parse(text, label=label))
+    lost = dropped(written, built)
+    if lost:
+        term, cond, as_built = lost
+        raise TextError(f"{label}: the term {term} needs {cond}, which SymPy's construction "
+                        f"drops (it builds {as_built}), so it would be decided without it: "
+                        "write the term as SymPy builds it and state the condition with "
+                        "--assume")
 
 
 def user_claim(text: str, assumes=(), domains=(), exists: bool = False,
