@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from peproof import __version__, registry
-from peproof.claims import Claim
+from peproof.claims import Claim, Verdict
 from peproof.evidence import counts, evidence
 
 SCHEMA = "peproof.results/1"
@@ -37,11 +37,18 @@ def run_claim(claim: Claim, falsifiers: bool = True) -> dict:
         v = verdict(claim.id)
         agree = row(claim.id)
     else:  # a claim outside the registry (a user's: peproof.user), decided here, not cached
+        from peproof.engines.wellformed import IllFormed
         from peproof.kernel.falsify import shared_searches
 
         with shared_searches():  # the primary and z3 gates search the same statement
-            v = decide(claim)
-            agree = row_of(claim, v, z3_of(claim, v))
+            try:
+                v = decide(claim)
+                zv = z3_of(claim, v)
+            except IllFormed as exc:  # in the user's language, outside the engines' fragment
+                why = f"outside the fragment the engines decide: {exc}"
+                v = Verdict("unknown", "none", "-", "well-formedness gate", reason=why)
+                zv = Verdict("unknown", "z3", "-", "well-formedness gate", reason=why)
+            agree = row_of(claim, v, zv)
     out = {
         "id": claim.id,
         "title": claim.title,

@@ -61,3 +61,21 @@ def test_the_command_refuses_in_one_line_with_exit_2(capsys):
     # stated as SymPy builds it, with the condition, it is proved
     assert main(["prove", "--statement", "1 == 1", "--assume", "x != 0", "--domain", "x=real",
                  "--no-coq"]) == 0
+
+
+@pytest.mark.parametrize("args", [
+    ["--statement", "atan(x) < pi/2", "--domain", "x=real"],  # atan: not in the engines' list
+    ["--statement", "0**x == 0", "--assume", "x >= 0", "--domain", "x=real"],
+    ["--statement", "Sum(j, (j, n, n - 2)) == 0", "--domain", "n=integer"],  # reversed range
+])
+def test_a_statement_outside_the_engines_fragment_is_unknown_not_an_internal_error(capsys,
+                                                                                   args):
+    """In the user's language but refused by the well-formedness gate: the verdict is
+    ``unknown`` with the gate's reason (exit 1: not the expected ``proved``).  It was
+    'peproof: internal error (IllFormed: ...); please report it', exit 3."""
+    import json
+
+    assert main(["prove", *args, "--no-coq", "--json"]) == 1
+    row = json.loads(capsys.readouterr().out)["claims"][0]
+    assert row["verdict"]["status"] == "unknown" and row["z3"]["status"] == "unknown"
+    assert row["verdict"]["reason"].startswith("outside the fragment the engines decide: ")
