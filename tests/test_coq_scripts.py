@@ -131,6 +131,22 @@ REGISTRY = ("nerf.sines_vanish_on_integers", "nerf.period_two", "nerf.endpoints_
             "encoding.span_d_over_two_only_at_d4", "rope.ntk_is_default_with_changed_base")
 
 
+def _sum_in_d() -> Statement:
+    """``sum_{i=0}^{d/2-1} cos(i) <= 1`` for every even d: false at d = 4 (1 + cos 1)."""
+    d, D = var("d", "even_pos_integer")
+    i = sp.Symbol("i", integer=True)
+    return Statement(Le(sp.Sum(sp.cos(i), (i, 0, d / 2 - 1)), 1), (D,))
+
+
+#: refuted claims checked as their negation at the witness: (statement, witness, checked?).
+#: Sums whose limits depend on the variables (semantic.sum_limits_at: ``4/2 - 1`` is 1 at the
+#: witness, stated for pe_sums_in); a witness where the statement holds proves nothing.
+NEGATIONS = {
+    "neg.sum_limit_in_d": (_sum_in_d(), {"d": "4"}, 1),
+    "neg.sum_limit_in_d_holds_there": (_sum_in_d(), {"d": "2"}, 0),
+}
+
+
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     from peproof import registry
@@ -139,7 +155,20 @@ def results(tmp_path_factory):
         CASES[cid] = (registry.get(cid).statement, 1)
     claims = [Claim(key, "test", Source("test", "test", "test"), st, "identity")
               for key, (st, _) in CASES.items()]
-    return check.check_claims(claims, {}, cache_dir=tmp_path_factory.mktemp("coq"))
+    claims += [Claim(key, "test", Source("test", "test", "test"), st, "inequality")
+               for key, (st, _, _) in NEGATIONS.items()]
+    verdicts = {key: {"status": "refuted", "witness": {"point": pt}}
+                for key, (_, pt, _) in NEGATIONS.items()}
+    return check.check_claims(claims, verdicts, cache_dir=tmp_path_factory.mktemp("coq"))
+
+
+@needs_coq
+@pytest.mark.timeout(900)  # the first test of the module builds the batch (fixture above)
+@pytest.mark.parametrize("key", sorted(NEGATIONS))
+def test_negation_at_the_witness_checked_and_at_a_holding_point_not(results, key):
+    r = results[key]
+    assert int(r.checked) == NEGATIONS[key][2], (key, r.status)
+    assert r.what == "negation"
 
 
 @needs_coq

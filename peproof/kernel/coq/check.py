@@ -109,7 +109,8 @@ def plan(claim: Claim, verdict: dict | None) -> tuple[run.Job | None, CoqResult 
     # reflection step (CheckSem.v) proves the statement from it
     if script.negation:
         vals = tactics.point_values(st, goal, (verdict or {})["witness"]["point"])
-        proof = semantic.negation_script(goal, vals, script.text)
+        limits = semantic.sum_limits_at(st, (verdict or {})["witness"]["point"])
+        proof = semantic.negation_script(goal, vals, script.text, limits)
     else:
         proof = semantic.forward_script(goal, script.text)
     job = run.Job(claim.id, lemma + ("_negation" if refuted else ""), text, proof,

@@ -255,12 +255,54 @@ def backward_script(goal, script: str) -> str:
             f"clear pe_S; ({script})")
 
 
-def negation_script(goal, vals: list[str], script: str) -> str:
+def sum_limits_at(st, point: dict) -> list[int]:
+    """The integer values, at the witness ``point`` (``{name: value text}``), of the statement's
+    sum limits that are not integer literals (``d/2 - 1`` at ``d = 4``: 1), for
+    :func:`negation_script`; a limit under another sum's index is left out."""
+    import sympy as sp
+
+    env = {}
+    for v in st.vars:
+        raw = point.get(v.symbol.name)
+        if raw is None:
+            return []
+        try:  # a rational value; another (1 + 2*pi) leaves the limits it enters out
+            env[v.symbol] = sp.Rational(str(raw).split(" (ball")[0])
+        except (TypeError, ValueError):
+            continue
+    out: set[int] = set()
+    for r in st.concl + st.hyps:
+        for e in (r.lhs, r.rhs):
+            for node in sp.preorder_traversal(e):
+                if isinstance(node, sp.Sum):
+                    for _, a, b in node.limits:
+                        for lim in (a, b):
+                            val = lim.xreplace(env) if not lim.is_Integer else None
+                            if val is not None and val.is_Integer:
+                                out.add(int(val))
+    return sorted(out)
+
+
+def _limit_hints(limits) -> str:
+    """For each value ``v``: each sum limit of ``Hc`` equal to ``v`` (``4 / 2 - 1``) gets the
+    hypothesis ``IZR v = limit`` (``lra``), which ``pe_sums_in`` reads to evaluate the sum."""
+    out = ""
+    for v in limits:
+        have = ("lazymatch goal with _ : IZR _ = {t} |- _ => fail "
+                "| _ => assert (IZR ({v})%Z = {t}) by lra end")
+        out += ("repeat match type of Hc with context [osum (Some ?a) (Some ?b) _] => first [ ("
+                + have.format(t="b", v=v) + ") | (" + have.format(t="a", v=v) + ") ] end; ")
+    return out + "pe_sums_in Hc; pe_dec_h; "
+
+
+def negation_script(goal, vals: list[str], script: str, limits=()) -> str:
     """The proof of ``~ statement`` at the certified point ``vals`` (Coq terms in binder
     order): the statement itself specialised and evaluated there (``pe_sem_feed``,
-    ``pe_dec_h``: an undefined conclusion is False), then ``pe_refute``; else the real route
-    (:func:`backward_script`, whose premises are the printer's obligations)."""
+    ``pe_dec_h``: an undefined conclusion is False; sums whose limits have the values
+    ``limits`` there evaluated, :func:`sum_limits_at`), then ``pe_refute``; else the real
+    route (:func:`backward_script`, whose premises are the printer's obligations)."""
     spec = f"(H {' '.join(vals)})" if vals else "H"
-    direct = (f"intro H; pose proof {spec} as Hc; pe_sem_feed Hc; pe_dec_h; pe_destr Hc; "
+    sums = _limit_hints(limits) if limits else ""
+    direct = (f"intro H; pose proof {spec} as Hc; pe_sem_feed Hc; pe_dec_h; {sums}pe_destr Hc; "
               "first [ solve [pe_refute] | solve [exfalso; pe_refute] ]")
     return f"first [ solve [{direct}] | solve [{backward_script(goal, script)}] ]"
