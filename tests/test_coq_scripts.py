@@ -30,6 +30,9 @@ same shape made false is NOT checked.  One ``check_claims`` call (one library bu
   ``(4 d - 8)/d = d/2`` gives ``d = 4``.  Falsifier: ``<=`` in the hypothesis (``d = 2``).
 * a definedness obligation ``0 < 10000 s ** (d/(d - 2))`` by ``pe_possign``.  Falsifier: ``s``
   real (the base may be negative: not real).
+* an equation of powers of products (``tactics.LN_EQ``: the logarithms of both sides expanded
+  and compared by ``field``): NTK's ``(10000 s ** (d/(d-2))) ** ((2-d)/d) = 10000 ** ((2-d)/d)
+  / s``.  Falsifier: ``s ** 2`` for ``s``.
 """
 
 from __future__ import annotations
@@ -118,6 +121,11 @@ CASES = {
                           (Le(4, d),)), 0),
     "rp.merge_off": (Statement(Eq(10000 ** (-2 * (l_ + 2) / N),
                                   1 / (10000 ** (2 / N) * 10000 ** (2 * l_ / N))), (NV, LV)), 0),
+    # a power of a product of powers (tactics.LN_EQ: the logarithms compared by field)
+    "ln.ntk": (Statement(Eq(_base(s_) ** ((2 - d) / d), 10000 ** ((2 - d) / d) / s_),
+                         (SP, DV), (Le(4, d),)), 1),
+    "ln.ntk_off": (Statement(Eq(_base(s_) ** ((2 - d) / d), 10000 ** ((2 - d) / d) / s_ ** 2),
+                             (SP, DV), (Le(4, d),)), 0),
 }
 
 
@@ -129,6 +137,8 @@ REGISTRY = ("nerf.sines_vanish_on_integers", "nerf.period_two", "nerf.endpoints_
             "fourier.affine_map_onto", "dft.n_distinct_frequencies",
             "nerf.frequencies_geometric_both_families", "fourier.truncated_feature_length",
             "encoding.span_d_over_two_only_at_d4", "rope.ntk_is_default_with_changed_base")
+# (rope.ntk_keeps_highest_divides_lowest_by_factor, checked by tactics.LN_EQ, is not in this
+# batch: its reflection takes about 6 s of its 10 s, too close beside a parallel test worker)
 
 
 def _sum_in_d() -> Statement:

@@ -56,6 +56,14 @@ from peproof.kernel.coq.translate import Binder, Goal, Printer, Untranslatable, 
 MANY = 48  # conjuncts beyond which one tactic is tried on each in turn (not one per goal)
 MAX_MULT = 4  # largest multiple of a base angle expanded by the addition formulas
 TIMEOUT = 60  # seconds per alternative (Coq's [timeout] tactic: a failure, never a hang)
+#: an equation of positive products of powers ``rpow b e`` (bases products, variables): the
+#: logarithms of both sides, expanded (``ln_mult``, ``ln_Rinv``, ``ln_Rpower``), are equal by
+#: ``field`` (NTK's base ``10000 s ** (d/(d-2))`` raised to ``(2-d)/d`` is ``10000**((2-d)/d)/s``)
+_POS = ("solve [repeat first [ assumption | apply rpow_pos | apply exp_pos "
+        "| apply Rmult_lt_0_compat | apply Rdiv_lt_0_compat | apply Rinv_0_lt_compat | lra ]]")
+LN_EQ = (f"solve [apply ln_inv; [ {_POS} | {_POS} | unfold Rdiv; repeat first [ "
+         f"rewrite ln_mult by {_POS} | rewrite ln_Rinv by {_POS} "
+         "| progress (unfold rpow; rewrite ln_Rpower) ]; field; pe_side ]]")
 #: terms of a literal-range sum the scripts expand under a quantifier: the d = 512 scans (256
 #: terms) ran out of their 10 s on every run, never closed, and were never cached
 MAX_SUM_TERMS = 64
@@ -392,6 +400,8 @@ def _closer(r, pr: Printer, quick: bool = False) -> tuple[str, str, set]:
             alts += ["solve [pe_zeq_nra]"]
         if powers:
             alts += ["solve [pe_rpow]", "solve [pe_rpow_norm]"]
+        if re.search(r"rpow (\(|[A-Za-z_])", text):  # a power of a product or a variable:
+            alts.insert(1, LN_EQ)  # first (the alternatives above fail slowly on it)
         if trig:
             alts += ["solve [pe_piZ]"]
         if _has(exprs, sp.floor | sp.Mod):
