@@ -25,7 +25,7 @@ import sympy as sp
 
 from peproof.kernel.coq.translate import Printer, Untranslatable
 
-BOX_TIMEOUT = 3  # seconds of one box alternative (Coq's [timeout]: a failure, never a hang)
+BOX_TIMEOUT = 4  # seconds of one box alternative (Coq's [timeout]: a failure, never a hang)
 MAX_BOXES = 4  # boxes beyond which the pairwise products make nra too slow (none offered)
 
 #: |n / d| <= c from |n| <= c d and 0 < d (proved inline: the library is not edited)
@@ -82,6 +82,17 @@ def _boxes(st, r) -> list[tuple[sp.Expr, sp.Expr]]:
     return out
 
 
+def _pairs(boxes, r) -> list[tuple[int, int]]:
+    """The boxes ``i < j`` whose product can matter: a monomial of either side (expanded)
+    mentions a symbol of box ``i`` and one of box ``j`` (fewer hints: ``nra`` is quadratic in
+    the hypotheses)."""
+    syms = [t.free_symbols | a.free_symbols for t, a in boxes]
+    monos = [m.free_symbols for side in (r.lhs.args[0], r.rhs)
+             for m in sp.Add.make_args(sp.expand(side))]
+    return [(i, j) for i in range(len(boxes)) for j in range(i + 1, len(boxes))
+            if any(m & syms[i] and m & syms[j] for m in monos)]
+
+
 def _box_script(st, r, pr: Printer, square: bool) -> str:
     boxes = _boxes(st, r)
     steps = [DIVABS]
@@ -100,9 +111,9 @@ def _box_script(st, r, pr: Printer, square: bool) -> str:
         steps += [f"assert (0 <= ({lt}) * ({lt}) * {s}) by (apply Rmult_le_pos; "
                   f"[exact (Rle_0_sqr ({lt})) | lra])" for pair in slacks for s in pair]
     else:
+        pairs = _pairs(boxes, r)
         steps += [f"assert (0 <= {s1} * {s2}) by (apply Rmult_le_pos; lra)"
-                  for i, p1 in enumerate(slacks) for p2 in slacks[i + 1:]
-                  for s1 in p1 for s2 in p2]
+                  for i, j in pairs for s1 in slacks[i] for s2 in slacks[j]]
     num, den = sp.fraction(sp.together(r.lhs.args[0]))
     if not den.is_number:
         steps.append(f"match goal with |- Rabs ?t <= _ => replace t with (({pr.term(num)}) / "
