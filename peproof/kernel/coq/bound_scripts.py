@@ -82,6 +82,16 @@ def _boxes(st, r) -> list[tuple[sp.Expr, sp.Expr]]:
     return out
 
 
+def _box_degree(boxes, r) -> int:
+    """The largest degree of a monomial of ``L`` (numerator or denominator) in the boxes'
+    symbols: products of two slacks are certificates of degree 2; a product of three roundings
+    (degree 3) would only burn the job's time in ``nra``."""
+    syms = set().union(*(t.free_symbols for t, _ in boxes))
+    num, den = sp.fraction(sp.together(r.lhs.args[0]))
+    return max((sp.Poly(m, *syms).total_degree() if syms else 0)
+               for part in (num, den) for m in sp.Add.make_args(sp.expand(part)))
+
+
 def _pairs(boxes, r) -> list[tuple[int, int]]:
     """The boxes ``i < j`` whose product can matter: a monomial of either side (expanded)
     mentions a symbol of box ``i`` and one of box ``j`` (fewer hints: ``nra`` is quadratic in
@@ -142,7 +152,7 @@ def alternatives(st, r, goal) -> list[str]:
     if not isinstance(r.lhs, sp.Abs) or not st.hyps:
         return []
     boxes = _boxes(st, r)
-    if not boxes or len(boxes) > MAX_BOXES:
+    if not boxes or len(boxes) > MAX_BOXES or _box_degree(boxes, r) > 2:
         return []
     pr = Printer(goal.names, goal.printer.zvars, set(goal.names.values()))
     try:
