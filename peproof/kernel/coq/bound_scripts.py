@@ -134,6 +134,62 @@ def _box_script(st, r, pr: Printer, square: bool) -> str:
     return f"timeout {BOX_TIMEOUT} (solve [{'; '.join(steps)}])"
 
 
+#: 0 <= a <= b and 0 <= c <= d give 0 <= a c <= b d (proved inline)
+MONO = ("assert (pe_mono : forall a b c d, 0 <= a <= b -> 0 <= c <= d -> 0 <= a * c <= b * d) "
+        "by (intros a b c d [? ?] [? ?]; split; [apply Rmult_le_pos; lra | "
+        "apply Rmult_le_compat; lra])")
+
+
+def _chain(st, r):
+    """``L = +-(A/B - 1)`` with ``A``, ``B`` products of factors ``1 + delta`` (each ``delta``
+    a variable bounded by a hypothesis ``|delta| <= a``): ``(A, B, bounds)``, else None."""
+    bound = {h.lhs.args[0]: h.rhs for h in st.hyps
+             if h.op == "<=" and isinstance(h.lhs, sp.Abs) and h.lhs.args[0].is_Symbol}
+    L = r.lhs.args[0]
+    for q in (L + 1, 1 - L):
+        a, b = sp.fraction(sp.together(q))
+        fa, fb = sp.Mul.make_args(a), sp.Mul.make_args(b)
+        if any((f - 1) not in bound for f in fa if f != 1) or any(
+                (f - 1) not in bound for f in fb if f != 1):
+            continue
+        if len(fa) + len(fb) - (a == 1) - (b == 1) >= 2:
+            return a, b, bound
+    return None
+
+
+def _chain_script(st, r, pr: Printer) -> str | None:
+    """Product and quotient chains of roundings: ``prod (1 - a_i) <= A <= prod (1 + a_i)`` by
+    monotonicity (``pe_mono``), ``A`` and ``B`` made opaque (``set``, ``clearbody``), then
+    ``|A - B| <= R B`` by ``nra`` in ``A``, ``B`` and the bounds alone (a product of three
+    roundings is degree 3 in the errors, out of reach of the box hints)."""
+    found = _chain(st, r)
+    if found is None:
+        return None
+    a, b, bound = found
+    steps = [DIVABS, MONO, "pe_abs_hyps"]
+    names = ["1", "1"]
+    for k, part in enumerate((a, b)):
+        if part == 1:
+            continue
+        fs = sp.Mul.make_args(part)
+        lo = " * ".join(f"(1 - {pr.term(bound[f - 1])})" for f in fs)
+        hi = " * ".join(f"(1 + {pr.term(bound[f - 1])})" for f in fs)
+        pt = pr.term(part)
+        name = f"pe_A{k}"
+        steps += [f"assert (0 < {lo}) by (repeat apply Rmult_lt_0_compat; lra)",
+                  f"assert (0 <= {lo} <= {pt}) by (repeat apply pe_mono; lra)",
+                  f"assert (0 <= {pt} <= {hi}) by (repeat apply pe_mono; lra)",
+                  f"set ({name} := {pt}) in *", f"clearbody {name}"]
+        names[k] = name
+    if b != 1:
+        na, nb = names
+        steps += [f"match goal with |- Rabs ?t <= _ => first [ replace t with (({na} - {nb}) "
+                  f"/ {nb}) by (field; pe_lra_nra) | replace t with (({nb} - {na}) / {nb}) by "
+                  "(field; pe_lra_nra) ] end", "apply pe_divabs; [lra |]"]
+    steps.append("apply Rabs_le; split; nra")
+    return f"timeout {BOX_TIMEOUT} (solve [{'; '.join(steps)}])"
+
+
 def obligation(st, tac: str) -> str:
     """A definedness obligation's tactic ``tac``, and after it, under hypotheses ``|t| <= a``,
     the same split into ``-a <= t <= a`` (``1 + delta <> 0`` from ``|delta| <= u <= 1/256``)."""
@@ -151,11 +207,13 @@ def alternatives(st, r, goal) -> list[str]:
         return [f"timeout {BOX_TIMEOUT} (solve [{CHORD}])"]
     if not isinstance(r.lhs, sp.Abs) or not st.hyps:
         return []
-    boxes = _boxes(st, r)
-    if not boxes or len(boxes) > MAX_BOXES or _box_degree(boxes, r) > 2:
-        return []
     pr = Printer(goal.names, goal.printer.zvars, set(goal.names.values()))
     try:
-        return [_box_script(st, r, pr, square=False), _box_script(st, r, pr, square=True)]
+        chain = _chain_script(st, r, pr)
+        out = [chain] if chain is not None else []
+        boxes = _boxes(st, r)
+        if not boxes or len(boxes) > MAX_BOXES or _box_degree(boxes, r) > 2:
+            return out
+        return out + [_box_script(st, r, pr, square=False), _box_script(st, r, pr, square=True)]
     except Untranslatable:
         return []
