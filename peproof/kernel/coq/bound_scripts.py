@@ -30,15 +30,15 @@ MAX_BOXES = 4  # boxes beyond which the pairwise products make nra too slow (non
 
 #: |n / d| <= c from |n| <= c d and 0 < d (proved inline: the library is not edited)
 DIVABS = ("assert (pe_divabs : forall n d c, 0 < d -> Rabs n <= c * d -> Rabs (n / d) <= c) "
-          "by (intros n d c Hd Hn; unfold Rdiv; rewrite Rabs_mult, Rabs_inv, (Rabs_pos_eq d) "
-          "by lra; apply (Rmult_le_reg_r d); [lra|]; rewrite Rmult_assoc, Rinv_l, Rmult_1_r "
-          "by lra; exact Hn)")
+          "by (intros pe_n pe_d pe_k pe_Hd pe_Hn; unfold Rdiv; rewrite Rabs_mult, Rabs_inv, "
+          "(Rabs_pos_eq pe_d) by lra; apply (Rmult_le_reg_r pe_d); [lra|]; rewrite Rmult_assoc, "
+          "Rinv_l, Rmult_1_r by lra; exact pe_Hn)")
 
 #: a^2 <= b^2 from |a| <= |b|, then the mean value theorem for sin or cos
 CHORD = (
-    "assert (pe_sq : forall a b, Rabs a <= Rabs b -> a ^ 2 <= b ^ 2) by (intros a b Hab; "
-    "rewrite <- (pow2_abs a), <- (pow2_abs b); apply pow_incr; split; [apply Rabs_pos | "
-    "exact Hab]); try apply pe_sq; lazymatch goal with "
+    "assert (pe_sq : forall a b, Rabs a <= Rabs b -> a ^ 2 <= b ^ 2) by (intros pe_a pe_b pe_H; "
+    "rewrite <- (pow2_abs pe_a), <- (pow2_abs pe_b); apply pow_incr; split; [apply Rabs_pos | "
+    "exact pe_H]); try apply pe_sq; lazymatch goal with "
     "| |- Rabs (sin ?x - sin ?y) <= Rabs (?x - ?y) => destruct (MVT_abs sin cos y x "
     "(fun c _ => derivable_pt_lim_sin c)) as [pe_c [pe_m _]] "
     "| |- Rabs (cos ?x - cos ?y) <= Rabs (?x - ?y) => destruct (MVT_abs cos (fun t => - sin t) "
@@ -136,7 +136,7 @@ def _box_script(st, r, pr: Printer, square: bool) -> str:
 
 #: 0 <= a <= b and 0 <= c <= d give 0 <= a c <= b d (proved inline)
 MONO = ("assert (pe_mono : forall a b c d, 0 <= a <= b -> 0 <= c <= d -> 0 <= a * c <= b * d) "
-        "by (intros a b c d [? ?] [? ?]; split; [apply Rmult_le_pos; lra | "
+        "by (intros pe_a pe_b pe_c pe_d [? ?] [? ?]; split; [apply Rmult_le_pos; lra | "
         "apply Rmult_le_compat; lra])")
 
 
