@@ -7,10 +7,14 @@ that ``nra`` does not form among many hypotheses, and a quotient ``|A/B - 1|`` i
 :func:`alternatives` offers, for one conclusion, alternatives tried before the general closer
 (each under ``timeout``; whatever they do, only a proof Coq's kernel accepts counts):
 
+* ``chain`` -- ``L = +-(A/B - 1)`` with ``A``, ``B`` products of factors ``1 + delta``
+  (:func:`_chain_script`): ``prod (1 - a) <= A <= prod (1 + a)`` by monotonicity, ``A`` and ``B``
+  made opaque, then ``|A - B| <= R B`` by ``nra`` (three roundings: degree 3 in the errors);
 * ``box`` -- every hypothesis ``|t| <= a`` (and every ``Abs(t)`` of the right-hand side, with
   ``-|t| <= t <= |t|``) is a box ``-a <= t <= a``; the products of the slacks of every two boxes
   are asserted (each by ``Rmult_le_pos``), a quotient ``L = N / D`` is reduced to
   ``|N| <= R D`` (``0 < D`` by ``nra``; the lemma is proved inline), then ``Rabs_le`` and ``nra``;
+  only pairs a monomial joins (:func:`_pairs`), and only for ``L`` of degree 2 in the boxes;
 * ``box-square`` -- the same with ``L^2`` times each slack instead (a value between 1 and
   ``1/(1 + beta)``: ``(w - 1)^2 (b -+ beta) >= 0``);
 * obligations (:func:`obligation`): ``1 + delta <> 0`` from the boxes, by ``lra``/``nra``;
