@@ -50,6 +50,8 @@ try:  # coqlib's module: which goals the library's tactics target, and their scr
     from peproof.kernel.coq import library as _library
 except ImportError:  # pragma: no cover - before it lands
     _library = None
+from peproof.kernel.coq.bound_scripts import alternatives as bound_first
+from peproof.kernel.coq.bound_scripts import obligation as bound_obligation
 from peproof.kernel.coq.periods import TRIG_CONST, period_alternatives
 from peproof.kernel.coq.translate import Binder, Goal, Printer, Untranslatable, domain_props
 
@@ -301,9 +303,11 @@ def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
     if klass == "sum":  # coqlib's, else sums of constants (Check.v's pe_zsum_const)
         return Script(f"first [ {library} | solve [pe_zsum_const] ]", klass, frozenset(needs))
     helpers, uses = _shapes(st, goal, 3)
-    per = [OBLIGATION] * len(goal.obligations)
+    per = [bound_obligation(st, OBLIGATION)] * len(goal.obligations)
     for j, r in enumerate(st.concl):
         tac, _, _ = _closer(r, goal.printer)
+        first = bound_first(st, r, goal)  # error bounds, chords (bound_scripts.py)
+        tac = f"first [ {' | '.join(first)} | {tac} ]" if first else tac
         per.append(uses.get(j, tac))
     pre = "".join(f"{h}; " for h in helpers)
     ours = f"solve [{_dispatch(pre + 'intros; pe_zfacts; ', per)}]"
