@@ -52,20 +52,13 @@ except ImportError:  # pragma: no cover - before it lands
     _library = None
 from peproof.kernel.coq.bound_scripts import alternatives as bound_first
 from peproof.kernel.coq.bound_scripts import obligation as bound_obligation
+from peproof.kernel.coq.more_scripts import CONST_SUM, LN_EQ, constant_summand
 from peproof.kernel.coq.periods import TRIG_CONST, period_alternatives
 from peproof.kernel.coq.translate import Binder, Goal, Printer, Untranslatable, domain_props
 
 MANY = 48  # conjuncts beyond which one tactic is tried on each in turn (not one per goal)
 MAX_MULT = 4  # largest multiple of a base angle expanded by the addition formulas
 TIMEOUT = 60  # seconds per alternative (Coq's [timeout] tactic: a failure, never a hang)
-#: an equation of positive products of powers ``rpow b e`` (bases products, variables): the
-#: logarithms of both sides, expanded (``ln_mult``, ``ln_Rinv``, ``ln_Rpower``), are equal by
-#: ``field`` (NTK's base ``10000 s ** (d/(d-2))`` raised to ``(2-d)/d`` is ``10000**((2-d)/d)/s``)
-_POS = ("solve [repeat first [ assumption | apply rpow_pos | apply exp_pos "
-        "| apply Rmult_lt_0_compat | apply Rdiv_lt_0_compat | apply Rinv_0_lt_compat | lra ]]")
-LN_EQ = (f"solve [apply ln_inv; [ {_POS} | {_POS} | unfold Rdiv; repeat first [ "
-         f"rewrite ln_mult by {_POS} | rewrite ln_Rinv by {_POS} "
-         "| progress (unfold rpow; rewrite ln_Rpower) ]; field; pe_side ]]")
 #: terms of a literal-range sum the scripts expand under a quantifier: the d = 512 scans (256
 #: terms) ran out of their 10 s on every run, never closed, and were never cached
 MAX_SUM_TERMS = 64
@@ -301,7 +294,10 @@ def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
         raise NoScript(f"a sum of {_longest_sum(exprs)} terms under a quantifier (the scripts "
                        f"expand sums of at most {MAX_SUM_TERMS} terms)")
     if klass == "sum":  # coqlib's, else sums of constants (Check.v's pe_zsum_const)
-        return Script(f"first [ {library} | solve [pe_zsum_const] ]", klass, frozenset(needs))
+        const = constant_summand(exprs)
+        more = f" | {CONST_SUM.format(c=goal.printer.term(const))}" if const is not None else ""
+        return Script(f"first [ {library} | solve [pe_zsum_const]{more} ]", klass,
+                      frozenset(needs))
     helpers, uses = _shapes(st, goal, 3)
     per = [bound_obligation(st, OBLIGATION)] * len(goal.obligations)
     for j, r in enumerate(st.concl):
