@@ -50,6 +50,7 @@ try:  # coqlib's module: which goals the library's tactics target, and their scr
     from peproof.kernel.coq import library as _library
 except ImportError:  # pragma: no cover - before it lands
     _library = None
+from peproof.kernel.coq.coqineq_scripts import extra_alternatives
 from peproof.kernel.coq.periods import TRIG_CONST, period_alternatives
 from peproof.kernel.coq.translate import Binder, Goal, Printer, Untranslatable, domain_props
 
@@ -279,6 +280,9 @@ def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
     for j, r in enumerate(st.concl):
         tac, _, _ = _closer(r, goal.printer)
         per.append(uses.get(j, tac))
+    for j, alt in extra_alternatives(st, goal).items():  # powers with exponents in d
+        k = len(goal.obligations) + j
+        per[k] = f"first [ {per[k]} | {alt} ]"
     pre = "".join(f"{h}; " for h in helpers)
     ours = f"solve [{_dispatch(pre + 'intros; pe_zfacts; ', per)}]"
     alts = [library, ours] if classes <= {"trig", "algebra"} else [ours, library]

@@ -1,0 +1,174 @@
+"""Scripts for inequalities between powers of one literal base whose exponent depends on an
+integer ``d`` (the encoding's slowest frequency ``10000^((2 - d)/d)`` for every ``d >= d0``).
+
+Two alternatives, appended to a conclusion's closer by :func:`extra_alternatives`:
+
+* ``bracket`` -- each power ``rpow b e(d)`` with ``b > 1`` is bracketed between powers of the
+  same base at constant exponents: the exponent's value at the least ``d`` the domain and the
+  hypotheses allow (``d0``), its limit as ``d -> oo``, and their negations.  Each bound is a
+  fact only when Coq proves it (``rpow_lt``/``rpow_le_mono`` and the exponents' relation by
+  ``pe_expo``); a candidate that does not hold is dropped (``try``).  The power is then made
+  an opaque real ``r`` (with ``0 < r`` and ``r * / r = 1``), the bounds at ``0``, ``1`` and
+  ``-1`` computed (``1``, ``b``, ``/ b``), and the goal closed by ``lra``, ``nra`` or
+  CoqInterval (which reads the other bounds as closed real numbers).  A quotient by a power is
+  first written as the power at the opposite exponent.  So a statement holds for every
+  ``d >= d0`` by monotonicity in ``d`` and one numeric instance at ``d0``.
+* ``rebase`` -- powers of several literal bases that are integer powers of the least one
+  (``10000 = 10^4``) rewritten to that base (``rpow 10000 e = rpow 10 (4 e)``, proved in the
+  script from ``rpow_mult`` and ``rpow_pow``), ``sqrt b`` as ``rpow b (/ 2)`` (``Rpower_sqrt``),
+  literal integer powers of the base as ``rpow b k``; then Check.v's ``pe_rpow`` compares
+  the exponents (``10^(4(d-2)/d) = 10000^((d-2)/d)``, ``1000 sqrt 10 <= 10000^((d-2)/d)``).
+
+Both are search: only what Coq's kernel accepts counts.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from peproof.kernel.coq.translate import Untranslatable
+
+#: least value of an integer domain (None: unbounded below)
+DOMAIN_LEAST = {"pos_integer": 1, "even_pos_integer": 2, "nonneg_integer": 0}
+TIMEOUT = 20  # seconds of one alternative (Coq's [timeout]: a failure, never a hang)
+
+
+def _least(st, v) -> int | None:
+    """The least value of the integer variable ``v`` its domain and the hypotheses allow
+    (``c <= v``, ``c < v`` with ``c`` a number; evenness rounds up)."""
+    low = DOMAIN_LEAST.get(st.domain(v))
+    for h in st.hyps:
+        if h.rhs == v and h.lhs.is_number and h.op in ("<=", "<"):
+            c = sp.ceiling(h.lhs) if h.op == "<=" else sp.floor(h.lhs) + 1
+            low = int(c) if low is None else max(low, int(c))
+    if low is not None and st.domain(v) == "even_pos_integer" and low % 2:
+        low += 1
+    return low
+
+
+def _powers(exprs, zvars) -> list[tuple[sp.Expr, sp.Expr]]:
+    """(base, exponent) of the powers with a literal base above 1 and an exponent in one
+    integer variable."""
+    out = []
+    for e in exprs:
+        for n in sp.preorder_traversal(e):
+            if isinstance(n, sp.Pow) and n.base.is_Integer and n.base > 1 \
+                    and len(n.exp.free_symbols) == 1 and n.exp.free_symbols <= zvars \
+                    and (n.base, n.exp) not in out:
+                out.append((n.base, n.exp))
+    return out
+
+
+def _real(q: sp.Rational) -> str:
+    """A rational as a Coq real whose negation is [Ropp] (so that [rpow_opp] rewrites it)."""
+    q = sp.Rational(q)
+    body = f"{abs(q.p)}" if q.q == 1 else f"({abs(q.p)} / {q.q})"
+    return f"(Ropp {body})" if q < 0 else body
+
+
+def _candidates(st, exprs, zvars) -> tuple[list[str], list[tuple]]:
+    """The bounds to try on a variable power ``rpow b e`` (``e`` is an exponent of the
+    statement or its negation: a quotient by a power becomes the opposite power), each an
+    [assert] of the goal's context, and the integer lower bounds (variable, ``d0``) they rest
+    on.  The exponent ``E(d)`` is a quotient of affine forms in ``d``, so monotone on
+    ``[d0, oo)``: between ``E(d0)`` (reached) and its limit (not reached)."""
+    out: list[str] = []
+    facts: list[tuple] = []
+    for _, ex in _powers(exprs, zvars):
+        (v,) = ex.free_symbols
+        low = _least(st, v)
+        if low is None:
+            continue
+        c0, lim = ex.subs(v, low), sp.limit(ex, v, sp.oo)
+        if not (c0.is_Rational and lim.is_Rational) or c0 == lim:
+            continue
+        if (v, low) not in facts:
+            facts.append((v, low))
+        for a, b in ((c0, lim), (-c0, -lim)):  # e from a (reached) towards b (not reached)
+            if a < b:
+                bounds = [f"rpow b {_real(a)} <= rpow b e", f"rpow b e < rpow b {_real(b)}"]
+            else:
+                bounds = [f"rpow b e <= rpow b {_real(a)}", f"rpow b {_real(b)} < rpow b e"]
+            for t in bounds:
+                lemma = "rpow_lt" if " < " in t else "rpow_le_mono"
+                line = f"try (assert ({t}) by (apply {lemma}; [lra | pe_expo]))"
+                if line not in out:
+                    out.append(line)
+    return out, facts
+
+
+def _bracket(cands: list[str], lows: list[str]) -> str:
+    pre = "".join(f"{x}; " for x in lows)
+    loop = ("repeat match goal with | |- context [rpow ?b ?e] => "
+            "match e with context [IZR ?v] => is_var v end; "
+            "let r := fresh \"pe_r\" in " + "; ".join(cands) + "; "
+            "pose proof (rpow_pos b e); pose proof (Rinv_r (rpow b e) (rpow_neq_0 b e)); "
+            "set (r := rpow b e) in *; clearbody r end; "
+            "rewrite ?rpow_0, ?rpow_opp in *; rewrite ?rpow_1 in * by lra; pe_posfacts; "
+            "first [ solve [lra] | solve [unfold rpow in *; interval] | solve [nra] "
+            "| solve [unfold Rdiv in *; pe_lra_nra] ]")
+    # a quotient by a power in the goal as the opposite power (the hypotheses unchanged)
+    rd = ("assert (pe_rd : forall a b e, a / rpow b e = a * rpow b (- e)) "
+          "by (intros; unfold Rdiv; rewrite rpow_opp; reflexivity); "
+          "rewrite ?pe_rd; clear pe_rd; ")
+    return f"timeout {TIMEOUT} (solve [intros; pe_zfacts; {pre}{rd}{loop}])"
+
+
+def _rebase(exprs) -> str | None:
+    bases = sorted({n.base for e in exprs for n in sp.preorder_traversal(e)
+                    if isinstance(n, sp.Pow) and n.base.is_Integer and n.base > 1})
+    if not bases:
+        return None
+    b0 = bases[0]
+    steps = []
+    for j, b in enumerate(bases[1:]):
+        k = sp.log(b, b0)
+        if not k.is_Integer:
+            return None
+        steps.append(f"assert (pe_b{j} : forall e, rpow {b} e = rpow {b0} ({k} * e)) by "
+                     f"(intro; rewrite <- rpow_mult; f_equal; replace {k} with (INR {k}) by "
+                     f"(simpl; lra); rewrite rpow_pow by lra; lra); rewrite ?pe_b{j}")
+    if any(isinstance(n, sp.Pow) and n.base == b0 and n.exp == sp.Rational(1, 2)
+           for e in exprs for n in sp.preorder_traversal(e)):
+        steps.append(f"rewrite <- (Rpower_sqrt {b0}) by lra; "
+                     f"change (Rpower {b0} (/ 2)) with (rpow {b0} (/ 2))")
+    lits = {abs(n) for e in exprs for n in sp.preorder_traversal(e)
+            if isinstance(n, sp.Integer) and abs(n) > b0}
+    for c in sorted(lits):
+        k = sp.log(c, b0)
+        if k.is_Integer and c not in bases:
+            steps.append(f"try replace {c} with (rpow {b0} {k}) by "
+                         f"(replace {k} with (INR {k}) by (simpl; lra); "
+                         "rewrite rpow_pow by lra; lra)")
+    if len(steps) == 0:
+        return None
+    return f"timeout {TIMEOUT} (solve [intros; {'; '.join(steps)}; pe_rpow])"
+
+
+def extra_alternatives(st, goal) -> dict[int, str]:
+    """Conclusion index -> the alternative to append to its closer ({} when none applies)."""
+    pr = goal.printer
+    if pr is None or st.quant != "forall":
+        return {}
+    zvars = {s for s in goal.names if s in pr.zvars}
+    out = {}
+    for j, r in enumerate(st.concl):
+        exprs = [r.lhs, r.rhs]
+        hexprs = exprs + [e for h in st.hyps for e in (h.lhs, h.rhs)]
+        alts = []
+        try:
+            if r.op in ("<", "<=") and _powers(hexprs, zvars):
+                cands, facts = _candidates(st, hexprs, zvars)
+                lows = [f"assert ({low} <= IZR {goal.names[v]}) by "
+                        f"(apply IZR_le; first [ lia | pe_zlia ])" for v, low in facts]
+                if cands:
+                    alts.append(_bracket(cands, lows))
+            if r.op in ("==", "<", "<=") and _powers(exprs, zvars):
+                rb = _rebase(exprs)
+                if rb:
+                    alts.append(rb)
+        except (Untranslatable, TypeError, ValueError, NotImplementedError):
+            continue
+        if alts:
+            out[j] = " | ".join(alts)
+    return out

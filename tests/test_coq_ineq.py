@@ -1,0 +1,76 @@
+"""Scripts of peproof/kernel/coq/coqineq_scripts.py (issue 23, item 4): powers of a literal
+base whose exponent depends on an integer ``d`` -- each shape checked in Coq, the same shape
+made false NOT checked.  One ``check_claims`` call (one batch).
+
+* bracket, the numeric instance at ``d0``: ``10000 * 10000^((2 - d)/d) <= 8/5`` for
+  ``d >= 40`` (monotone in ``d``, ``10000^(1/20) = 1.585`` by CoqInterval).  Falsifier:
+  ``d >= 38`` (``1.624`` at ``d = 38``).
+* bracket, the limit (strict, not reached): ``1 < 10000 * 10000^((2 - d)/d)``.  Falsifier:
+  ``1 < 1000 * 10000^((2 - d)/d)`` (false for large ``d``).
+* bracket through a quotient: ``2 pi / 10000^((2 - d)/d) < 20000 pi``.  Falsifier: ``2000 pi``.
+* rebase: ``10000^((d - 2)/d) = 10^((4 d - 8)/d)`` and ``1000 sqrt 10 <= 10000^((d - 2)/d)``
+  for ``d >= 16`` (equal at ``d = 16``: no slack for an interval bound).  Falsifiers:
+  ``10^((4 d - 4)/d)``, ``d >= 14``.
+"""
+
+from __future__ import annotations
+
+import pytest
+import sympy as sp
+
+from peproof.claims import Claim, Eq, Le, Lt, Source, Statement, var
+from peproof.kernel.coq import check, run
+
+HAVE_COQ = run.coqc() is not None and run.coq_version() is not None
+needs_coq = pytest.mark.skipif(not HAVE_COQ, reason="coqc not installed (make coq installs it)")
+
+d, DV = var("d", "even_pos_integer")
+OMEGA = 10000 ** ((2 - d) / d)  # the slowest frequency
+SPAN = 10000 ** ((d - 2) / d)
+
+
+def _st(rel, low=None):
+    return Statement(rel, (DV,), (Le(low, d),) if low else ())
+
+
+#: id -> (statement, checked?)
+CASES = {
+    "br.instance": (_st(Le(10000 * OMEGA, sp.Rational(8, 5)), 40), 1),
+    "br.instance_off": (_st(Le(10000 * OMEGA, sp.Rational(8, 5)), 38), 0),
+    "br.limit": (_st(Lt(1, 10000 * OMEGA)), 1),
+    "br.limit_off": (_st(Lt(1, 1000 * OMEGA)), 0),
+    "br.quotient": (_st(Lt(2 * sp.pi / OMEGA, 20000 * sp.pi)), 1),
+    "br.quotient_off": (_st(Lt(2 * sp.pi / OMEGA, 2000 * sp.pi)), 0),
+    "rb.eq": (_st(Eq(SPAN, 10 ** ((4 * d - 8) / d))), 1),
+    "rb.eq_off": (_st(Eq(SPAN, 10 ** ((4 * d - 4) / d))), 0),
+    "rb.sqrt": (_st(Le(1000 * sp.sqrt(10), SPAN), 16), 1),
+    "rb.sqrt_off": (_st(Le(1000 * sp.sqrt(10), SPAN), 14), 0),
+}
+
+#: registry claims the new scripts check (none was checked before them)
+REGISTRY = ("encoding.span_orders_exact", "encoding.min_frequency_within_five_percent_for_d_ge_378",
+            "encoding.span_four_orders_rounded_for_d_ge_16",
+            "encoding.max_wavelength_within_five_percent_for_d_ge_360",
+            "uniqueness.slowest_pair_distinct_angles_before_wrap",
+            "uniqueness.wrap_beyond_sixty_thousand_iff_d_ge_400")
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    from peproof import registry
+
+    for cid in REGISTRY:
+        CASES[cid] = (registry.get(cid).statement, 1)
+    claims = [Claim(key, "test", Source("test", "test", "test"), st, "identity")
+              for key, (st, _) in CASES.items()]
+    return check.check_claims(claims, {}, cache_dir=tmp_path_factory.mktemp("coq"))
+
+
+@needs_coq
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("key", sorted(CASES) + list(REGISTRY))
+def test_shape_checked_and_its_falsifier_not(results, key):
+    r = results[key]
+    assert int(r.checked) == CASES[key][1], (key, r.status)
+    if r.checked:
+        assert not set(r.assumptions) - run.ALLOWED, key
