@@ -11,6 +11,10 @@ made false NOT checked.  One ``check_claims`` call (one batch).
 * rebase: ``10000^((d - 2)/d) = 10^((4 d - 8)/d)`` and ``1000 sqrt 10 <= 10000^((d - 2)/d)``
   for ``d >= 16`` (equal at ``d = 16``: no slack for an interval bound).  Falsifiers:
   ``10^((4 d - 4)/d)``, ``d >= 14``.
+* distinct angles of one turn: ``(sin x - sin y)^2 + (cos x - cos y)^2 <> 0`` for
+  ``-pi <= y < x < pi``.  Falsifier: ``x <= pi`` (zero at ``x = pi``, ``y = -pi``).
+* a difference of rational functions factored: ``a/s <= a t + a (1 - t)/s`` for ``s >= 1``,
+  ``a > 0``, ``0 < t`` (the difference is ``a t (s - 1)/s``).  Falsifier: ``s > 0`` only.
 """
 
 from __future__ import annotations
@@ -18,19 +22,33 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
-from peproof.claims import Claim, Eq, Le, Lt, Source, Statement, var
+from peproof.claims import Claim, Eq, Le, Lt, Ne, Source, Statement, var
 from peproof.kernel.coq import check, run
 
 HAVE_COQ = run.coqc() is not None and run.coq_version() is not None
 needs_coq = pytest.mark.skipif(not HAVE_COQ, reason="coqc not installed (make coq installs it)")
 
 d, DV = var("d", "even_pos_integer")
+x, XV = var("x", "real")
+y, YV = var("y", "real")
+a, AV = var("a", "pos_real")
+s, SV = var("s", "pos_real")
+t, TV = var("t", "real")
 OMEGA = 10000 ** ((2 - d) / d)  # the slowest frequency
 SPAN = 10000 ** ((d - 2) / d)
 
 
 def _st(rel, low=None):
     return Statement(rel, (DV,), (Le(low, d),) if low else ())
+
+
+def _turn(upper):
+    feat = (sp.sin(x) - sp.sin(y)) ** 2 + (sp.cos(x) - sp.cos(y)) ** 2
+    return Statement(Ne(feat, 0), (XV, YV), (Le(-sp.pi, y), Lt(y, x), upper))
+
+
+def _between(hyp):
+    return Statement(Le(a / s, a * t + a * (1 - t) / s), (AV, SV, TV), (Lt(0, t), hyp))
 
 
 #: id -> (statement, checked?)
@@ -45,6 +63,10 @@ CASES = {
     "rb.eq_off": (_st(Eq(SPAN, 10 ** ((4 * d - 4) / d))), 0),
     "rb.sqrt": (_st(Le(1000 * sp.sqrt(10), SPAN), 16), 1),
     "rb.sqrt_off": (_st(Le(1000 * sp.sqrt(10), SPAN), 14), 0),
+    "da.turn": (_turn(Lt(x, sp.pi)), 1),
+    "da.turn_off": (_turn(Le(x, sp.pi)), 0),
+    "fa.between": (_between(Le(1, s)), 1),
+    "fa.between_off": (_between(Lt(0, s)), 0),
 }
 
 #: registry claims the new scripts check (none was checked before them)
@@ -52,7 +74,9 @@ REGISTRY = ("encoding.span_orders_exact", "encoding.min_frequency_within_five_pe
             "encoding.span_four_orders_rounded_for_d_ge_16",
             "encoding.max_wavelength_within_five_percent_for_d_ge_360",
             "uniqueness.slowest_pair_distinct_angles_before_wrap",
-            "uniqueness.wrap_beyond_sixty_thousand_iff_d_ge_400")
+            "uniqueness.wrap_beyond_sixty_thousand_iff_d_ge_400",
+            "fourier.period_features_distinguish_positions",
+            "rope.llama3_band_between_interpolation_and_identity")
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """Scripts for inequalities between powers of one literal base whose exponent depends on an
 integer ``d`` (the encoding's slowest frequency ``10000^((2 - d)/d)`` for every ``d >= d0``).
 
-Two alternatives, appended to a conclusion's closer by :func:`extra_alternatives`:
+Alternatives appended to a conclusion's closer by :func:`extra_alternatives`:
 
 * ``bracket`` -- each power ``rpow b e(d)`` with ``b > 1`` is bracketed between powers of the
   same base at constant exponents: the exponent's value at the least ``d`` the domain and the
@@ -19,7 +19,12 @@ Two alternatives, appended to a conclusion's closer by :func:`extra_alternatives
   literal integer powers of the base as ``rpow b k``; then Check.v's ``pe_rpow`` compares
   the exponents (``10^(4(d-2)/d) = 10000^((d-2)/d)``, ``1000 sqrt 10 <= 10000^((d-2)/d)``).
 
-Both are search: only what Coq's kernel accepts counts.
+* ``factored`` -- ``lhs <= rhs`` between rational functions: the difference equals its
+  factored form (``field``), each factor's sign from the hypotheses (``pe_possign``);
+* ``distinct angles`` -- ``(sin x - sin y)^2 + (cos x - cos y)^2 <> 0`` when the
+  hypotheses put ``x - y`` inside ``(0, 2 pi)`` (``cos (x - y) = 1 - 2 sin ((x - y)/2)^2``).
+
+All are search: only what Coq's kernel accepts counts.
 """
 
 from __future__ import annotations
@@ -145,6 +150,64 @@ def _rebase(exprs) -> str | None:
     return f"timeout {TIMEOUT} (solve [intros; {'; '.join(steps)}; pe_rpow])"
 
 
+def _distinct_angles(exprs, pr) -> str | None:
+    """``<>`` of an expression in ``sin``/``cos`` of two angles ``a``, ``b`` (both functions
+    of each): ``cos (a - b) = 1 - 2 sin ((a - b)/2)^2`` with ``0 < sin ((a - b)/2)`` when
+    ``0 < a - b < 2 pi`` (``sin_gt_0``, the window from the hypotheses by ``lra``), then
+    ``nra`` with the Pythagorean facts (the features of distinct angles of one turn differ)."""
+    args = []
+    for e in exprs:
+        for n in sp.preorder_traversal(e):
+            if isinstance(n, sp.sin | sp.cos) and n.args[0] not in args:
+                args.append(n.args[0])
+    if len(args) != 2:
+        return None
+    alts = []
+    for a, b in (args, args[::-1]):
+        a, b = pr.term(a), pr.term(b)
+        h = f"(({a} - {b}) / 2)"
+        alts.append(f"solve [intros; pose proof PI_RGT_0; "
+                    f"assert (pe_hs : 0 < sin {h}) by (apply sin_gt_0; lra); "
+                    f"assert (pe_c : cos ({a} - {b}) = 1 - 2 * sin {h} * sin {h}) "
+                    f"by (rewrite <- cos_2a_sin; f_equal; field); rewrite cos_minus in pe_c; "
+                    f"pose proof (pyth_sq ({a})); pose proof (pyth_sq ({b})); intro; nra]")
+    return f"timeout {TIMEOUT} (first [ {' | '.join(alts)} ])"
+
+
+def _factored(st, r, pr) -> str | None:
+    """``lhs <= rhs`` (or ``<``) of rational functions: ``rhs - lhs`` equals its factored form
+    (SymPy's ``factor`` proposes it, Coq's ``field`` proves it, denominators nonzero by
+    ``pe_nz``), a product whose factors' signs ``pe_possign`` proves from the hypotheses
+    (``s - 1 >= 0``, ``rho - lf > 0``); a factor that is the negation of a hypothesis's
+    difference is turned, with the sign in front."""
+    exprs = [r.lhs, r.rhs]
+    if any(isinstance(n, sp.sin | sp.cos | sp.Abs | sp.Sum) or
+           (isinstance(n, sp.Pow) and not n.exp.is_Integer)
+           for e in exprs for n in sp.preorder_traversal(e)):
+        return None
+    diff = sp.factor(sp.together(r.rhs - r.lhs))
+    if not isinstance(diff, sp.Mul):
+        return None
+    pos = {sp.expand(h.rhs - h.lhs) for h in st.hyps if h.op in ("<", "<=")}
+    sign, parts = 1, []
+    for f in diff.args:
+        base, ex = f.as_base_exp() if isinstance(f, sp.Pow) else (f, 1)
+        if base.is_number and base < 0:
+            sign, base = -sign * 1 if ex % 2 else sign, -base
+        elif sp.expand(-base) in pos:
+            sign, base = (-sign if ex % 2 else sign), sp.expand(-base)
+        parts.append(sp.Pow(base, ex, evaluate=False) if ex != 1 else base)
+    if sign < 0:
+        return None
+    fac = sp.Mul(*parts, evaluate=False)
+    rel = "<" if r.op == "<" else "<="
+    lhs, rhs, ft = pr.term(r.lhs), pr.term(r.rhs), pr.term(fac)
+    return (f"timeout {TIMEOUT} (solve [intros; "
+            f"assert (pe_f : ({rhs}) - ({lhs}) = {ft}) by (field; repeat split; pe_nz); "
+            f"assert (pe_s : 0 {rel} {ft}) by (unfold Rdiv; pe_possign); "
+            "first [ lra | nra ]])")
+
+
 def extra_alternatives(st, goal) -> dict[int, str]:
     """Conclusion index -> the alternative to append to its closer ({} when none applies)."""
     pr = goal.printer
@@ -163,6 +226,14 @@ def extra_alternatives(st, goal) -> dict[int, str]:
                         f"(apply IZR_le; first [ lia | pe_zlia ])" for v, low in facts]
                 if cands:
                     alts.append(_bracket(cands, lows))
+            if r.op in ("<", "<=") and not _powers(hexprs, zvars):
+                fa = _factored(st, r, pr)
+                if fa:
+                    alts.append(fa)
+            if r.op == "!=":
+                da = _distinct_angles(exprs, pr)
+                if da:
+                    alts.append(da)
             if r.op in ("==", "<", "<=") and _powers(exprs, zvars):
                 rb = _rebase(exprs)
                 if rb:
