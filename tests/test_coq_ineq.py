@@ -15,6 +15,9 @@ made false NOT checked.  One ``check_claims`` call (one batch).
   ``-pi <= y < x < pi``.  Falsifier: ``x <= pi`` (zero at ``x = pi``, ``y = -pi``).
 * a difference of rational functions factored: ``a/s <= a t + a (1 - t)/s`` for ``s >= 1``,
   ``a > 0``, ``0 < t`` (the difference is ``a t (s - 1)/s``).  Falsifier: ``s > 0`` only.
+* nested angles, with ``cos x <= 1`` beside: ``cos(x + y + z) = cos x cos(y + z) -
+  sin x sin(y + z)`` (the addition formulas until nothing changes) and ``cos(-x + y + 3) =
+  cos(x - 3) cos y + sin(x - 3) sin y`` (``-3`` as ``Ropp 3``).  Falsifiers: the signs turned.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ y, YV = var("y", "real")
 a, AV = var("a", "pos_real")
 s, SV = var("s", "pos_real")
 t, TV = var("t", "real")
+z, ZV = var("z", "real")
 OMEGA = 10000 ** ((2 - d) / d)  # the slowest frequency
 SPAN = 10000 ** ((d - 2) / d)
 
@@ -49,6 +53,12 @@ def _turn(upper):
 
 def _between(hyp):
     return Statement(Le(a / s, a * t + a * (1 - t) / s), (AV, SV, TV), (Lt(0, t), hyp))
+
+
+def _nested(lhs, c1, c2, s1, s2, sign):
+    """``lhs = c1 c2 + sign s1 s2`` and ``cos x <= 1`` (an inequality among the conclusions:
+    the per-conjunct script is tried before coqlib's, as for the registry's attention claim)."""
+    return Statement((Eq(lhs, c1 * c2 + sign * s1 * s2), Le(sp.cos(x), 1)), (XV, YV, ZV))
 
 
 #: id -> (statement, checked?)
@@ -67,6 +77,14 @@ CASES = {
     "da.turn_off": (_turn(Le(x, sp.pi)), 0),
     "fa.between": (_between(Le(1, s)), 1),
     "fa.between_off": (_between(Lt(0, s)), 0),
+    "tn.three": (_nested(sp.cos(x + y + z), sp.cos(x), sp.cos(y + z), sp.sin(x),
+                         sp.sin(y + z), -1), 1),
+    "tn.three_off": (_nested(sp.cos(x + y + z), sp.cos(x), sp.cos(y + z), sp.sin(x),
+                             sp.sin(y + z), 1), 0),
+    "tn.literal": (_nested(sp.cos(-x + y + 3), sp.cos(x - 3), sp.cos(y), sp.sin(x - 3),
+                           sp.sin(y), 1), 1),
+    "tn.literal_off": (_nested(sp.cos(-x + y + 3), sp.cos(x - 3), sp.cos(y), sp.sin(x - 3),
+                               sp.sin(y), -1), 0),
 }
 
 #: registry claims the new scripts check (none was checked before them)
@@ -76,7 +94,8 @@ REGISTRY = ("encoding.span_orders_exact", "encoding.min_frequency_within_five_pe
             "uniqueness.slowest_pair_distinct_angles_before_wrap",
             "uniqueness.wrap_beyond_sixty_thousand_iff_d_ge_400",
             "fourier.period_features_distinguish_positions",
-            "rope.llama3_band_between_interpolation_and_identity")
+            "rope.llama3_band_between_interpolation_and_identity",
+            "attention.fixed_linear_map_attends_to_offset_three")
 
 
 @pytest.fixture(scope="module")

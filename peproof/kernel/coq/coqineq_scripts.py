@@ -35,6 +35,7 @@ from peproof.kernel.coq.translate import Untranslatable
 
 #: least value of an integer domain (None: unbounded below)
 DOMAIN_LEAST = {"pos_integer": 1, "even_pos_integer": 2, "nonneg_integer": 0}
+MANY = 48  # conclusions beyond which tactics.script_for uses one tactic for all (no per-conjunct)
 TIMEOUT = 20  # seconds of one alternative (Coq's [timeout]: a failure, never a hang)
 
 
@@ -208,17 +209,66 @@ def _factored(st, r, pr) -> str | None:
             "first [ lra | nra ]])")
 
 
-def extra_alternatives(st, goal) -> dict[int, str]:
-    """Conclusion index -> the alternative to append to its closer ({} when none applies)."""
+def _nested_sum(parts, pr) -> str:
+    """An angle as the right-nested sum of its parts, negations as [Ropp] (``(- 3)`` would be
+    the literal -3, which [sin_neg] does not rewrite)."""
+    terms = []
+    for k, t in parts:
+        a = pr.term(t)
+        terms.extend([a if k > 0 else f"(Ropp {a})"] * abs(k))
+    if not terms:
+        return "0"
+    out = terms[-1]
+    for a in reversed(terms[:-1]):
+        out = f"({a} + {out})"
+    return out
+
+
+def _trig_nested(exprs, pr, angle_plan) -> str | None:
+    """A trig equation whose angles are sums of three or more parts, or have a negated
+    literal part: each angle rewritten as its nested sum, the addition formulas applied until
+    nothing changes (a sum inside a sum), then ``ring`` (``ring`` modulo the Pythagorean
+    facts)."""
+    args = []
+    for e in exprs:
+        for n in sp.preorder_traversal(e):
+            if isinstance(n, sp.sin | sp.cos) and n.args[0] not in args:
+                args.append(n.args[0])
+    if not any(isinstance(a, sp.Add) and (len(a.args) >= 3 or any(
+            t.is_number and t.is_negative for t in a.args)) for a in args):
+        return None
+    plan, bases = angle_plan(args)
+    if not any(len(p) >= 3 or any(k < 0 and t.is_number for k, t in p) for p in plan.values()):
+        return None
+    steps = []
+    for a in args:
+        if len(plan[a]) == 1 and plan[a][0][0] == 1:
+            continue
+        b = _nested_sum(plan[a], pr)
+        steps += [f"try rewrite (sin_arg ({pr.term(a)}) ({b})) by pe_eq",
+                  f"try rewrite (cos_arg ({pr.term(a)}) ({b})) by pe_eq"]
+    steps.append("repeat progress rewrite ?sin_plus, ?cos_plus, ?sin_neg, ?cos_neg")
+    steps += [f"pose proof (pyth_sq ({pr.term(t)})) as P{j}" for j, t in enumerate(bases)]
+    ps = " ".join(f"P{j}" for j in range(len(bases)))
+    return (f"timeout {TIMEOUT} (solve [intros; {'; '.join(steps)}; "
+            f"first [ solve [ring] | solve [ring [{ps}]] ]])")
+
+
+def extra_alternatives(st, goal, angle_plan=None) -> dict[int, tuple[str, str]]:
+    """Conclusion index -> (alternative to try before its closer, alternative to try after
+    it), "" for none ({} when none applies); ``angle_plan``: tactics.angle_plan (the angles'
+    base decomposition), passed in.  The nested-angle script goes first: the closer's
+    ``nra`` on such a goal fails slowly (5 s without micromega's cache), the script's
+    ``ring`` succeeds in a fraction of a second."""
     pr = goal.printer
-    if pr is None or st.quant != "forall":
+    if pr is None or st.quant != "forall" or len(st.concl) > MANY:
         return {}
     zvars = {s for s in goal.names if s in pr.zvars}
     out = {}
     for j, r in enumerate(st.concl):
         exprs = [r.lhs, r.rhs]
         hexprs = exprs + [e for h in st.hyps for e in (h.lhs, h.rhs)]
-        alts = []
+        alts, before = [], ""
         try:
             if r.op in ("<", "<=") and _powers(hexprs, zvars):
                 cands, facts = _candidates(st, hexprs, zvars)
@@ -234,12 +284,16 @@ def extra_alternatives(st, goal) -> dict[int, str]:
                 da = _distinct_angles(exprs, pr)
                 if da:
                     alts.append(da)
+            if r.op == "==" and angle_plan is not None:
+                tn = _trig_nested(exprs, pr, angle_plan)
+                if tn:
+                    before = tn
             if r.op in ("==", "<", "<=") and _powers(exprs, zvars):
                 rb = _rebase(exprs)
                 if rb:
                     alts.append(rb)
         except (Untranslatable, TypeError, ValueError, NotImplementedError):
             continue
-        if alts:
-            out[j] = " | ".join(alts)
+        if alts or before:
+            out[j] = (before, " | ".join(alts))
     return out

@@ -280,9 +280,9 @@ def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
     for j, r in enumerate(st.concl):
         tac, _, _ = _closer(r, goal.printer)
         per.append(uses.get(j, tac))
-    for j, alt in extra_alternatives(st, goal).items():  # powers with exponents in d
-        k = len(goal.obligations) + j
-        per[k] = f"first [ {per[k]} | {alt} ]"
+    for j, (before, after) in extra_alternatives(st, goal, angle_plan).items():
+        k = len(goal.obligations) + j  # coqineq_scripts: powers in d, factored, angles
+        per[k] = "first [ " + " | ".join(t for t in (before, per[k], after) if t) + " ]"
     pre = "".join(f"{h}; " for h in helpers)
     ours = f"solve [{_dispatch(pre + 'intros; pe_zfacts; ', per)}]"
     alts = [library, ours] if classes <= {"trig", "algebra"} else [ours, library]
