@@ -18,6 +18,10 @@ made false NOT checked.  One ``check_claims`` call (one batch).
 * nested angles, with ``cos x <= 1`` beside: ``cos(x + y + z) = cos x cos(y + z) -
   sin x sin(y + z)`` (the addition formulas until nothing changes) and ``cos(-x + y + 3) =
   cos(x - 3) cos y + sin(x - 3) sin y`` (``-3`` as ``Ropp 3``).  Falsifiers: the signs turned.
+* Abel's bound for two rotated terms: ``|p e(x) + q e(y)| <= M (|e(x) + e(y)| + |e(x)|)``
+  from ``|p - q| <= M``, ``|q| <= M`` (norms as ``sqrt`` of sums of squares, whose
+  ``0 <= ...`` obligations ``pow2_ge_0`` closes).  Falsifier: ``|p - q| <= 2 M`` (false at
+  ``e(y) = -e(x)``, ``p - q = 2 M``).
 """
 
 from __future__ import annotations
@@ -38,6 +42,9 @@ a, AV = var("a", "pos_real")
 s, SV = var("s", "pos_real")
 t, TV = var("t", "real")
 z, ZV = var("z", "real")
+p_, PV = var("p", "real")
+q_, QV = var("q", "real")
+M_, MV = var("M", "real")
 OMEGA = 10000 ** ((2 - d) / d)  # the slowest frequency
 SPAN = 10000 ** ((d - 2) / d)
 
@@ -61,6 +68,14 @@ def _nested(lhs, c1, c2, s1, s2, sign):
     return Statement((Eq(lhs, c1 * c2 + sign * s1 * s2), Le(sp.cos(x), 1)), (XV, YV, ZV))
 
 
+def _abel(bound):
+    sx, cx, sy, cy = sp.sin(x), sp.cos(x), sp.sin(y), sp.cos(y)
+    lhs = sp.sqrt((p_ * sx + q_ * sy) ** 2 + (p_ * cx + q_ * cy) ** 2)
+    rhs = M_ * (sp.sqrt((sx + sy) ** 2 + (cx + cy) ** 2) + sp.sqrt(sx ** 2 + cx ** 2))
+    return Statement(Le(lhs, rhs), (XV, YV, PV, QV, MV),
+                     (Le(sp.Abs(p_ - q_), bound), Le(sp.Abs(q_), M_)))
+
+
 #: id -> (statement, checked?)
 CASES = {
     "br.instance": (_st(Le(10000 * OMEGA, sp.Rational(8, 5)), 40), 1),
@@ -77,6 +92,8 @@ CASES = {
     "da.turn_off": (_turn(Le(x, sp.pi)), 0),
     "fa.between": (_between(Le(1, s)), 1),
     "fa.between_off": (_between(Lt(0, s)), 0),
+    "ab.two": (_abel(M_), 1),
+    "ab.two_off": (_abel(2 * M_), 0),
     "tn.three": (_nested(sp.cos(x + y + z), sp.cos(x), sp.cos(y + z), sp.sin(x),
                          sp.sin(y + z), -1), 1),
     "tn.three_off": (_nested(sp.cos(x + y + z), sp.cos(x), sp.cos(y + z), sp.sin(x),
@@ -95,7 +112,7 @@ REGISTRY = ("encoding.span_orders_exact", "encoding.min_frequency_within_five_pe
             "uniqueness.wrap_beyond_sixty_thousand_iff_d_ge_400",
             "fourier.period_features_distinguish_positions",
             "rope.llama3_band_between_interpolation_and_identity",
-            "attention.fixed_linear_map_attends_to_offset_three")
+            "attention.fixed_linear_map_attends_to_offset_three", "rope.abel_bound_concrete_d")
 
 
 @pytest.fixture(scope="module")

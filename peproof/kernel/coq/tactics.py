@@ -50,7 +50,7 @@ try:  # coqlib's module: which goals the library's tactics target, and their scr
     from peproof.kernel.coq import library as _library
 except ImportError:  # pragma: no cover - before it lands
     _library = None
-from peproof.kernel.coq.coqineq_scripts import extra_alternatives
+from peproof.kernel.coq.coqineq_scripts import extra_alternatives, obligation_closer
 from peproof.kernel.coq.periods import TRIG_CONST, period_alternatives
 from peproof.kernel.coq.translate import Binder, Goal, Printer, Untranslatable, domain_props
 
@@ -276,7 +276,7 @@ def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
     if klass == "sum":  # coqlib's, else sums of constants (Check.v's pe_zsum_const)
         return Script(f"first [ {library} | solve [pe_zsum_const] ]", klass, frozenset(needs))
     helpers, uses = _shapes(st, goal, 3)
-    per = [OBLIGATION] * len(goal.obligations)
+    per = [obligation_closer(o, OBLIGATION) for o in goal.obligations]
     for j, r in enumerate(st.concl):
         tac, _, _ = _closer(r, goal.printer)
         per.append(uses.get(j, tac))
