@@ -22,6 +22,9 @@ made false NOT checked.  One ``check_claims`` call (one batch).
   from ``|p - q| <= M``, ``|q| <= M`` (norms as ``sqrt`` of sums of squares, whose
   ``0 <= ...`` obligations ``pow2_ge_0`` closes).  Falsifier: ``|p - q| <= 2 M`` (false at
   ``e(y) = -e(x)``, ``p - q = 2 M``).
+* powers of a base that is not a literal, in exp/ln form: ``(10 s^(d/(d - 2)))^x =
+  10^x s^(d x/(d - 2))`` and ``... / s`` (``/ s`` as ``exp (- ln s)``).  Falsifiers: the
+  exponent of ``s`` changed.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ a, AV = var("a", "pos_real")
 s, SV = var("s", "pos_real")
 t, TV = var("t", "real")
 z, ZV = var("z", "real")
+sp_, SPV = var("s", "pos_real")
 p_, PV = var("p", "real")
 q_, QV = var("q", "real")
 M_, MV = var("M", "real")
@@ -68,6 +72,11 @@ def _nested(lhs, c1, c2, s1, s2, sign):
     return Statement((Eq(lhs, c1 * c2 + sign * s1 * s2), Le(sp.cos(x), 1)), (XV, YV, ZV))
 
 
+def _expln(e):
+    return Statement(Eq((10 * sp_ ** (d / (d - 2))) ** x, 10 ** x * sp_ ** (e * x)),
+                     (SPV, DV, XV), (Le(4, d),))
+
+
 def _abel(bound):
     sx, cx, sy, cy = sp.sin(x), sp.cos(x), sp.sin(y), sp.cos(y)
     lhs = sp.sqrt((p_ * sx + q_ * sy) ** 2 + (p_ * cx + q_ * cy) ** 2)
@@ -92,6 +101,12 @@ CASES = {
     "da.turn_off": (_turn(Le(x, sp.pi)), 0),
     "fa.between": (_between(Le(1, s)), 1),
     "fa.between_off": (_between(Lt(0, s)), 0),
+    "el.split": (_expln(d / (d - 2)), 1),
+    "el.split_off": (_expln(d / (d - 1)), 0),
+    "el.inverse": (Statement(Eq((10 * sp_ ** (d / (d - 2))) ** ((2 - d) / d),
+                                10 ** ((2 - d) / d) / sp_), (SPV, DV), (Le(4, d),)), 1),
+    "el.inverse_off": (Statement(Eq((10 * sp_ ** (d / (d - 2))) ** ((2 - d) / d),
+                                    10 ** ((2 - d) / d) * sp_), (SPV, DV), (Le(4, d),)), 0),
     "ab.two": (_abel(M_), 1),
     "ab.two_off": (_abel(2 * M_), 0),
     "tn.three": (_nested(sp.cos(x + y + z), sp.cos(x), sp.cos(y + z), sp.sin(x),

@@ -254,6 +254,26 @@ def _trig_nested(exprs, pr, angle_plan) -> str | None:
             f"first [ solve [ring] | solve [ring [{ps}]] ]])")
 
 
+def _expln(st, exprs, pr) -> str | None:
+    """An equation between powers whose base is not a literal (``(10000 s^(d/(d-2)))^e``):
+    every power written ``exp (e ln b)`` (``rpow``, ``Rpower`` unfolded), ``ln`` of products
+    split (``ln_mult``, the factors positive by ``lra`` or ``exp_pos``), ``ln (exp t) = t``,
+    ``/ s`` of a positive variable as ``exp (- ln s)``, quotients and products of
+    exponentials merged (``exp_Ropp``, ``exp_plus``); then the exponents by ``field``."""
+    pows = [n for e in exprs for n in sp.preorder_traversal(e) if isinstance(n, sp.Pow)]
+    if not any(not n.base.is_number and not n.exp.is_Integer for n in pows):
+        return None
+    pos = [v.symbol for v in st.vars if v.domain == "pos_real"]
+    inv = [v for v in pos if any(n.base == v and n.exp == -1 for n in pows)]
+    steps = ["intros", "pe_zfacts", "unfold rpow, Rpower",
+             "repeat rewrite ln_mult by (first [ lra | apply exp_pos ])", "rewrite ?ln_exp",
+             "unfold Rdiv"]
+    steps += [f"try replace (/ {pr.term(v)}) with (exp (- ln {pr.term(v)})) by "
+              "(rewrite exp_Ropp, exp_ln; [reflexivity | lra])" for v in inv]
+    steps += ["rewrite <- ?exp_Ropp", "rewrite <- ?exp_plus", "f_equal", "field", "pe_side"]
+    return f"timeout {TIMEOUT} (solve [{'; '.join(steps)}])"
+
+
 def obligation_closer(text: str, closer: str) -> str:
     """The closer of one definedness obligation: ``closer``, and for ``0 <= ...`` with squares
     (the argument of a ``sqrt`` that is a sum of squares) ``pow2_ge_0`` on each summand."""
@@ -384,6 +404,10 @@ def extra_alternatives(st, goal, angle_plan=None) -> dict[int, tuple[str, str]]:
                 da = _distinct_angles(exprs, pr)
                 if da:
                     alts.append(da)
+            if r.op == "==":
+                el = _expln(st, exprs, pr)
+                if el:  # first: the closer's rpow alternatives fail slowly on these (5 s)
+                    before = el
             if r.op == "==" and angle_plan is not None:
                 tn = _trig_nested(exprs, pr, angle_plan)
                 if tn:

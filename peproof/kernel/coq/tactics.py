@@ -280,12 +280,14 @@ def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
     for j, r in enumerate(st.concl):
         tac, _, _ = _closer(r, goal.printer)
         per.append(uses.get(j, tac))
-    for j, (before, after) in extra_alternatives(st, goal, angle_plan).items():
-        k = len(goal.obligations) + j  # coqineq_scripts: powers in d, factored, angles
+    extra = extra_alternatives(st, goal, angle_plan)  # coqineq_scripts: a script tried
+    for j, (before, after) in extra.items():  # before the closer puts ours before coqlib's
+        k = len(goal.obligations) + j
         per[k] = "first [ " + " | ".join(t for t in (before, per[k], after) if t) + " ]"
     pre = "".join(f"{h}; " for h in helpers)
     ours = f"solve [{_dispatch(pre + 'intros; pe_zfacts; ', per)}]"
-    alts = [library, ours] if classes <= {"trig", "algebra"} else [ours, library]
+    alts = [library, ours] if classes <= {"trig", "algebra"} and not any(
+        b for b, _ in extra.values()) else [ours, library]
     return Script("first [ " + "\n  | ".join(alts) + " ]", klass, frozenset(needs))
 
 
