@@ -32,9 +32,9 @@ same shape made false is NOT checked.  One ``check_claims`` call (one library bu
   real (the base may be negative: not real).
 * a sum of terms that are each ``sin^2 + cos^2`` (``tactics.CONST_SUM``: each term rewritten
   to 1 under ``sin2_cos2``, then ``zsum_const``).  Falsifier: the count plus one.
-* an equation of powers of products (``tactics.LN_EQ``: the logarithms of both sides expanded
-  and compared by ``field``): NTK's ``(10000 s ** (d/(d-2))) ** ((2-d)/d) = 10000 ** ((2-d)/d)
-  / s``.  Falsifier: ``s ** 2`` for ``s``.
+* an equation of powers of products (coqineq_scripts' exp/ln script: every power as
+  ``exp(e ln b)``, the exponents compared by ``field``): NTK's
+  ``(10000 s ** (d/(d-2))) ** ((2-d)/d) = 10000 ** ((2-d)/d) / s``.  Falsifier: ``s ** 2``.
 """
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ CASES = {
     "sum.pyth_off": (Statement((Le(sp.sin(r) ** 2, 1), Eq(sp.Sum(
         sp.sin(r * TT) ** 2 + sp.cos(r * TT) ** 2, (TT, 0, d / 2 - 1)), d / 2 + 1)), (RV, DV)),
         0),
-    # a power of a product of powers (tactics.LN_EQ: the logarithms compared by field)
+    # a power of a product of powers (coqineq_scripts' exp/ln: exponents compared by field)
     "ln.ntk": (Statement(Eq(_base(s_) ** ((2 - d) / d), 10000 ** ((2 - d) / d) / s_),
                          (SP, DV), (Le(4, d),)), 1),
     "ln.ntk_off": (Statement(Eq(_base(s_) ** ((2 - d) / d), 10000 ** ((2 - d) / d) / s_ ** 2),
@@ -146,8 +146,8 @@ REGISTRY = ("nerf.sines_vanish_on_integers", "nerf.period_two", "nerf.endpoints_
             "nerf.frequencies_geometric_both_families", "fourier.truncated_feature_length",
             "encoding.span_d_over_two_only_at_d4", "rope.ntk_is_default_with_changed_base",
             "motivation.defined_at_every_real_position")
-# (rope.ntk_keeps_highest_divides_lowest_by_factor, checked by tactics.LN_EQ, is not in this
-# batch: its reflection takes about 6 s of its 10 s, too close beside a parallel test worker)
+# (rope.ntk_keeps_highest_divides_lowest_by_factor, checked by coqineq_scripts' exp/ln, is not
+# in this batch: its reflection takes about 6 s of its 10 s, too close beside a test worker)
 
 
 def _sum_in_d() -> Statement:

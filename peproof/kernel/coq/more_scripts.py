@@ -1,10 +1,6 @@
 """More proof-script shapes for :mod:`peproof.kernel.coq.tactics` (one tactic expression each,
 built from the standard library and the library's Ltac; nothing here changes the library).
 
-* :data:`LN_EQ` -- an equation of positive products of powers ``rpow b e`` whose bases are
-  products or variables: the logarithms of both sides, expanded (``ln_mult``, ``ln_Rinv``,
-  ``ln_Rpower``), are equal by ``field`` (NTK's base ``10000 s ** (d/(d-2))`` raised to
-  ``(2-d)/d`` is ``10000**((2-d)/d)/s``);
 * :data:`CONST_SUM` -- a sum whose terms all equal one constant (``sin^2 + cos^2``): each term
   rewritten to it (:data:`PYTH`), then ``zsum_const``'s count; the constant is SymPy's guess
   (:func:`constant_summand`), which the script must confirm term by term.
@@ -14,12 +10,6 @@ from __future__ import annotations
 
 import sympy as sp
 
-#: a positive product, quotient or power (the goals ``ln_inv`` and ``ln_mult`` leave)
-_POS = ("solve [repeat first [ assumption | apply rpow_pos | apply exp_pos "
-        "| apply Rmult_lt_0_compat | apply Rdiv_lt_0_compat | apply Rinv_0_lt_compat | lra ]]")
-LN_EQ = (f"solve [apply ln_inv; [ {_POS} | {_POS} | unfold Rdiv; repeat first [ "
-         f"rewrite ln_mult by {_POS} | rewrite ln_Rinv by {_POS} "
-         "| progress (unfold rpow; rewrite ln_Rpower) ]; field; pe_side ]]")
 #: sin^2 + cos^2 = 1 (``sin2_cos2``) for every angle of the goal, then ``nra``
 PYTH = ("(repeat match goal with |- context [sin ?x] => lazymatch goal with _ : Rsqr (sin x) "
         "+ Rsqr (cos x) = 1 |- _ => fail | _ => pose proof (sin2_cos2 x) end | |- context "

@@ -52,7 +52,8 @@ except ImportError:  # pragma: no cover - before it lands
     _library = None
 from peproof.kernel.coq.bound_scripts import alternatives as bound_first
 from peproof.kernel.coq.bound_scripts import obligation as bound_obligation
-from peproof.kernel.coq.more_scripts import CONST_SUM, LN_EQ, constant_summand
+from peproof.kernel.coq.coqineq_scripts import extra_alternatives, obligation_closer
+from peproof.kernel.coq.more_scripts import CONST_SUM, constant_summand
 from peproof.kernel.coq.periods import TRIG_CONST, period_alternatives
 from peproof.kernel.coq.translate import Binder, Goal, Printer, Untranslatable, domain_props
 
@@ -299,15 +300,20 @@ def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
         return Script(f"first [ {library} | solve [pe_zsum_const]{more} ]", klass,
                       frozenset(needs))
     helpers, uses = _shapes(st, goal, 3)
-    per = [bound_obligation(st, OBLIGATION)] * len(goal.obligations)
+    per = [obligation_closer(o, bound_obligation(st, OBLIGATION)) for o in goal.obligations]
     for j, r in enumerate(st.concl):
         tac, _, _ = _closer(r, goal.printer)
         first = bound_first(st, r, goal)  # error bounds, chords (bound_scripts.py)
         tac = f"first [ {' | '.join(first)} | {tac} ]" if first else tac
         per.append(uses.get(j, tac))
+    extra = extra_alternatives(st, goal, angle_plan)  # coqineq_scripts: a script tried
+    for j, (before, after) in extra.items():  # before the closer puts ours before coqlib's
+        k = len(goal.obligations) + j
+        per[k] = "first [ " + " | ".join(t for t in (before, per[k], after) if t) + " ]"
     pre = "".join(f"{h}; " for h in helpers)
     ours = f"solve [{_dispatch(pre + 'intros; pe_zfacts; ', per)}]"
-    alts = [library, ours] if classes <= {"trig", "algebra"} else [ours, library]
+    alts = [library, ours] if classes <= {"trig", "algebra"} and not any(
+        b for b, _ in extra.values()) else [ours, library]
     return Script("first [ " + "\n  | ".join(alts) + " ]", klass, frozenset(needs))
 
 
@@ -400,8 +406,6 @@ def _closer(r, pr: Printer, quick: bool = False) -> tuple[str, str, set]:
             alts += ["solve [pe_zeq_nra]"]
         if powers:
             alts += ["solve [pe_rpow]", "solve [pe_rpow_norm]"]
-        if re.search(r"rpow (\(|[A-Za-z_])", text):  # a power of a product or a variable:
-            alts.insert(1, LN_EQ)  # first (the alternatives above fail slowly on it)
         if trig:
             alts += ["solve [pe_piZ]"]
         if _has(exprs, sp.floor | sp.Mod):
