@@ -247,6 +247,27 @@ def _coq_library_built_once(tmp_path_factory):
     run.build_library = real
 
 
+# ----------------------------------------------------------------------------- Coq shape batches
+@pytest.fixture(scope="session")
+def coq_shapes():
+    """``run(tmp_path_factory, cases, registry_ids=(), kind="identity", verdicts=None)``: one
+    ``check_claims`` call (one library build, one batch) for the script-shape cases
+    ``{key: (statement, checked?)}`` of tests/test_coq_scripts.py, test_coq_ineq.py and
+    test_coq_error_bounds.py, plus the registry claims ``registry_ids``; ``{key: CoqResult}``."""
+    def run(tmp_path_factory, cases, registry_ids=(), kind="identity", verdicts=None):
+        from peproof import registry
+        from peproof.claims import Claim, Source
+        from peproof.kernel.coq import check
+
+        stmts = {key: st for key, (st, _) in cases.items()}
+        stmts |= {cid: registry.get(cid).statement for cid in registry_ids}
+        claims = [Claim(key, "test", Source("test", "test", "test"), st, kind)
+                  for key, st in stmts.items()]
+        return check.check_claims(claims, verdicts or {},
+                                  cache_dir=tmp_path_factory.mktemp("coq"))
+    return run
+
+
 # ----------------------------------------------------------------------------- references
 def _llama31_thetas(d: int) -> list:
     """Llama 3.1's rope frequencies (base 500000, factor 8, low / high frequency factors 1 / 4,

@@ -22,10 +22,10 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
-from peproof.claims import Claim, Le, Source, Statement, var
+from peproof.claims import Le, Statement, var
 from peproof.families import error_model as em
 from peproof.families import error_model_maps as maps
-from peproof.kernel.coq import check, run
+from peproof.kernel.coq import run
 
 HAVE_COQ = run.coqc() is not None and run.coq_version() is not None
 needs_coq = pytest.mark.skipif(not HAVE_COQ, reason="coqc not installed (make coq installs it)")
@@ -62,15 +62,8 @@ REGISTRY = ("error_model.sin_cos_move_at_most_angle_error", "error_model.scale_s
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory):
-    from peproof import registry
-
-    cases = dict(CASES)
-    for cid in REGISTRY:
-        cases[cid] = (registry.get(cid).statement, 1)
-    claims = [Claim(key, "test", Source("test", "test", "test"), st, "inequality")
-              for key, (st, _) in cases.items()]
-    return check.check_claims(claims, {}, cache_dir=tmp_path_factory.mktemp("coq"))
+def results(tmp_path_factory, coq_shapes):
+    return coq_shapes(tmp_path_factory, CASES, REGISTRY, kind="inequality")
 
 
 @needs_coq

@@ -17,6 +17,9 @@ built with SymPy's evaluation off) with those of the built one.  A condition is:
 A condition of the written relation that the built one lacks, and that SymPy cannot show to hold
 for every value of the declared domains (``x**2 >= 0``: ``sqrt(x**2)`` becoming ``Abs(x)``
 loses nothing), is reported: the statement is refused with the term and the condition named.
+The check is conservative: it reads neither the hypotheses (``x/x == 1`` is refused under
+``--assume x != 0`` too) nor a sum's range (``Sum(q/q, (q, 1, n))`` is refused though
+``q >= 1``); such a statement is stated as SymPy builds it, the condition as a hypothesis.
 """
 
 from __future__ import annotations
