@@ -153,3 +153,125 @@ Ltac pe_sem_feed H :=
   repeat match type of H with
   | ?A -> _ => let a := fresh "pe_a" in assert (a : A) by pe_sem_prem; specialize (H a)
   end.
+
+(** ** Case split (goals without a real form: Piecewise)
+
+    [pe_cases]: every decision of the goal and the hypotheses split ([pe_dec]), then each
+    branch closed as an integer goal ([pe_zlia]: the real terms of integers folded back into
+    [Z], [lia] with Z's division and remainder) or as a real one ([lra], [nra], [field]). *)
+Ltac pe_izr_fold :=
+  repeat match goal with
+  | |- context [IZR ?a + IZR ?b] => rewrite <- (plus_IZR a b)
+  | |- context [IZR ?a - IZR ?b] => rewrite <- (minus_IZR a b)
+  | |- context [IZR ?a * IZR ?b] => rewrite <- (mult_IZR a b)
+  | |- context [- IZR ?a] => rewrite <- (opp_IZR a)
+  | |- context [Int_part (IZR ?a / IZR (Zpos ?p))] => rewrite (Int_part_div a p)
+  | H : context [IZR ?a + IZR ?b] |- _ => rewrite <- (plus_IZR a b) in H
+  | H : context [IZR ?a - IZR ?b] |- _ => rewrite <- (minus_IZR a b) in H
+  | H : context [IZR ?a * IZR ?b] |- _ => rewrite <- (mult_IZR a b) in H
+  | H : context [- IZR ?a] |- _ => rewrite <- (opp_IZR a) in H
+  | H : context [Int_part (IZR ?a / IZR (Zpos ?p))] |- _ => rewrite (Int_part_div a p) in H
+  end.
+
+Ltac pe_zrel :=
+  repeat match goal with
+  | H : IZR _ = IZR _ |- _ => apply eq_IZR in H
+  | H : IZR _ < IZR _ |- _ => apply lt_IZR in H
+  | H : IZR _ <= IZR _ |- _ => apply le_IZR in H
+  | H : IZR ?a <> IZR ?b |- _ =>
+      assert ((a <> b)%Z) by (let E := fresh in intro E; apply H; rewrite E; reflexivity);
+      clear H
+  | H : ~ IZR ?a < IZR ?b |- _ => apply Rnot_lt_le in H
+  | H : ~ IZR ?a <= IZR ?b |- _ => apply Rnot_le_lt in H
+  end.
+
+(** Integer variables between 0 and 1 replaced by each value. *)
+Ltac pe_small :=
+  repeat match goal with
+  | H1 : (0 <= ?v)%Z, H2 : (?v <= 1)%Z |- _ =>
+      is_var v; destruct (Z.eq_dec v 0); [subst v | assert (v = 1)%Z by lia; subst v]
+  end.
+
+Ltac pe_zlia :=
+  pe_izr_fold; pe_zrel;
+  first [ apply IZR_eq | apply IZR_le | apply IZR_lt | apply IZR_neq | idtac ];
+  Z.div_mod_to_equations; first [ lia | nia | solve [pe_small; nia] ].
+
+(** Real branches: each inverse [/ x] of the goal and the hypotheses with [x * / x = 1] (and
+    [0 < / x] where [x] is positive), for [nra]; the bases of powers made equal ([field]) and
+    a power of [1] evaluated. *)
+Ltac pe_rinv :=
+  unfold Rdiv in *;
+  repeat match goal with
+  | |- context [/ ?x] =>
+      lazymatch goal with _ : x * / x = 1 |- _ => fail | _ =>
+        assert (x * / x = 1) by (field; first [ lra | nra ]);
+        try (assert (0 < / x) by (apply Rinv_0_lt_compat; first [ lra | nra ])) end
+  | H : context [/ ?x] |- _ =>
+      lazymatch goal with _ : x * / x = 1 |- _ => fail | _ =>
+        assert (x * / x = 1) by (field; first [ lra | nra ]);
+        try (assert (0 < / x) by (apply Rinv_0_lt_compat; first [ lra | nra ])) end
+  end.
+
+Lemma rpow_1_base : forall e, rpow 1 e = 1.
+Proof. intro e; unfold rpow, Rpower; rewrite ln_1, Rmult_0_r; apply exp_0. Qed.
+
+Ltac pe_rbase :=
+  repeat rewrite rpow_mult;
+  repeat match goal with
+  | |- context [rpow ?a _] =>
+      assert_fails (constr_eq a 1); replace a with 1 by (field; first [ lra | nra ])
+  | |- context [rpow ?a _] =>
+      match goal with |- context [rpow ?b _] =>
+        assert_fails (constr_eq a b); replace a with b by (field; first [ lra | nra ]) end
+  end;
+  rewrite ?rpow_1_base, ?sqrt_1.
+
+(** Facts for [nra]: every power positive, every root of a positive number positive, the
+    products of two positive atoms positive, and a comparison of two quotients of one positive
+    numerator ([a / x < a / y]) turned into the comparison of the denominators. *)
+Lemma div_lt_swap : forall a x y, 0 < a -> 0 < x -> 0 < y -> a / x < a / y -> y < x.
+Proof.
+  intros a x y Ha Hx Hy H; apply Rnot_le_lt; intro Hle; apply (Rlt_not_le _ _ H).
+  unfold Rdiv; apply Rmult_le_compat_l; [lra|]; destruct Hle as [Hlt|E];
+    [left; apply Rinv_lt_contravar; nra | subst; lra].
+Qed.
+
+Ltac pe_pos_facts :=
+  repeat match goal with
+  | |- context [rpow ?b ?e] =>
+      lazymatch goal with _ : 0 < rpow b e |- _ => fail | _ => pose proof (rpow_pos b e) end
+  | H : context [rpow ?b ?e] |- _ =>
+      lazymatch goal with _ : 0 < rpow b e |- _ => fail | _ => pose proof (rpow_pos b e) end
+  end;
+  repeat match goal with
+  | H : context [sqrt ?x] |- _ =>
+      lazymatch goal with _ : 0 < sqrt x |- _ => fail | _ =>
+        assert (0 < sqrt x) by (apply sqrt_lt_R0; lra) end
+  | |- context [sqrt ?x] =>
+      lazymatch goal with _ : 0 < sqrt x |- _ => fail | _ =>
+        assert (0 < sqrt x) by (apply sqrt_lt_R0; lra) end
+  | H : ?a / ?x < ?a / ?y |- _ =>
+      apply div_lt_swap in H; [ | lra | lra | lra ]
+  end.
+
+Ltac pe_prod_hints :=
+  repeat match goal with
+  | H1 : 0 < ?a, H2 : 0 < ?b |- _ =>
+      lazymatch a with _ * _ => fail | _ => idtac end;
+      lazymatch b with _ * _ => fail | _ => idtac end;
+      assert_fails (constr_eq a b);
+      lazymatch goal with
+      | _ : 0 < a * b |- _ => fail | _ : 0 < b * a |- _ => fail
+      | _ => assert (0 < a * b) by (apply Rmult_lt_0_compat; assumption) end
+  end.
+
+Ltac pe_case_close :=
+  first [ solve [pe_zlia] | solve [lra] | solve [pe_zfacts; lra] | solve [field; lra]
+        | solve [pe_zfacts; nra] | solve [pe_zfacts; pe_rinv; nra]
+        | solve [pe_rbase; first [ reflexivity | field; lra | lra ]]
+        | solve [pe_rbase; pe_rinv; nra]
+        | solve [rewrite ?rpow_opp; field; repeat split; first [ apply rpow_neq_0 | lra ]]
+        | solve [pe_pos_facts; pe_rinv; pe_pos_facts; pe_prod_hints; nra] ].
+
+Ltac pe_cases := pe_split; pe_dec; pe_split.

@@ -28,6 +28,7 @@ ZRELS = {k + "Z": v for k, v in SRELS.items()}
 SUN = {"osin": sp.sin, "ocos": sp.cos, "otan": sp.tan, "oexp": sp.exp, "oln": sp.log,
        "osqrt": sp.sqrt, "oabs": sp.Abs, "oatan": sp.atan, "ofloor": sp.floor,
        "oceil": sp.ceiling, "oopp": lambda a: -a}
+SCONDS = {"oltb": sp.Lt, "oleb": sp.Le, "oeqb": sp.Eq, "oneb": sp.Ne}
 SBIN = {"oadd": lambda a, b: a + b, "osub": lambda a, b: a - b, "omul": lambda a, b: a * b,
         "odiv": lambda a, b: a / b, "opow": sp.Pow, "omax": sp.Max, "omin": sp.Min,
         "omod": sp.Mod}
@@ -398,7 +399,59 @@ class _P:
             else:
                 self.sym[idx] = old
             return sp.Sum(body, (i, lo, hi))
+        if tok == "opw":
+            return sp.Piecewise(*self._branches())
+        if tok in ("ofloorZ", "omodZ"):  # Sem.v's ofloorZ_ofloor, omodZ_omod
+            z = self.zatom()
+            p = self._positive()
+            return sp.floor(z / p) if tok == "ofloorZ" else sp.Mod(z, p)
         raise ParseError(f"not a Sem.v term: {tok!r}")
+
+    def _branches(self):
+        """``(cons (c, v) rest)`` or ``nil``: Piecewise's (value, condition) pairs."""
+        if self.peek() == "nil":
+            self.take()
+            return []
+        self.take("(")
+        self.take("cons")
+        self.take("(")
+        c = self.scond()
+        self.take(",")
+        v = self.sterm()
+        self.take(")")
+        rest = self._branches()
+        self.take(")")
+        return [(v, c)] + rest
+
+    def scond(self):
+        """A Sem.v condition (``option bool``) as SymPy's boolean."""
+        tok = self.take()
+        if tok == "Some":
+            b = self.take()
+            if b not in ("true", "false"):
+                raise ParseError(f"a boolean expected, got {b!r}")
+            return sp.true if b == "true" else sp.false
+        if tok in SCONDS:
+            a = self.sarg_or_atom()
+            return SCONDS[tok](a, self.sarg_or_atom())
+        if tok[:-1] in SCONDS and tok.endswith("Z"):
+            a = self.zatom()
+            return SCONDS[tok[:-1]](a, self.zatom())
+        if tok in ("oand", "oor"):
+            a = self._carg()
+            return (sp.And if tok == "oand" else sp.Or)(a, self._carg())
+        if tok == "onot":
+            return sp.Not(self._carg())
+        if tok == "oite":
+            c, a = self._carg(), self._carg()
+            return sp.ITE(c, a, self._carg())
+        raise ParseError(f"not a Sem.v condition: {tok!r}")
+
+    def _carg(self):
+        self.take("(")
+        c = self.scond()
+        self.take(")")
+        return c
 
     def _positive(self):
         tok = self.take()

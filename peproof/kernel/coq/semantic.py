@@ -50,10 +50,15 @@ class SemPrinter:
     """The ``Sem.v`` text of expressions and relations, under the names of a real printer
     ``pr`` (its variables, integer variables and taken identifiers)."""
 
-    def __init__(self, pr, name_of, is_sum):
+    def __init__(self, pr, name_of, is_sum, cases=None, zforms=False):
         self.pr = pr
         self.name_of = name_of  # the real printer's naming rule (name, taken) -> identifier
         self.is_sum = is_sum  # SymPy nodes whose meaning is Sum's
+        # the printer of Piecewise and conditions (peproof.kernel.coq.sem_piecewise), None:
+        # Piecewise is unprintable
+        self.cases = cases
+        # floor(a/p), Mod(a, p) of integer terms as Z's division (goals proved by case split)
+        self.zforms = zforms
 
     def relation(self, r) -> str:
         if r.op not in SREL:
@@ -99,11 +104,17 @@ class SemPrinter:
             for a in e.args[1:]:
                 out = f"{head} {_a(out)} {_a(self.term(a))}"
             return out
+        if isinstance(e, sp.Piecewise) and self.cases is not None:
+            return self.cases.piecewise(self, e)
         if f is sp.floor:
-            return f"ofloor {_a(self.term(e.args[0]))}"
+            z = self.cases.zfloor(self, e) if self.zforms else None
+            return z or f"ofloor {_a(self.term(e.args[0]))}"
         if f is sp.ceiling:
             return f"oceil {_a(self.term(e.args[0]))}"
         if f is sp.Mod:
+            z = self.cases.zmod(self, e) if self.zforms else None
+            if z:
+                return z
             a, b = (self.term(x) for x in e.args)
             return f"omod {_a(a)} {_a(b)}"
         raise Unprintable(f"{f.__name__}")

@@ -53,6 +53,7 @@ from math import lcm
 import sympy as sp
 
 from peproof.claims import INT_DOMAINS, Rel, Statement
+from peproof.kernel.coq import sem_piecewise
 from peproof.kernel.coq.semantic import SemPrinter, Unprintable, den_factor
 
 
@@ -106,6 +107,9 @@ class Goal:
     printer: Printer | None = None  # the printer (its names), for the proof scripts
     sem_hyps: tuple[str, ...] = ()  # the hypotheses in Sem.v's functions (their meaning)
     sem_concls: tuple[str, ...] = ()  # the conclusions in Sem.v's functions
+    # False: no real goal (real_text and its parts are empty); the theorem is proved by case
+    # split on its own terms (Piecewise)
+    real: bool = True
 
     @property
     def text(self) -> str:
@@ -235,24 +239,37 @@ def translate(st: Statement) -> Goal:
     dom = []
     for b in binders:
         dom.extend(domain_props(b, st.quant))
-    def_h, hyps = [], []
-    for h in st.hyps:
-        s, obl = pr.relation(h)
-        def_h.extend(o for o in obl if o not in def_h)
-        hyps.append(s)
-    obls, concls = [], []
-    for c in st.concl:
-        s, obl = pr.relation(c)
-        obls.extend(o for o in obl if o not in obls and o not in def_h)
-        concls.append(s)
-    sp_ = SemPrinter(pr, coq_name, _sum_alias)
+    def_h, hyps, obls, concls = [], [], [], []
+    real = True
+    try:
+        for h in st.hyps:
+            s, obl = pr.relation(h)
+            def_h.extend(o for o in obl if o not in def_h)
+            hyps.append(s)
+        for c in st.concl:
+            s, obl = pr.relation(c)
+            obls.extend(o for o in obl if o not in obls and o not in def_h)
+            concls.append(s)
+    except Untranslatable:
+        # no real goal (Piecewise has none): the theorem alone, proved by case split
+        # (peproof.kernel.coq.case_scripts), when Sem.v can state it
+        if not _has_piecewise(st):
+            raise
+        real = False
+        def_h, hyps, obls, concls = [], [], [], []
+    sp_ = SemPrinter(pr, coq_name, _sum_alias, cases=sem_piecewise, zforms=not real)
     try:
         sem_h = tuple(sp_.relation(h) for h in st.hyps)
         sem_c = tuple(sp_.relation(c) for c in st.concl)
     except Unprintable as exc:
         raise Untranslatable(str(exc)) from None
     return Goal(st.quant, tuple(binders), tuple(dom), tuple(def_h), tuple(hyps), tuple(obls),
-                tuple(concls), names, frozenset(pr.heads), pr, sem_h, sem_c)
+                tuple(concls), names, frozenset(pr.heads), pr, sem_h, sem_c, real)
+
+
+def _has_piecewise(st: Statement) -> bool:
+    return any(side.has(sp.Piecewise) for r in st.concl + st.hyps for side in (r.lhs, r.rhs)
+               if isinstance(side, sp.Basic))
 
 
 def domain_props(b: Binder, quant: str) -> list[str]:

@@ -124,6 +124,64 @@ Definition osum (a b : oR) (f : Z -> oR) : oR :=
   | _, _ => None
   end.
 
+(** ** Piecewise and its conditions (SymPy's [Piecewise], [And], [Or], [Not], [ITE])
+
+    A condition denotes an [option bool]: [None] exactly where SymPy raises instead of
+    deciding it (an order relation with an undefined or non-real side: "Invalid comparison").
+    [And] is false as soon as one argument is false, even when another one raises (SymPy's
+    [And._eval_subs]), [Or] dually; [Not] and [ITE] are strict.  [Piecewise((v1, c1), ...)]
+    is the value of the first branch whose condition is true; a condition that raises before
+    it, or no true condition, is undefined (SymPy: an exception, [nan]); the branches after
+    the chosen one are never evaluated (SymPy stops at the first true condition).
+    [Eq]/[Ne] with an undefined side are decided by SymPy ([Eq(zoo, 0)] is false): the printer
+    prints them only between terms of total operations, where [oeqb] and SymPy agree. *)
+Definition oB := option bool.
+Definition oltb (a b : oR) : oB :=
+  match a, b with Some x, Some y => Some (if Rlt_dec x y then true else false) | _, _ => None end.
+Definition oleb (a b : oR) : oB :=
+  match a, b with Some x, Some y => Some (if Rle_dec x y then true else false) | _, _ => None end.
+Definition oeqb (a b : oR) : oB :=
+  match a, b with Some x, Some y => Some (if Req_EM_T x y then true else false) | _, _ => None end.
+Definition oneb (a b : oR) : oB :=
+  match a, b with Some x, Some y => Some (if Req_EM_T x y then false else true) | _, _ => None end.
+Definition onot (p : oB) : oB := match p with Some b => Some (negb b) | None => None end.
+Definition oand (p q : oB) : oB :=
+  match p, q with
+  | Some false, _ => Some false
+  | _, Some false => Some false
+  | Some true, Some true => Some true
+  | _, _ => None
+  end.
+Definition oor (p q : oB) : oB :=
+  match p, q with
+  | Some true, _ => Some true
+  | _, Some true => Some true
+  | Some false, Some false => Some false
+  | _, _ => None
+  end.
+Definition oite (c p q : oB) : oB :=
+  match c, p, q with
+  | Some true, Some _, Some _ => p
+  | Some false, Some _, Some _ => q
+  | _, _, _ => None
+  end.
+Fixpoint opw (l : list (oB * oR)) : oR :=
+  match l with
+  | nil => None
+  | cons (c, v) rest => match c with Some true => v | Some false => opw rest | None => None end
+  end.
+
+(** Conditions between integer terms (the printer's special form): the test of [Z]. *)
+Definition oltbZ (a b : Z) : oB := Some (a <? b)%Z.
+Definition olebZ (a b : Z) : oB := Some (a <=? b)%Z.
+Definition oeqbZ (a b : Z) : oB := Some (a =? b)%Z.
+Definition onebZ (a b : Z) : oB := Some (negb (a =? b))%Z.
+
+(** [floor (a / p)] and [Mod(a, p)] of an integer term [a] at a positive integer literal [p]
+    (the printer's special forms, [ofloorZ_ofloor], [omodZ_omod] below). *)
+Definition ofloorZ (a : Z) (p : positive) : oR := oZ (a / Zpos p)%Z.
+Definition omodZ (a : Z) (p : positive) : oR := oZ (a mod Zpos p)%Z.
+
 (** ** Relations: false when a side is undefined *)
 Definition oeq (a b : oR) : Prop := match a, b with Some x, Some y => x = y | _, _ => False end.
 Definition one (a b : oR) : Prop := match a, b with Some x, Some y => x <> y | _, _ => False end.
@@ -242,6 +300,74 @@ Proof.
   unfold rpow, Rpower; rewrite ln_exp, Rmult_1_r; reflexivity.
 Qed.
 
+Lemma oltbZ_oltb : forall a b, oltbZ a b = oltb (oZ a) (oZ b).
+Proof.
+  intros a b; unfold oltbZ, oltb, oZ; f_equal.
+  destruct (Z.ltb_spec a b) as [Hz|Hz], (Rlt_dec (IZR a) (IZR b)) as [H|H]; try reflexivity.
+  - exfalso; apply H, IZR_lt; assumption.
+  - apply lt_IZR in H; lia.
+Qed.
+
+Lemma olebZ_oleb : forall a b, olebZ a b = oleb (oZ a) (oZ b).
+Proof.
+  intros a b; unfold olebZ, oleb, oZ; f_equal.
+  destruct (Z.leb_spec a b) as [Hz|Hz], (Rle_dec (IZR a) (IZR b)) as [H|H]; try reflexivity.
+  - exfalso; apply H, IZR_le; assumption.
+  - apply le_IZR in H; lia.
+Qed.
+
+Lemma oeqbZ_oeqb : forall a b, oeqbZ a b = oeqb (oZ a) (oZ b).
+Proof.
+  intros a b; unfold oeqbZ, oeqb, oZ; f_equal.
+  destruct (Z.eqb_spec a b) as [Hz|Hz], (Req_EM_T (IZR a) (IZR b)) as [H|H]; try reflexivity.
+  - subst; exfalso; apply H; reflexivity.
+  - apply eq_IZR in H; contradiction.
+Qed.
+
+Lemma onebZ_oneb : forall a b, onebZ a b = oneb (oZ a) (oZ b).
+Proof.
+  intros a b; unfold onebZ, oneb, oZ; pose proof (oeqbZ_oeqb a b) as E;
+  unfold oeqbZ, oeqb, oZ in E; injection E as E; rewrite E.
+  destruct (Req_EM_T (IZR a) (IZR b)); reflexivity.
+Qed.
+
+Lemma Int_part_div : forall a p, Int_part (IZR a / IZR (Zpos p)) = (a / Zpos p)%Z.
+Proof.
+  intros a p.
+  assert (Hp : (0 < Zpos p)%Z) by lia.
+  pose proof (Z.div_mod a (Zpos p) ltac:(lia)) as Ha.
+  pose proof (Z.mod_pos_bound a (Zpos p) Hp) as Hr.
+  assert (Hp' : 0 < IZR (Zpos p)) by (apply IZR_lt; lia).
+  assert (Hx : IZR a / IZR (Zpos p) = IZR (a / Zpos p) + IZR (a mod Zpos p) / IZR (Zpos p)).
+  { rewrite Ha at 1; rewrite plus_IZR, mult_IZR; field; lra. }
+  assert (H0 : 0 <= IZR (a mod Zpos p) / IZR (Zpos p) < 1).
+  { split.
+    - apply Rmult_le_pos; [apply IZR_le; lia | left; apply Rinv_0_lt_compat; exact Hp'].
+    - apply (Rmult_lt_reg_r (IZR (Zpos p))); [exact Hp'|].
+      unfold Rdiv; rewrite Rmult_assoc, Rinv_l, Rmult_1_r, Rmult_1_l by lra.
+      apply IZR_lt; lia. }
+  unfold Int_part; rewrite Hx.
+  assert (Hu : up (IZR (a / Zpos p) + IZR (a mod Zpos p) / IZR (Zpos p)) = (a / Zpos p + 1)%Z).
+  { symmetry; apply tech_up; rewrite plus_IZR; lra. }
+  rewrite Hu; lia.
+Qed.
+
+Lemma ofloorZ_ofloor : forall a p, ofloorZ a p = ofloor (odivp (oZ a) p).
+Proof.
+  intros a p; unfold ofloorZ, ofloor, odivp, olift, oZ; rewrite Int_part_div; reflexivity.
+Qed.
+
+Lemma omodZ_omod : forall a p, omodZ a p = omod (oZ a) (Some (IZR (Zpos p))).
+Proof.
+  intros a p; unfold omodZ, omod, oZ.
+  destruct (Req_EM_T (IZR (Zpos p)) 0) as [E|E]; [apply eq_IZR in E; discriminate E|].
+  rewrite Int_part_div; f_equal.
+  pose proof (Z.div_mod a (Zpos p) ltac:(lia)) as Ha.
+  assert (IZR a = IZR (Zpos p) * IZR (a / Zpos p) + IZR (a mod Zpos p))
+    by (rewrite <- mult_IZR, <- plus_IZR; f_equal; exact Ha).
+  lra.
+Qed.
+
 (** ** Reflection: the semantic goal into the real-number goal the scripts prove
 
     [pe_dec] case-splits every decision of the goal and of the hypotheses ([Req_EM_T],
@@ -287,16 +413,18 @@ Proof.
 Qed.
 
 Ltac pe_cbn :=
-  unfold isZ, oeqZ, oneZ, oleZ, oltZ in *;
+  unfold isZ, oeqZ, oneZ, oleZ, oltZ, ofloorZ, omodZ in *;
   cbn [oZ oadd osub omul oopp olift osin ocos oexp oatan oabs ofloor oceil omax omin opown
-       odiv osqrt oln otan omod opow opowZ oeq one ole olt isZ odivp osqrtp opowp] in *.
+       odiv osqrt oln otan omod opow opowZ oeq one ole olt isZ odivp osqrtp opowp
+       oltb oleb oeqb oneb onot oand oor oite opw oltbZ olebZ oeqbZ
+       onebZ ofloorZ omodZ negb] in *.
 
 (** The goal's operations evaluated, the goal only: a statement whose operations are all
     total reduces to a real-number proposition. *)
 Ltac pe_cbn_goal :=
   unfold oeqZ, oneZ, oleZ, oltZ;
   cbn [oZ oadd osub omul oopp olift osin ocos oexp oatan oabs ofloor oceil omax omin opown
-       odivp osqrtp opowp oeq one ole olt].
+       odivp osqrtp opowp oeq one ole olt ofloorZ omodZ].
 
 Lemma not_int : forall z p r : Z, (0 < r)%Z -> (p mod r <> 0)%Z -> IZR z * IZR r <> IZR p.
 Proof.
@@ -347,8 +475,12 @@ Ltac pe_dec :=
     | |- context [Rlt_dec ?a ?b] => destruct (Rlt_dec a b)
     | |- context [Rle_dec ?a ?b] => destruct (Rle_dec a b)
     | |- context [(?a <? ?b)%Z] => destruct (Z.ltb_spec a b)
+    | |- context [(?a <=? ?b)%Z] => destruct (Z.leb_spec a b)
+    | |- context [(?a =? ?b)%Z] => destruct (Z.eqb_spec a b)
     | H : context [Req_EM_T ?a ?b] |- _ => destruct (Req_EM_T a b)
     | H : context [Rlt_dec ?a ?b] |- _ => destruct (Rlt_dec a b)
     | H : context [Rle_dec ?a ?b] |- _ => destruct (Rle_dec a b)
     | H : context [(?a <? ?b)%Z] |- _ => destruct (Z.ltb_spec a b)
+    | H : context [(?a <=? ?b)%Z] |- _ => destruct (Z.leb_spec a b)
+    | H : context [(?a =? ?b)%Z] |- _ => destruct (Z.eqb_spec a b)
     end; pe_cbn).
