@@ -233,6 +233,15 @@ CASES = {
     "pw.ramp_false": (Statement(Le(sp.Piecewise((0, s < 1), (1, s > 32), (s / 31, True)), R(1, 2)),
                              (SV,)), False),
 }
+v, VV = var("v", "real")
+w, WV = var("w", "real")
+CASES |= {
+    # a Piecewise equal to Max (pe_piece_split: Rmax's cases); the twin says Min
+    "pw.max": (Statement(Eq(sp.Piecewise((v, v > w), (w, True)), sp.Max(v, w)), (VV, WV)),
+               True),
+    "pw.max_false": (Statement(Eq(sp.Piecewise((v, v > w), (w, True)), sp.Min(v, w)),
+                               (VV, WV)), False),
+}
 REGISTRY = ("index.sin_cos_maps_are_inverse", "index.interleaved_to_split_is_bijection",
             "rope.half_from_interleaved_is_encoding_reordering",
             "rope.dynamic_ntk_factor_is_length_ratio")

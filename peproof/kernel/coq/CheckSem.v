@@ -266,8 +266,19 @@ Ltac pe_prod_hints :=
       | _ => assert (0 < a * b) by (apply Rmult_lt_0_compat; assumption) end
   end.
 
+(** [Rabs], [Rmax], [Rmin] split into their cases, roots nonnegative. *)
+Ltac pe_piece_split :=
+  unfold Rmax, Rmin, Rabs in *;
+  repeat match goal with
+  | |- context [Rle_dec ?a ?b] => destruct (Rle_dec a b)
+  | |- context [Rcase_abs ?x] => destruct (Rcase_abs x)
+  | |- context [sqrt ?x] =>
+      lazymatch goal with _ : 0 <= sqrt x |- _ => fail | _ => pose proof (sqrt_pos x) end
+  end.
+
 Ltac pe_case_close :=
   first [ solve [pe_zlia] | solve [lra] | solve [pe_zfacts; lra] | solve [field; lra]
+        | solve [pe_piece_split; lra]
         | solve [pe_zfacts; nra] | solve [pe_zfacts; pe_rinv; nra]
         | solve [pe_rbase; first [ reflexivity | field; lra | lra ]]
         | solve [pe_rbase; pe_rinv; nra]
