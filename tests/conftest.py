@@ -253,8 +253,10 @@ def coq_shapes():
     """``run(tmp_path_factory, cases, registry_ids=(), kind="identity", verdicts=None)``: one
     ``check_claims`` call (one library build, one batch) for the script-shape cases
     ``{key: (statement, checked?)}`` of tests/test_coq_scripts.py, test_coq_ineq.py and
-    test_coq_error_bounds.py, plus the registry claims ``registry_ids``; ``{key: CoqResult}``."""
-    def run(tmp_path_factory, cases, registry_ids=(), kind="identity", verdicts=None):
+    test_coq_error_bounds.py, plus the registry claims ``registry_ids``; ``{key: CoqResult}``.
+    ``cache_dir``: a cache an earlier call built (its compiled library reused)."""
+    def run(tmp_path_factory, cases, registry_ids=(), kind="identity", verdicts=None,
+            cache_dir=None):
         from peproof import registry
         from peproof.claims import Claim, Source
         from peproof.kernel.coq import check
@@ -264,7 +266,7 @@ def coq_shapes():
         claims = [Claim(key, "test", Source("test", "test", "test"), st, kind)
                   for key, st in stmts.items()]
         return check.check_claims(claims, verdicts or {},
-                                  cache_dir=tmp_path_factory.mktemp("coq"))
+                                  cache_dir=cache_dir or tmp_path_factory.mktemp("coq"))
     return run
 
 
