@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from peproof.claims import Claim
-from peproof.kernel.coq import run, semantic, tactics, translate
+from peproof.kernel.coq import integral_scripts, run, semantic, tactics, translate
 
 CHECKED = "checked in Coq"
 #: the largest goal a proof script is run on: the 400 KB goals checked take under 10 s; the one
@@ -98,8 +98,9 @@ def plan(claim: Claim, verdict: dict | None) -> tuple[run.Job | None, CoqResult 
             raise tactics.NoScript(
                 f"the goal is {len(goal.text) // 1000} KB, over the {MAX_GOAL_CHARS // 1000} KB "
                 "a script is given (a 745 KB goal never finished in its 60 s)")
-        script = tactics.script_for(st, goal, refuted=refuted,
-                                    witness=(verdict or {}).get("witness"))
+        script = None if refuted else integral_scripts.script_for(st, goal)  # PiIntegral, Delta
+        script = script or tactics.script_for(st, goal, refuted=refuted,
+                                              witness=(verdict or {}).get("witness"))
     except tactics.NoScript as exc:
         return None, not_checked(f"no proof script: {exc}{_outside(verdict)}", lemma=lemma,
                                  goal=goal.text, what="negation" if refuted else "statement",
@@ -111,6 +112,8 @@ def plan(claim: Claim, verdict: dict | None) -> tuple[run.Job | None, CoqResult 
         vals = tactics.point_values(st, goal, (verdict or {})["witness"]["point"])
         limits = semantic.sum_limits_at(st, (verdict or {})["witness"]["point"])
         proof = semantic.negation_script(goal, vals, script.text, limits)
+    elif script.klass == "integral":  # a proof of the theorem itself (no real goal)
+        proof = script.text
     else:
         proof = semantic.forward_script(goal, script.text)
     job = run.Job(claim.id, lemma + ("_negation" if refuted else ""), text, proof,

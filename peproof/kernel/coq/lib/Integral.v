@@ -1,0 +1,180 @@
+(** * Integral: the meaning of [Delta] and [PiIntegral] (peproof/engines/objects.py)
+
+    Two nodes of the statement language beyond SymPy's own, each ONE function of type
+    [option R], as in [Sem.v]:
+
+    - [odelta p q] ([Delta(p, q)], the Iverson bracket [p = q]): defined exactly when both
+      arguments are defined and are integers (peproof/engines/wellformed.py makes an
+      integer-valued argument a side condition of every [Delta]: a non-integer argument is
+      ill formed, never given a value), then [1] when they are equal and [0] otherwise.
+      The printer's special form [odeltaZ] (two integer terms) is proved equal to it
+      ([odeltaZ_odelta]).
+    - [oint f] ([PiIntegral(f, x)], the integral of [f] over [[-pi, pi]] in [x]; [f] the
+      integrand as a function of [x], its own definedness included): defined exactly when
+      the integrand is defined at EVERY point of [[-PI, PI]] (the engines' side conditions of
+      the integrand are required on the whole interval) and Riemann integrable there
+      (Coquelicot's [ex_RInt]); then Coquelicot's [RInt] over [[-PI, PI]].  The case split
+      is [sig_not_dec] (one of the reals' axioms): [oint_Some] / [oint_None] state the
+      definedness as an equivalence.
+
+    The integrals are proved by the fundamental theorem of calculus: a trigonometric
+    polynomial in [x] with integer frequencies ([tp]: constants, [c cos (k x)], [c sin (k x)],
+    sums) has the integral [tp_int] ([tp_RInt]: antiderivatives [sin (k x) / k],
+    [- cos (k x) / k], and [sin (k PI) = 0] for an integer [k]), and [oint_tp] turns an
+    integrand equal to one everywhere into that value.  A printed script proves the
+    integrand's identity (product to sum) pointwise; nothing here guesses integrability.
+*)
+
+From Coq Require Import ZArith Reals Lia Lra.
+From Coq Require Import ClassicalDedekindReals.
+From Coquelicot Require Import Hierarchy Continuity Derive RInt RInt_analysis AutoDerive.
+From PEProof Require Import Defs Sem.
+Open Scope R_scope.
+
+(** ** Delta *)
+Definition odelta (a b : oR) : oR :=
+  match a, b with
+  | Some x, Some y =>
+      if isZ x then if isZ y then Some (if Req_EM_T x y then 1 else 0) else None else None
+  | _, _ => None
+  end.
+
+Definition odeltaZ (p q : Z) : oR := Some (if Z.eq_dec p q then 1 else 0).
+
+Lemma odeltaZ_odelta : forall p q, odeltaZ p q = odelta (oZ p) (oZ q).
+Proof.
+  intros p q; unfold odeltaZ, odelta, oZ; rewrite !isZ_IZR.
+  destruct (Req_EM_T (IZR p) (IZR q)) as [E|E]; destruct (Z.eq_dec p q) as [H|H];
+    try reflexivity; [apply eq_IZR in E; congruence | subst; congruence].
+Qed.
+
+(** ** PiIntegral *)
+Definition oval (f : R -> oR) (x : R) : R := match f x with Some v => v | None => 0 end.
+
+Definition pint_ok (f : R -> oR) : Prop :=
+  (forall x, - PI <= x <= PI -> f x <> None) /\ ex_RInt (oval f) (- PI) PI.
+
+Definition oint (f : R -> oR) : oR :=
+  if sig_not_dec (pint_ok f) then Some (RInt (oval f) (- PI) PI) else None.
+
+Lemma oint_Some : forall f, pint_ok f -> oint f = Some (RInt (oval f) (- PI) PI).
+Proof. intros f H; unfold oint; destruct (sig_not_dec (pint_ok f)) as [_|N]; tauto. Qed.
+
+Lemma oint_None : forall f, ~ pint_ok f -> oint f = None.
+Proof. intros f H; unfold oint; destruct (sig_not_dec (pint_ok f)) as [N|_]; tauto. Qed.
+
+Lemma PI_bounds : - PI < PI /\ Rmin (- PI) PI = - PI /\ Rmax (- PI) PI = PI.
+Proof.
+  pose proof PI_RGT_0; split; [lra|]; unfold Rmin, Rmax.
+  destruct (Rle_dec (- PI) PI); split; lra.
+Qed.
+
+(** An integrand defined everywhere on the interval with the values of [g]: its integral is
+    [g]'s. *)
+Lemma oint_is_RInt : forall f g v, (forall x, - PI <= x <= PI -> f x = Some (g x)) ->
+  is_RInt g (- PI) PI v -> oint f = Some v.
+Proof.
+  intros f g v Hf Hg; destruct PI_bounds as [Hl [Hmin Hmax]].
+  assert (E : forall x, Rmin (- PI) PI < x < Rmax (- PI) PI -> g x = oval f x).
+  { intros x Hx; rewrite Hmin, Hmax in Hx; unfold oval; rewrite Hf by lra; reflexivity. }
+  assert (Hv : is_RInt (oval f) (- PI) PI v) by (apply (is_RInt_ext g); assumption).
+  rewrite oint_Some.
+  - f_equal; apply is_RInt_unique; exact Hv.
+  - split; [intros x Hx; rewrite Hf by exact Hx; discriminate | exists v; exact Hv].
+Qed.
+
+(** ** Trigonometric polynomials with integer frequencies *)
+Inductive tp := TK (c : R) | TC (c : R) (k : Z) | TS (c : R) (k : Z) | TA (a b : tp).
+
+Fixpoint tp_den (t : tp) (x : R) : R :=
+  match t with
+  | TK c => c
+  | TC c k => c * cos (x * IZR k)
+  | TS c k => c * sin (x * IZR k)
+  | TA a b => tp_den a x + tp_den b x
+  end.
+
+Fixpoint tp_int (t : tp) : R :=
+  match t with
+  | TK c => 2 * PI * c
+  | TC c k => if Z.eq_dec k 0 then 2 * PI * c else 0
+  | TS _ _ => 0
+  | TA a b => tp_int a + tp_int b
+  end.
+
+Lemma sin_kPI : forall k : Z, sin (PI * IZR k) = 0.
+Proof. intro k; apply sin_eq_0_1; exists k; ring. Qed.
+
+Lemma sin_kmPI : forall k : Z, sin (- PI * IZR k) = 0.
+Proof.
+  intro k; replace (- PI * IZR k) with (- (PI * IZR k)) by ring; rewrite sin_neg, sin_kPI; ring.
+Qed.
+
+Lemma cos_kmPI : forall k : Z, cos (- PI * IZR k) = cos (PI * IZR k).
+Proof. intro k; replace (- PI * IZR k) with (- (PI * IZR k)) by ring; apply cos_neg. Qed.
+
+Lemma is_RInt_ftc : forall F f v, (forall x, is_derive F x (f x)) ->
+  (forall x, continuous f x) -> F PI - F (- PI) = v -> is_RInt f (- PI) PI v.
+Proof.
+  intros F f v HF Hc Hv; rewrite <- Hv.
+  apply (is_RInt_derive F f); intros; [apply HF | apply Hc].
+Qed.
+
+Lemma tp_RInt : forall t, is_RInt (tp_den t) (- PI) PI (tp_int t).
+Proof.
+  induction t as [c|c k|c k|a IHa b IHb]; simpl.
+  - apply (is_RInt_ftc (fun x => c * x)).
+    + intro x; auto_derive; [exact I | ring].
+    + intro x; apply ex_derive_continuous; auto_derive; exact I.
+    + ring.
+  - destruct (Z.eq_dec k 0) as [->|Hk].
+    + apply (is_RInt_ftc (fun x => c * x)).
+      * intro x; auto_derive; [exact I | rewrite Rmult_0_r, cos_0; ring].
+      * intro x; apply ex_derive_continuous; auto_derive; exact I.
+      * ring.
+    + assert (Hk' : IZR k <> 0) by (apply not_0_IZR; exact Hk).
+      apply (is_RInt_ftc (fun x => c * sin (x * IZR k) / IZR k)).
+      * intro x; auto_derive; [exact I | field; exact Hk'].
+      * intro x; apply ex_derive_continuous; auto_derive; exact I.
+      * rewrite sin_kPI, sin_kmPI; field; exact Hk'.
+  - destruct (Z.eq_dec k 0) as [->|Hk].
+    + apply (is_RInt_ftc (fun _ => 0)).
+      * intro x; auto_derive; [exact I | rewrite Rmult_0_r, sin_0; ring].
+      * intro x; apply ex_derive_continuous; auto_derive; exact I.
+      * ring.
+    + assert (Hk' : IZR k <> 0) by (apply not_0_IZR; exact Hk).
+      apply (is_RInt_ftc (fun x => - c * cos (x * IZR k) / IZR k)).
+      * intro x; auto_derive; [exact I | field; exact Hk'].
+      * intro x; apply ex_derive_continuous; auto_derive; exact I.
+      * rewrite cos_kmPI; field; exact Hk'.
+  - apply (is_RInt_plus (tp_den a) (tp_den b)); assumption.
+Qed.
+
+(** The integral of an integrand equal, at every point, to a trigonometric polynomial. *)
+Lemma oint_tp : forall f t, (forall x, f x = Some (tp_den t x)) -> oint f = Some (tp_int t).
+Proof. intros f t H; apply (oint_is_RInt f (tp_den t)); [intros; apply H | apply tp_RInt]. Qed.
+
+Lemma PI_gt_3 : 3 < PI.
+Proof. pose proof PI2_3_2; lra. Qed.
+
+Lemma PI_lt_4 : PI <= 4.
+Proof. exact PI_4. Qed.
+
+(** ** Tactics of the printed scripts *)
+
+(** The integrand's pointwise identity: the operations evaluated, the frequencies [IZR (p +- q)]
+    split and distributed over [x], the addition formulas expanded, then [ring]/[field]
+    modulo [sin^2 = 1 - cos^2] at the base angles ([pyth_sq] facts, posed by the script). *)
+Ltac pint_expand :=
+  rewrite ?plus_IZR, ?minus_IZR, ?opp_IZR;
+  rewrite ?Rmult_plus_distr_l, ?Rmult_minus_distr_l, ?Ropp_mult_distr_r_reverse;
+  rewrite ?cos_plus, ?cos_minus, ?sin_plus, ?sin_minus, ?cos_neg, ?sin_neg, ?Rmult_1_r.
+
+(** The relation after every integral was replaced by its value: each bracket decided. *)
+Ltac pint_close :=
+  cbn [tp_int odeltaZ] in *;
+  repeat (match goal with
+          | |- context [Z.eq_dec ?a ?b] => destruct (Z.eq_dec a b)
+          end; try (exfalso; lia));
+  pose proof PI_gt_3; pose proof PI_RGT_0;
+  first [ reflexivity | lra | field; lra | nra ].
