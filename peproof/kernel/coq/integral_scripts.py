@@ -41,18 +41,21 @@ def script_for(st, goal: Goal) -> Script | None:
            for n in sp.preorder_traversal(s)):
         raise NoScript("PiIntegral/Delta in a hypothesis")
     exprs = [s for r in st.concl for s in (r.lhs, r.rhs)]
-    if any(isinstance(n, sp.Sum) for e in exprs for n in sp.preorder_traversal(e)):
-        raise NoScript("Delta over finite sums: not scripted yet")
-    steps = []
+    steps = _zfacts(st, goal)
     seen = []
     for e in exprs:
         for n in sp.preorder_traversal(e):
-            if integral.kind(n) == "integral" and n not in seen:
+            if n in seen:
+                continue
+            if integral.kind(n) == "integral":
                 seen.append(n)
                 steps.append(_rewrite(n, goal))
+            elif isinstance(n, sp.Sum):
+                seen.append(n)
+                steps.append(_sum_rewrite(n, goal))
     text = ("intros; " + "".join(f"{s}; " for s in steps)
-            + "cbn [tp_int odeltaZ]; pe_dec; repeat match goal with |- _ /\\ _ => split end; "
-            "pint_close")
+            + "unfold odeltaZ; cbn [tp_int dp_sum]; pe_dec; "
+            "repeat match goal with |- _ /\\ _ => split end; pint_close")
     return Script(text, "integral", NEEDS)
 
 
@@ -65,7 +68,7 @@ def _rewrite(node, goal: Goal) -> str:
     sem = SemPrinter(pr, coq_name, _sum_alias)
     text = sem.term(node)  # the theorem's own text of this integral (a fresh bound name)
     name = text.split("fun ", 1)[1].split(" ", 1)[0]
-    terms = _expand(f, x, pr)
+    terms = _expand(f, x, pr, lambda a: _freq(a, x, pr))
     saved = pr.names.get(x)
     pr.names[x] = name
     try:
@@ -86,6 +89,99 @@ def _rewrite(node, goal: Goal) -> str:
     return f"rewrite (oint_tp {fun} ({tp})) by ({pw})"
 
 
+# -- sums over a period: Sum(P(2 pi n j / N), (n, 0, N - 1)) -----------------------------------
+
+def _sum_rewrite(node, goal: Goal) -> str:
+    """``erewrite (osumZ_dp N _ (fun n => f) T) by (...)`` for the sum ``node``."""
+    if len(node.limits) != 1:
+        raise NoScript("a sum over several indices")
+    i, lo, hi = node.limits[0]
+    pr = goal.printer
+    big = sp.expand(hi + 1)
+    if lo != 0 or not (big.is_Symbol and big in pr.zvars):
+        raise NoScript(f"sum range {sp.sstr(lo)}..{sp.sstr(hi)}: only 0..N - 1, N an integer "
+                       "variable")
+    n_text = pr.names[big]
+    sem = SemPrinter(pr, coq_name, _sum_alias)
+    text = sem.term(node)
+    fun = text[text.index("(fun "):]
+    idx = fun[len("(fun "):].split(" ", 1)[0]
+    f = node.function
+    saved = pr.names.get(i), i in pr.zvars
+    pr.names[i] = idx
+    pr.zvars.add(i)
+    try:
+        terms = _expand(f, i, pr, lambda a: _dfreq(a, i, big, pr))
+        dp = _tp(terms, pr, "D")
+        reps, atoms = [], []
+        for a in _angles(f):
+            j = _dfreq(a, i, big, pr)
+            reps.append(f"replace {_par(pr.term(a))} with (dang {n_text} {idx} {j}) "
+                        "by (unfold dang; field; apply Rgt_not_eq; lra)")
+            if f"dang {n_text} {idx} {j}" not in atoms:
+                atoms.append(f"dang {n_text} {idx} {j}")
+    finally:
+        if saved[0] is None:
+            del pr.names[i]
+        else:
+            pr.names[i] = saved[0]
+        if not saved[1]:
+            pr.zvars.discard(i)
+    pyth = "".join(f"pose proof (pyth_sq ({a})) as pe_P{j}; " for j, a in enumerate(atoms))
+    ps = " ".join(f"pe_P{j}" for j in range(len(atoms)))
+    eqs = f" [{ps}]" if ps else ""
+    pw = (f"intros {idx} pe_r; assert (pe_N : 0 < IZR {n_text}) by (apply IZR_lt; lia); "
+          f"pe_dec; f_equal; cbn [dp_den]; {''.join(r + '; ' for r in reps)}"
+          "rewrite ?dang_plus, ?dang_minus, ?dang_opp; "
+          "rewrite ?cos_plus, ?cos_minus, ?sin_plus, ?sin_minus, ?cos_neg, ?sin_neg; "
+          f"{pyth}first [ solve [ring{eqs}] | solve [field{eqs}; apply Rgt_not_eq; lra] ]")
+    return (f"erewrite (osumZ_dp {n_text} _ {fun} ({dp})) "
+            f"by (first [ lia | ({pw}) ])")
+
+
+def _dfreq(a, i, big, pr) -> str:
+    """The integer ``j`` of an angle ``2 pi i j / N`` (an integer literal or variable)."""
+    j = sp.expand(a * big / (2 * sp.pi * i))
+    if j.has(i) or j.has(sp.pi) or j.has(big):
+        raise NoScript(f"angle {sp.sstr(a)} is not 2 pi {i} j / {big}")
+    if j.is_Integer:
+        return str(int(j)) if j >= 0 else f"({int(j)})"
+    if j.is_Symbol and j in pr.zvars:
+        return pr.names[j]
+    raise NoScript(f"frequency {sp.sstr(j)}: only integer literals and integer variables")
+
+
+def _angles(f) -> list:
+    out = []
+    for n in sp.preorder_traversal(f):
+        if isinstance(n, sp.cos | sp.sin) and n.args[0] not in out:
+            out.append(n.args[0])
+    return out
+
+
+def _zfacts(st, goal: Goal) -> list[str]:
+    """Each hypothesis ``a <= b`` / ``a < b`` of integer-valued terms with rational
+    coefficients, as the relation of ``Z`` (scaled by the denominators), for ``lia``."""
+    pr, out = goal.printer, []
+    for j, h in enumerate(st.hyps):
+        if h.op not in ("<=", "<"):
+            continue
+        diff = sp.expand(h.rhs - h.lhs)
+        den = 1
+        for t in sp.Add.make_args(diff):
+            c, _ = t.as_coeff_Mul()
+            if c.is_Rational:
+                den = den * c.q // sp.gcd(den, c.q)
+        lz, rz = pr.zexact(sp.expand(h.lhs * den)), pr.zexact(sp.expand(h.rhs * den))
+        if den == 1 or lz is None or rz is None:
+            continue
+        name = f"pe_h{len(goal.domain_hyps) + j}"
+        lem = "le_IZR" if h.op == "<=" else "lt_IZR"
+        out.append(f"assert (pe_z{j} : ({lz} {h.op} {rz})%Z) by (clear - {name}; pe_dec; "
+                   f"apply {lem}; rewrite ?mult_IZR, ?plus_IZR, ?minus_IZR, ?opp_IZR; lra)")
+    return out
+
+
 # -- the product-to-sum expansion ---------------------------------------------------------------
 
 def _freq(a, x, pr) -> str:
@@ -101,25 +197,26 @@ def _freq(a, x, pr) -> str:
     raise NoScript(f"frequency {sp.sstr(k)}: only integer literals and integer variables")
 
 
-def _expand(f, x, pr) -> list[tuple[str, sp.Expr, str | None]]:
-    """``f`` as a list of (``K``|``C``|``S``, coefficient, frequency Z term)."""
+def _expand(f, x, pr, freq) -> list[tuple[str, sp.Expr, str | None]]:
+    """``f`` as a list of (``K``|``C``|``S``, coefficient, frequency Z term); ``freq`` reads
+    the frequency of an angle."""
     if not f.has(x):
         return [("K", f, None)]
     if f.is_Add:
-        return [t for a in f.args for t in _expand(a, x, pr)]
+        return [t for a in f.args for t in _expand(a, x, pr, freq)]
     if f.is_Mul:
         out = [("K", sp.Integer(1), None)]
         for a in f.args:
-            out = [p for s in out for t in _expand(a, x, pr) for p in _times(s, t)]
+            out = [p for s in out for t in _expand(a, x, pr, freq) for p in _times(s, t)]
         return out
     if f.is_Pow and f.exp.is_Integer and f.exp > 0:
-        base = _expand(f.base, x, pr)
+        base = _expand(f.base, x, pr, freq)
         out = base
         for _ in range(int(f.exp) - 1):
             out = [p for s in out for t in base for p in _times(s, t)]
         return out
     if isinstance(f, sp.cos | sp.sin):
-        return [("C" if isinstance(f, sp.cos) else "S", sp.Integer(1), _freq(f.args[0], x, pr))]
+        return [("C" if isinstance(f, sp.cos) else "S", sp.Integer(1), freq(f.args[0]))]
     raise NoScript(f"integrand {sp.sstr(f)[:60]}: not a polynomial in sin, cos of x")
 
 
@@ -141,14 +238,15 @@ def _times(s, t):
     return [("S", h, pl), ("S", -h, mi)]
 
 
-def _tp(terms, pr) -> str:
+def _tp(terms, pr, head: str = "T") -> str:
+    """The ``tp`` (``head`` T) or ``dp`` (D) term of an expansion."""
     parts = []
     for kind, c, k in terms:
         ct = pr.term(sp.sympify(c))
-        parts.append(f"TK {_par(ct)}" if kind == "K" else f"T{kind} {_par(ct)} {k}")
+        parts.append(f"{head}K {_par(ct)}" if kind == "K" else f"{head}{kind} {_par(ct)} {k}")
     out = parts[-1]
     for p in reversed(parts[:-1]):
-        out = f"TA ({p}) ({out})"
+        out = f"{head}A ({p}) ({out})"
     return out
 
 

@@ -160,6 +160,165 @@ Proof. pose proof PI2_3_2; lra. Qed.
 Lemma PI_lt_4 : PI <= 4.
 Proof. exact PI_4. Qed.
 
+(** ** Sums over the [N]-th roots of unity (Delta over finite sums, the DFT)
+
+    [dang N n j] is the angle [2 pi n j / N]; for [0 < N] the sum over [0 <= n <= N - 1] of
+    [cos (dang N n j)] is [N] when [N] divides [j] and [0] otherwise, of [sin (dang N n j)]
+    always [0] ([sum_cos_dang], [sum_sin_dang]: telescoping after multiplying by
+    [2 sin (pi j / N)], nonzero when [N] does not divide [j]). *)
+Definition dang (N n j : Z) : R := 2 * PI * IZR n * IZR j / IZR N.
+
+Lemma dang_plus : forall N n a b, dang N n (a + b) = dang N n a + dang N n b.
+Proof. intros; unfold dang, Rdiv; rewrite plus_IZR; ring. Qed.
+Lemma dang_minus : forall N n a b, dang N n (a - b) = dang N n a - dang N n b.
+Proof. intros; unfold dang, Rdiv; rewrite minus_IZR; ring. Qed.
+Lemma dang_opp : forall N n a, dang N n (- a) = - dang N n a.
+Proof. intros; unfold dang, Rdiv; rewrite opp_IZR; ring. Qed.
+
+Lemma zsum_telescope : forall a b (g : Z -> R),
+  zsum a b (fun i => g (i + 1)%Z - g i) = g (b + 1)%Z - g a.
+Proof.
+  intros a b g; rewrite zsum_pot.
+  rewrite <- !(pot_unique (fun i => g (i + 1)%Z - g i) (fun x => g x - g 0%Z));
+    [ring | ring | intro; ring | ring | intro; ring].
+Qed.
+
+Lemma sin_half_neq0 : forall N j, (0 < N)%Z -> (j mod N <> 0)%Z -> sin (PI * IZR j / IZR N) <> 0.
+Proof.
+  intros N j HN Hj E; apply sin_eq_0_0 in E; destruct E as [k Hk].
+  assert (HN' : IZR N <> 0) by (apply not_0_IZR; lia).
+  assert (E : IZR j = IZR (k * N)).
+  { rewrite mult_IZR.
+    replace (IZR j) with (PI * IZR j / IZR N * IZR N / PI)
+      by (field; repeat split; first [exact PI_neq0 | exact HN']).
+    rewrite Hk; field; exact PI_neq0. }
+  apply eq_IZR in E; subst j; rewrite Z_mod_mult in Hj; congruence.
+Qed.
+
+Lemma sin_2pi_Z : forall n : Z, sin (2 * PI * IZR n) = 0.
+Proof. intro n; apply sin_eq_0_1; exists (2 * n)%Z; rewrite mult_IZR; ring. Qed.
+Lemma cos_2pi_Z : forall n : Z, cos (2 * PI * IZR n) = 1.
+Proof.
+  intro n; replace (2 * PI * IZR n) with (2 * (PI * IZR n)) by ring.
+  rewrite cos_2a_sin, (sin_eq_0_1 (PI * IZR n)) by (exists n; ring); ring.
+Qed.
+
+Lemma sum_dang_mult : forall N j, (0 < N)%Z -> (j mod N = 0)%Z ->
+  forall n, cos (dang N n j) = 1 /\ sin (dang N n j) = 0.
+Proof.
+  intros N j HN Hj n; apply Z_div_exact_full_2 in Hj; [|lia].
+  assert (HN' : IZR N <> 0) by (apply not_0_IZR; lia).
+  assert (E : dang N n j = 2 * PI * IZR (n * (j / N))).
+  { unfold dang; rewrite Hj at 1; rewrite !mult_IZR; field; exact HN'. }
+  rewrite E, cos_2pi_Z, sin_2pi_Z; split; reflexivity.
+Qed.
+
+Lemma sum_cos_dang : forall N j, (0 < N)%Z ->
+  zsum 0 (N - 1) (fun n => cos (dang N n j)) = if Z.eq_dec (j mod N) 0 then IZR N else 0.
+Proof.
+  intros N j HN; destruct (Z.eq_dec (j mod N) 0) as [Hj|Hj].
+  - rewrite (zsum_ext_all _ _ _ (fun _ => 1)) by (intro n; apply (sum_dang_mult N j HN Hj)).
+    rewrite zsum_const; replace (N - 1 - 0 + 1)%Z with N by lia; ring.
+  - set (h := PI * IZR j / IZR N).
+    assert (Hs : sin h <> 0) by (apply sin_half_neq0; assumption).
+    assert (HN' : IZR N <> 0) by (apply not_0_IZR; lia).
+    apply (Rmult_eq_reg_l (2 * sin h)); [|intro E; apply Hs; lra].
+    rewrite Rmult_0_r, <- zsum_scal.
+    rewrite (zsum_ext_all _ _ _ (fun i => (fun i => sin ((2 * IZR i - 1) * h)) (i + 1)%Z
+                                          - (fun i => sin ((2 * IZR i - 1) * h)) i)).
+    + rewrite (zsum_telescope 0 (N - 1) (fun i => sin ((2 * IZR i - 1) * h))); cbv beta.
+      replace (N - 1 + 1)%Z with N by lia.
+      replace ((2 * IZR N - 1) * h) with (2 * PI * IZR j - h) by (unfold h; field; exact HN').
+      rewrite sin_minus, sin_2pi_Z, cos_2pi_Z.
+      replace ((2 * IZR 0 - 1) * h) with (- h) by (simpl; ring); rewrite sin_neg; ring.
+    + intro i; cbv beta; rewrite plus_IZR.
+      replace (dang N i j) with (2 * IZR i * h) by (unfold dang, h; field; exact HN').
+      replace ((2 * (IZR i + 1) - 1) * h) with (2 * IZR i * h + h) by ring.
+      replace ((2 * IZR i - 1) * h) with (2 * IZR i * h - h) by ring.
+      rewrite sin_plus, sin_minus; ring.
+Qed.
+
+Lemma sum_sin_dang : forall N j, (0 < N)%Z ->
+  zsum 0 (N - 1) (fun n => sin (dang N n j)) = 0.
+Proof.
+  intros N j HN; destruct (Z.eq_dec (j mod N) 0) as [Hj|Hj].
+  - rewrite (zsum_ext_all _ _ _ (fun _ => 0)) by (intro n; apply (sum_dang_mult N j HN Hj)).
+    apply zsum_zero.
+  - set (h := PI * IZR j / IZR N).
+    assert (Hs : sin h <> 0) by (apply sin_half_neq0; assumption).
+    assert (HN' : IZR N <> 0) by (apply not_0_IZR; lia).
+    apply (Rmult_eq_reg_l (2 * sin h)); [|intro E; apply Hs; lra].
+    rewrite Rmult_0_r, <- zsum_scal.
+    rewrite (zsum_ext_all _ _ _ (fun i => (fun i => - cos ((2 * IZR i - 1) * h)) (i + 1)%Z
+                                          - (fun i => - cos ((2 * IZR i - 1) * h)) i)).
+    + rewrite (zsum_telescope 0 (N - 1) (fun i => - cos ((2 * IZR i - 1) * h))); cbv beta.
+      replace (N - 1 + 1)%Z with N by lia.
+      replace ((2 * IZR N - 1) * h) with (2 * PI * IZR j - h) by (unfold h; field; exact HN').
+      rewrite cos_minus, sin_2pi_Z, cos_2pi_Z.
+      replace ((2 * IZR 0 - 1) * h) with (- h) by (simpl; ring); rewrite cos_neg; ring.
+    + intro i; cbv beta; rewrite plus_IZR.
+      replace (dang N i j) with (2 * IZR i * h) by (unfold dang, h; field; exact HN').
+      replace ((2 * (IZR i + 1) - 1) * h) with (2 * IZR i * h + h) by ring.
+      replace ((2 * IZR i - 1) * h) with (2 * IZR i * h - h) by ring.
+      rewrite cos_plus, cos_minus; ring.
+Qed.
+
+(** Trigonometric polynomials in [dang N n j] (integer [j]) and their sums over a period. *)
+Inductive dp := DK (c : R) | DC (c : R) (j : Z) | DS (c : R) (j : Z) | DA (a b : dp).
+
+Fixpoint dp_den (N : Z) (t : dp) (n : Z) : R :=
+  match t with
+  | DK c => c
+  | DC c j => c * cos (dang N n j)
+  | DS c j => c * sin (dang N n j)
+  | DA a b => dp_den N a n + dp_den N b n
+  end.
+
+Fixpoint dp_sum (N : Z) (t : dp) : R :=
+  match t with
+  | DK c => IZR N * c
+  | DC c j => if Z.eq_dec (j mod N) 0 then IZR N * c else 0
+  | DS _ _ => 0
+  | DA a b => dp_sum N a + dp_sum N b
+  end.
+
+Lemma zsum_dp : forall N t, (0 < N)%Z -> zsum 0 (N - 1) (dp_den N t) = dp_sum N t.
+Proof.
+  intros N t HN; induction t as [c|c j|c j|a IHa b IHb]; simpl.
+  - rewrite zsum_const; replace (N - 1 - 0 + 1)%Z with N by lia; ring.
+  - rewrite (zsum_scal 0 (N - 1) c (fun n => cos (dang N n j))), sum_cos_dang by exact HN.
+    destruct (Z.eq_dec (j mod N) 0); ring.
+  - rewrite (zsum_scal 0 (N - 1) c (fun n => sin (dang N n j))), sum_sin_dang by exact HN.
+    ring.
+  - rewrite (zsum_plus 0 (N - 1) (dp_den N a) (dp_den N b)), IHa, IHb; reflexivity.
+Qed.
+
+(** A sum over [0 <= n <= N - 1] whose terms are defined and equal to a trigonometric
+    polynomial in [dang N n _]. *)
+Lemma osumZ_dp : forall N b f t, (0 < N)%Z -> b = (N - 1)%Z ->
+  (forall n, (0 <= n <= b)%Z -> f n = Some (dp_den N t n)) -> osumZ 0 b f = Some (dp_sum N t).
+Proof.
+  intros N b f t HN -> H; rewrite (osumZ_some 0 (N - 1) f (dp_den N t)) by (lia || exact H).
+  rewrite zsum_dp by exact HN; reflexivity.
+Qed.
+
+(** Divisibility by [N] of an integer near [0]: what the brackets of [dp_sum] need. *)
+Lemma Z_mod0_cases : forall j N, (0 < N)%Z -> (j mod N = 0)%Z ->
+  ((- N < j < N)%Z -> j = 0%Z) /\ ((0 <= j <= N)%Z -> j = 0%Z \/ j = N).
+Proof.
+  intros j N HN Hj; split; intro Hr.
+  - destruct (Z_lt_le_dec j 0) as [Hn|Hp].
+    + rewrite <- (Z_mod_plus_full j 1 N), Z.mod_small in Hj by lia; lia.
+    + rewrite Z.mod_small in Hj by lia; exact Hj.
+  - destruct (Z.eq_dec j N) as [E|E]; [right; exact E|left].
+    rewrite Z.mod_small in Hj by lia; exact Hj.
+Qed.
+
+Lemma Z_modnz : forall j N, (0 < N)%Z -> (j mod N <> 0)%Z -> j <> 0%Z /\ j <> N.
+Proof.
+  intros j N HN Hj; split; intros ->; apply Hj; [apply Zmod_0_l | apply Z_mod_same_full].
+Qed.
+
 (** ** Tactics of the printed scripts *)
 
 (** The integrand's pointwise identity: the operations evaluated, the frequencies [IZR (p +- q)]
@@ -170,11 +329,18 @@ Ltac pint_expand :=
   rewrite ?Rmult_plus_distr_l, ?Rmult_minus_distr_l, ?Ropp_mult_distr_r_reverse;
   rewrite ?cos_plus, ?cos_minus, ?sin_plus, ?sin_minus, ?cos_neg, ?sin_neg, ?Rmult_1_r.
 
-(** The relation after every integral was replaced by its value: each bracket decided. *)
+(** Brackets [j mod N = 0] as facts [lia] reads. *)
+Ltac pint_mod :=
+  repeat match goal with
+  | H : (?a mod ?N = 0)%Z |- _ => pose proof (Z_mod0_cases a N ltac:(lia) H); clear H
+  | H : (?a mod ?N <> 0)%Z |- _ => pose proof (Z_modnz a N ltac:(lia) H); clear H
+  end.
+
+(** The relation after every integral (sum) was replaced by its value: each bracket decided. *)
 Ltac pint_close :=
-  cbn [tp_int odeltaZ] in *;
+  unfold odeltaZ in *; cbn [tp_int dp_sum] in *;
   repeat (match goal with
           | |- context [Z.eq_dec ?a ?b] => destruct (Z.eq_dec a b)
-          end; try (exfalso; lia));
+          end; try solve [exfalso; first [lia | pint_mod; lia]]);
   pose proof PI_gt_3; pose proof PI_RGT_0;
   first [ reflexivity | lra | field; lra | nra ].
