@@ -83,6 +83,19 @@ Proof.
   - split; [intros x Hx; rewrite Hf by exact Hx; discriminate | exists v; exact Hv].
 Qed.
 
+(** An integrand continuous where it is defined, on all of the interval: its integral exists;
+    an integrand undefined at one point of the CLOSED interval: no integral. *)
+Lemma oint_continuous : forall f g, (forall x, - PI <= x <= PI -> f x = Some (g x)) ->
+  (forall x, - PI <= x <= PI -> continuous g x) -> oint f = Some (RInt g (- PI) PI).
+Proof.
+  intros f g Hf Hc; apply (oint_is_RInt f g); [exact Hf|].
+  apply (RInt_correct (V := R_CompleteNormedModule)), ex_RInt_continuous; intros z Hz.
+  destruct PI_bounds as [_ [Hmin Hmax]]; rewrite Hmin, Hmax in Hz; apply Hc; exact Hz.
+Qed.
+
+Lemma oint_undefined_at : forall f x, - PI <= x <= PI -> f x = None -> oint f = None.
+Proof. intros f x Hx E; apply oint_None; intros [H _]; exact (H x Hx E). Qed.
+
 (** ** Trigonometric polynomials with integer frequencies *)
 Inductive tp := TK (c : R) | TC (c : R) (k : Z) | TS (c : R) (k : Z) | TA (a b : tp).
 
@@ -157,7 +170,7 @@ Proof. intros f t H; apply (oint_is_RInt f (tp_den t)); [intros; apply H | apply
 Lemma PI_gt_3 : 3 < PI.
 Proof. pose proof PI2_3_2; lra. Qed.
 
-Lemma PI_lt_4 : PI <= 4.
+Lemma PI_le_4 : PI <= 4.
 Proof. exact PI_4. Qed.
 
 (** ** Sums over the [N]-th roots of unity (Delta over finite sums, the DFT)
