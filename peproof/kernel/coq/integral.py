@@ -66,6 +66,37 @@ def sem_term(sem, e) -> str | None:
     return None
 
 
+#: what the reader of printed goals (reparse.py) reads back for these nodes: functions named
+#: after the nodes (the kernel imports no engine; tests compare by name)
+READ = frozenset({"odelta", "odeltaZ", "oint"})
+
+
+def read_back(p, tok: str):
+    """``odelta a b`` / ``odeltaZ p q`` as ``Delta(a, b)``, ``oint (fun x : R => f)`` as
+    ``PiIntegral(f, x)`` (SymPy functions of those names), for the parser ``p`` of
+    :mod:`peproof.kernel.coq.reparse` that has just taken ``tok``."""
+    if tok == "odelta":
+        a = p.sarg_or_atom()
+        return sp.Function("Delta")(a, p.sarg_or_atom())
+    if tok == "odeltaZ":
+        a = p.zatom()
+        return sp.Function("Delta")(a, p.zatom())
+    for want in ("(", "fun"):
+        p.take(want)
+    name = p.take()
+    for want in (":", "R", "=>"):
+        p.take(want)
+    old, x = p.sym.get(name), sp.Symbol(name, real=True)
+    p.sym[name] = x
+    body = p.sterm()
+    p.take(")")
+    if old is None:
+        del p.sym[name]
+    else:
+        p.sym[name] = old
+    return sp.Function("PiIntegral")(body, x)
+
+
 def _a(s: str) -> str:
     if all(ch.isalnum() or ch in "_." for ch in s):
         return s
