@@ -4,7 +4,8 @@ The library is the mathematics the kernel checks registry claims against: ``Defs
 vocabulary of the real goals: ``zsum``, ``rpow``), ``Sem.v`` (the statement language's meaning,
 stated once: what a translated theorem says), ``PE.v``
 (the encoding for every even width and any frequencies, proved once by induction over finite
-sums) and ``Tactics.v`` (general proof search: ``pe_auto``).  The runner
+sums), ``Tactics.v`` (general proof search: ``pe_auto``) and ``Integral.v`` (the meaning of
+``Delta`` and ``PiIntegral``, and the integrals and period sums their scripts use).  The runner
 (:mod:`peproof.kernel.coq.run`) compiles it once per content hash; this module only says what
 it is and how to judge it.
 
