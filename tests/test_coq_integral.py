@@ -12,7 +12,8 @@ Meaning, at boundary points (one coqc run; a failing lemma prints its number):
   ``1/(x - 5)``).  A sabotaged ``Integral.v`` (the integrand required only on the open
   interval; ``Delta`` defined at non-integers) fails the cases of its node.
 
-Scripts (one ``check_claims`` call): the 13 registry claims are checked, each false twin (a
+Scripts (one ``check_claims`` call): the 13 registry claims (and ``dft.sin_cos_orthogonal``, a
+period sum without Delta) are checked, each false twin (a
 wrong constant, ``2 pi`` as ``pi``, ``Delta(n, m)`` as ``Delta(n, m + 1)``, a dropped bracket)
 is not, and without the rewriting of the integrals and sums by ``oint_tp`` / ``osumZ_dp``
 the true claims are not checked.
@@ -158,7 +159,9 @@ REGISTRY = ("fourier.period_integral_lemma", "fourier.cos_cos_orthogonal",
             "fourier.constant_orthogonal", "fourier.sq_integrals_eq_pi",
             "fourier.trig_functions_not_unit_norm", "fourier.normalised_system_orthonormal",
             "fourier.coefficients_are_projections", "fourier.spectral_example_coefficients",
-            "dft.geometric_sum_lemma", "dft.cos_cos_orthogonal", "dft.sin_sin_orthogonal")
+            "dft.geometric_sum_lemma", "dft.cos_cos_orthogonal", "dft.sin_sin_orthogonal",
+            # no Delta, a sum over a period: the direct script before the usual one
+            "dft.sin_cos_orthogonal")
 
 L, LV = var("L", "integer")
 n, NV = var("n", "pos_integer")
@@ -194,6 +197,8 @@ CASES = {
     "dft.sin_sin_without_half": (Statement(
         (Eq(_dft(sp.sin(2 * pi * k * t / E) * sp.sin(2 * pi * l_ * t / E), E), E * Delta(k, l_)),),
         (KV, LLV, EV), (Le(1, k), Le(k, E / 2 - 1), Le(1, l_), Le(l_, E / 2 - 1))), 0),
+    "dft.sin_sq_sum_is_not_zero": (Statement(
+        (Eq(_dft(sp.sin(2 * pi * j * t / N) ** 2, N), 0),), (BIGN, JV)), 0),
     "dft.cos_cos_dropped_bracket": (Statement(
         (Eq(_dft(sp.cos(2 * pi * k * t / E) * sp.cos(2 * pi * l_ * t / E), E),
             E * (Delta(k, l_) + Delta(k + l_, 0)) / 2),),
@@ -227,7 +232,7 @@ def test_checked_and_the_false_twin_not(results, key):
     assert int(r.checked) == want, (key, r.status)
     if r.checked:
         assert not set(r.assumptions) - run.ALLOWED, key
-        assert r.klass == "integral" and r.exact, key
+        assert r.exact and (r.klass == "integral" or key == "dft.sin_cos_orthogonal"), key
 
 
 @needs_coq
@@ -237,7 +242,7 @@ def test_without_the_rewriting_by_the_lemmas_the_true_claims_are_not_checked(res
     from peproof import registry
     from peproof.claims import Claim, Source
 
-    ids = ("fourier.period_integral_lemma", "dft.geometric_sum_lemma")
+    ids = ("fourier.period_integral_lemma", "dft.geometric_sum_lemma", "dft.sin_cos_orthogonal")
     assert all(results[i].checked for i in ids)
     # the integrals and sums no longer rewritten by oint_tp / osumZ_dp (the rest of the
     # script, the library and the header unchanged)

@@ -108,16 +108,18 @@ def plan(claim: Claim, verdict: dict | None) -> tuple[run.Job | None, CoqResult 
     text = goal.refutable_text if script.negation else goal.text
     # the theorem is the statement's meaning (Sem.v); the script proves the real goal and the
     # reflection step (CheckSem.v) proves the statement from it
+    more = frozenset()
     if script.negation:
         vals = tactics.point_values(st, goal, (verdict or {})["witness"]["point"])
         limits = semantic.sum_limits_at(st, (verdict or {})["witness"]["point"])
         proof = semantic.negation_script(goal, vals, script.text, limits)
     elif script.klass == "integral":  # a proof of the theorem itself (no real goal)
         proof = script.text
-    else:
-        proof = semantic.forward_script(goal, script.text)
+    else:  # sums over a period: Integral.v's direct script first (integral_scripts.py)
+        proof, more = integral_scripts.or_period_sums(
+            st, goal, semantic.forward_script(goal, script.text))
     job = run.Job(claim.id, lemma + ("_negation" if refuted else ""), text, proof,
-                  script.needs | _lib_needs(goal), negation=script.negation)
+                  script.needs | more | _lib_needs(goal), negation=script.negation)
     info = CoqResult("", what="negation" if script.negation else "statement",
                      klass=script.klass, lemma=job.lemma, goal=text,
                      obligations=goal.obligations + goal.def_hyps, exact=exact_goal(goal))

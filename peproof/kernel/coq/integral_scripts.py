@@ -15,6 +15,11 @@ trigonometric polynomials are scripted:
   ``Delta``), is decided case by case (``pint_close``: each bracket split, contradictory cases
   by ``lia``, the rest by ``lra``/``field``).
 
+Sums over a period (``Sum(P(2 pi n j / N), (n, 0, N - 1))``, ``N`` an integer variable) are
+rewritten the same way by ``osumZ_dp`` (a ``dp`` term; ``Integral.v`` proves the sums of
+``cos``/``sin`` of ``2 pi n j / N``); a statement with such sums and neither node keeps its
+usual script, tried after this one (:func:`or_period_sums`).
+
 The script is search: Coq's kernel checks the theorem, whatever is printed here.
 """
 
@@ -35,6 +40,25 @@ def script_for(st, goal: Goal) -> Script | None:
     statement; :class:`NoScript` when it is outside the scripted shapes."""
     if not integral.has_nodes(st):
         return None
+    return Script(_direct(st, goal), "integral", NEEDS)
+
+
+def or_period_sums(st, goal: Goal, proof: str) -> tuple[str, frozenset]:
+    """A statement without these nodes whose sums are all sums over a period
+    (``Sum(P(2 pi n j / N), (n, 0, N - 1))``): the direct script first, then ``proof`` (the
+    usual one); any other statement: ``proof`` itself.  With what the header must load."""
+    if integral.has_nodes(st) or not any(isinstance(n, sp.Sum) for r in st.concl
+                                         for s in (r.lhs, r.rhs)
+                                         for n in sp.preorder_traversal(s)):
+        return proof, frozenset()
+    try:
+        direct = _direct(st, goal)
+    except NoScript:
+        return proof, frozenset()
+    return f"first [ solve [{direct}] | solve [{proof}] ]", NEEDS
+
+
+def _direct(st, goal: Goal) -> str:
     if st.quant != "forall":
         raise NoScript("PiIntegral/Delta: only 'forall' statements are scripted")
     if any(integral.kind(n) for r in st.hyps for s in (r.lhs, r.rhs)
@@ -53,10 +77,9 @@ def script_for(st, goal: Goal) -> Script | None:
             elif isinstance(n, sp.Sum):
                 seen.append(n)
                 steps.append(_sum_rewrite(n, goal))
-    text = ("intros; " + "".join(f"{s}; " for s in steps)
+    return ("intros; " + "".join(f"{s}; " for s in steps)
             + "unfold odeltaZ; cbn [tp_int dp_sum]; pe_dec; "
             "repeat match goal with |- _ /\\ _ => split end; pint_close")
-    return Script(text, "integral", NEEDS)
 
 
 def _rewrite(node, goal: Goal) -> str:
