@@ -12,14 +12,17 @@ import re
 
 import pytest
 import sympy as sp
+from sympy.core.function import UndefinedFunction
 
 from peproof import registry
 from peproof.claims import Eq, Le, Lt, Ne, Statement, var
+from peproof.engines.objects import Delta, PiIntegral
 from peproof.kernel.arb import arb_eval
 from peproof.kernel.coq.reparse import parse_goal, parse_term
 from peproof.kernel.coq.translate import Untranslatable, translate
 
 CLAIMS = [c for c in registry.all_claims() if c.statement is not None]
+OBJECTS = {"Delta": Delta, "PiIntegral": PiIntegral}
 
 
 def _canon(e, depth=0):
@@ -29,6 +32,12 @@ def _canon(e, depth=0):
     if isinstance(e, sp.Mod):  # printed as a - b floor(a / b), its definition
         a, b = (_canon(t, depth) for t in e.args)
         return a - b * sp.floor(a / b)
+    if type(e).__name__ in ("PiIntegral", "Delta"):  # read back as functions of these names
+        if type(e).__name__ == "PiIntegral":
+            y = sp.Symbol(f"_int{depth}", real=True)
+            return sp.Function("PiIntegral")(_canon(e.args[0].xreplace({e.args[1]: y}), depth + 1),
+                                             y)
+        return sp.Function("Delta")(*[_canon(a, depth) for a in e.args])
     if isinstance(e, sp.Sum):
         i, lo, hi = e.limits[0]
         j = sp.Symbol(f"_sum{depth}", integer=True)
@@ -60,8 +69,10 @@ def _read_back(st: Statement, real: bool = False):
         if p.kind == "rel" and p.op == "==" and p.lhs.has(sp.floor) and not p.integer:
             limits[names(p.lhs)] = names(p.rhs)
 
-    def back(e):
-        return names(e).xreplace(limits)
+    def back(e):  # Integral.v's nodes, read back as named functions, as the engines' objects
+        return names(e).xreplace(limits).replace(
+            lambda t: isinstance(type(t), UndefinedFunction) and type(t).__name__ in OBJECTS,
+            lambda t: OBJECTS[type(t).__name__](*t.args))
 
     return goal, parsed, back
 

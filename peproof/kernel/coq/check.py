@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from peproof.claims import Claim
-from peproof.kernel.coq import case_scripts, run, semantic, tactics, translate
+from peproof.kernel.coq import case_scripts, integral_scripts, run, semantic, tactics, translate
 
 CHECKED = "checked in Coq"
 #: the largest goal a proof script is run on: the 400 KB goals checked take under 10 s; the one
@@ -98,10 +98,11 @@ def plan(claim: Claim, verdict: dict | None) -> tuple[run.Job | None, CoqResult 
             raise tactics.NoScript(
                 f"the goal is {len(goal.text) // 1000} KB, over the {MAX_GOAL_CHARS // 1000} KB "
                 "a script is given (a 745 KB goal never finished in its 60 s)")
-        if goal.real:
+        script = None if refuted else integral_scripts.script_for(st, goal)  # PiIntegral, Delta
+        if script is None and goal.real:
             script = tactics.script_for(st, goal, refuted=refuted,
                                         witness=(verdict or {}).get("witness"))
-        else:  # no real goal: the theorem proved on its own terms, by case split
+        elif script is None:  # no real goal (Piecewise): the theorem itself, by case split
             script = case_scripts.script(st, goal, refuted=refuted,
                                          witness=(verdict or {}).get("witness"))
     except tactics.NoScript as exc:
@@ -111,16 +112,18 @@ def plan(claim: Claim, verdict: dict | None) -> tuple[run.Job | None, CoqResult 
     text = goal.refutable_text if script.negation else goal.text
     # the theorem is the statement's meaning (Sem.v); the script proves the real goal and the
     # reflection step (CheckSem.v) proves the statement from it
-    if not goal.real:
+    more = frozenset()
+    if not goal.real:  # no real goal (Piecewise, PiIntegral, Delta): the theorem itself
         proof = script.text
     elif script.negation:
         vals = tactics.point_values(st, goal, (verdict or {})["witness"]["point"])
         limits = semantic.sum_limits_at(st, (verdict or {})["witness"]["point"])
         proof = semantic.negation_script(goal, vals, script.text, limits)
-    else:
-        proof = semantic.forward_script(goal, script.text)
+    else:  # sums over a period: Integral.v's direct script first (integral_scripts.py)
+        proof, more = integral_scripts.or_period_sums(
+            st, goal, semantic.forward_script(goal, script.text))
     job = run.Job(claim.id, lemma + ("_negation" if refuted else ""), text, proof,
-                  script.needs | _lib_needs(goal), negation=script.negation)
+                  script.needs | more | _lib_needs(goal), negation=script.negation)
     info = CoqResult("", what="negation" if script.negation else "statement",
                      klass=script.klass, lemma=job.lemma, goal=text,
                      obligations=goal.obligations + goal.def_hyps, exact=exact_goal(goal))

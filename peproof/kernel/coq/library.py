@@ -4,7 +4,8 @@ The library is the mathematics the kernel checks registry claims against: ``Defs
 vocabulary of the real goals: ``zsum``, ``rpow``), ``Sem.v`` (the statement language's meaning,
 stated once: what a translated theorem says), ``PE.v``
 (the encoding for every even width and any frequencies, proved once by induction over finite
-sums) and ``Tactics.v`` (general proof search: ``pe_auto``).  The runner
+sums), ``Tactics.v`` (general proof search: ``pe_auto``) and ``Integral.v`` (the meaning of
+``Delta`` and ``PiIntegral``, and the integrals and period sums their scripts use).  The runner
 (:mod:`peproof.kernel.coq.run`) compiles it once per content hash; this module only says what
 it is and how to judge it.
 
@@ -33,7 +34,7 @@ from peproof.kernel.coq.run import REALS, parse_assumptions
 from peproof.kernel.coq.translate import Goal
 
 LIB = Path(__file__).resolve().parent / "lib"
-MODULES = ("Defs", "Sem", "PE", "Tactics")
+MODULES = ("Defs", "Sem", "PE", "Tactics", "Integral")
 LOGICAL = "PEProof"
 
 #: the library's general tactic: intros, the evenness hypotheses of [d] substituted, every

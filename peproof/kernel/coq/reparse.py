@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
+from peproof.kernel.coq import integral
+
 TOKEN = re.compile(r"\s*(?:(%Z)|(/\\)|(->|<>|<=|=>|[()+\-*/^=<,:~])|([A-Za-z_][A-Za-z0-9_.]*)"
                    r"|(\d+))")
 FUNS = {"sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "exp": sp.exp, "ln": sp.log,
@@ -405,6 +407,8 @@ class _P:
             z = self.zatom()
             p = self._positive()
             return sp.floor(z / p) if tok == "ofloorZ" else sp.Mod(z, p)
+        if tok in integral.READ:  # Integral.v's Delta and PiIntegral
+            return integral.read_back(self, tok)
         raise ParseError(f"not a Sem.v term: {tok!r}")
 
     def _branches(self):

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from peproof.kernel.coq import integral
+
 SREL = {"==": "oeq", "<=": "ole", "<": "olt", "!=": "one"}
 SUNARY = {sp.sin: "osin", sp.cos: "ocos", sp.exp: "oexp", sp.atan: "oatan", sp.Abs: "oabs",
           sp.tan: "otan", sp.log: "oln"}
@@ -117,6 +119,8 @@ class SemPrinter:
                 return z
             a, b = (self.term(x) for x in e.args)
             return f"omod {_a(a)} {_a(b)}"
+        if (out := integral.sem_term(self, e)) is not None:  # PiIntegral, Delta: Integral.v
+            return out
         raise Unprintable(f"{f.__name__}")
 
     def _add(self, e) -> str:

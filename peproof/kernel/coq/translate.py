@@ -53,7 +53,7 @@ from math import lcm
 import sympy as sp
 
 from peproof.claims import INT_DOMAINS, Rel, Statement
-from peproof.kernel.coq import sem_piecewise
+from peproof.kernel.coq import integral, sem_piecewise
 from peproof.kernel.coq.semantic import SemPrinter, Unprintable, den_factor
 
 
@@ -240,13 +240,14 @@ def translate(st: Statement) -> Goal:
     for b in binders:
         dom.extend(domain_props(b, st.quant))
     def_h, hyps, obls, concls = [], [], [], []
-    real = True
+    real = not integral.has_nodes(st)  # PiIntegral, Delta: no real goal (integral_scripts.py)
+    cases = False
     try:
-        for h in st.hyps:
+        for h in st.hyps if real else ():
             s, obl = pr.relation(h)
             def_h.extend(o for o in obl if o not in def_h)
             hyps.append(s)
-        for c in st.concl:
+        for c in st.concl if real else ():
             s, obl = pr.relation(c)
             obls.extend(o for o in obl if o not in obls and o not in def_h)
             concls.append(s)
@@ -255,9 +256,9 @@ def translate(st: Statement) -> Goal:
         # (peproof.kernel.coq.case_scripts), when Sem.v can state it
         if not _has_piecewise(st):
             raise
-        real = False
+        real, cases = False, True
         def_h, hyps, obls, concls = [], [], [], []
-    sp_ = SemPrinter(pr, coq_name, _sum_alias, cases=sem_piecewise, zforms=not real)
+    sp_ = SemPrinter(pr, coq_name, _sum_alias, cases=sem_piecewise, zforms=cases)
     try:
         sem_h = tuple(sp_.relation(h) for h in st.hyps)
         sem_c = tuple(sp_.relation(c) for c in st.concl)
