@@ -1,0 +1,164 @@
+"""RoPE's decay bound ``B_d(k)`` (``peproof.rope.DecayBound``) in Coq: printing and scripts.
+
+The node's meaning is stated once, in ``lib/Decay.v``: ``odecay d base k`` is ``Some`` of
+``decay_bound d base k`` (the defining sums of ``peproof.rope.decay_bound_expr``: frequencies
+``rpow base (-2 l / d)``, running sums of cos and sin by ``zsum``, moduli as ``sqrt`` of sums
+of squares) when ``k`` is defined, ``None`` when it is not.  This module prints the node
+(:func:`sem_term` for the theorem, :func:`real_term` for the real goal: syntax only) and gives
+the scripts of the statements about it (:func:`script`):
+
+* closed equations at ``k = 0``: ``decay_bound_0`` (``B_d(0) = (d + 2)/4``, proved for every
+  even ``d``), then ``lra``;
+* a refuted ``forall`` at its certified point: the two values compared there by ``pe_decay``
+  (Decay.v: each running sum of one pass replaced by a variable with the enclosure
+  ``interval_intro`` certifies, then ``interval``);
+* ``forall`` statements over a range of offsets and closed strict comparisons: each value by
+  ``pe_decay`` (a case split over the offsets), as long as the number of values times the
+  number of frequencies stays under :data:`MAX_WORK`; beyond it the claim is refused and the
+  reason names the computation that stays outside the kernel.
+
+The node is recognised by its class's qualified name (the kernel imports nothing of the
+encoding's modules).
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+NODE = "peproof.rope.DecayBound"
+NEEDS = frozenset({"interval", "decay"})
+#: the largest number of (value, frequency) steps of ``pe_decay`` a script is given: one step
+#: (three ``interval_intro`` calls) costs about 50-100 ms of coqc: 2 x 32 steps (d = 64's
+#: refutation) take about 8 s with Qed, 2 x 64 (d = 128's) 16 s, over the ~10 s a claim gets
+MAX_WORK = 100
+#: prefix of every proof whose theorem uses ``odecay``: its meaning unfolded into ``olift``,
+#: which the reflection tactics of Sem.v / CheckSem.v evaluate
+UNFOLD = "unfold odecay in *; "
+
+
+def is_decay(e) -> bool:
+    t = type(e)
+    return f"{t.__module__}.{t.__qualname__}" == NODE
+
+
+def _parts(e, pr):
+    d, k, base = e.args
+    if not (d.is_Integer and d > 0 and base.is_Rational and base > 0):
+        return None
+    return f"{int(d)}%Z", pr.term(base), k
+
+
+def sem_term(sem, e) -> str | None:
+    """``odecay d base <k>`` for a DecayBound node (``sem``: the SemPrinter), else None."""
+    if not is_decay(e):
+        return None
+    got = _parts(e, sem.pr)
+    if got is None:
+        return None
+    d, base, k = got
+    return f"odecay {d} {_a(base)} {_a(sem.term(k))}"
+
+
+def real_term(pr, e) -> str | None:
+    """``decay_bound d base <k>`` for a DecayBound node (``pr``: the real printer), else None."""
+    if not is_decay(e):
+        return None
+    got = _parts(e, pr)
+    if got is None:
+        return None
+    d, base, k = got
+    pr.heads.add("decay_bound")
+    return f"decay_bound {d} {_a(base)} {_a(pr.term(k))}"
+
+
+def uses(st) -> bool:
+    return any(is_decay(n) for r in st.concl + st.hyps for s in (r.lhs, r.rhs)
+               for n in sp.preorder_traversal(s))
+
+
+def prefix(goal) -> str:
+    """The unfolding step before a proof of a theorem that prints ``odecay``."""
+    return UNFOLD if "odecay" in goal.text else ""
+
+
+def _nodes(st) -> list:
+    return [n for r in st.concl + st.hyps for s in (r.lhs, r.rhs)
+            for n in sp.preorder_traversal(s) if is_decay(n)]
+
+
+def _work(nodes, values: int) -> int:
+    return values * max(int(n.args[0]) // 2 for n in nodes)
+
+
+def script(st, goal, refuted: bool, witness, vals) -> tuple | str | None:
+    """``(text, klass, needs, negation)`` for a statement using DecayBound, a reason (str)
+    when it is refused, None when the statement has no DecayBound.  ``vals``: the witness's
+    values in binder order (Coq terms), for a refuted claim."""
+    nodes = _nodes(st)
+    if not nodes:
+        return None
+    if refuted:
+        if st.quant != "forall" or not vals:
+            return "a refuted DecayBound claim is checked only at a certified point"
+        n = sum(len(_nodes_rel(r)) for r in st.concl)
+        if _work(nodes, n) > MAX_WORK:
+            return _outside(nodes, n)
+        text = (f"intro H; pose proof (H {' '.join(vals)}) as Hc; pe_feed Hc; "
+                "decompose [and] Hc; pe_decay_refute")
+        return text, "decay-negation", NEEDS, True
+    if not goal.binders:
+        if all(r.op == "==" and all(n.args[1] == 0 for n in _nodes_rel(r)) for r in st.concl):
+            return "pe_split; pe_decay_zero", "decay-zero", NEEDS, False
+        n = len(nodes)
+        if _work(nodes, n) > MAX_WORK:
+            return _outside(nodes, n)
+        return "pe_split; pe_decay", "decay-closed", NEEDS, False
+    return _range_script(st, goal, nodes)
+
+
+def _nodes_rel(r) -> list:
+    return [n for s in (r.lhs, r.rhs) for n in sp.preorder_traversal(s) if is_decay(n)]
+
+
+def _range_script(st, goal, nodes):
+    """``forall k, 0 <= k -> k <= K -> ...``: a case split over ``k = 0..K``, each closed
+    comparison by ``pe_decay``."""
+    if st.quant != "forall" or len(goal.binders) != 1 or goal.binders[0].ctype != "Z":
+        return "DecayBound under more than one variable (no finite case split)"
+    b = goal.binders[0]
+    top = None
+    for h in st.hyps:
+        if h.op == "<=" and h.lhs == b.symbol and h.rhs.is_Integer:
+            top = int(h.rhs)
+    if b.domain not in ("nonneg_integer",) or top is None:
+        return "DecayBound over an unbounded range of offsets"
+    free = [b.symbol in r.lhs.free_symbols | r.rhs.free_symbols for r in st.concl]
+    values = sum(len(_nodes_rel(r)) * (top + 1 if f else 1) for r, f in zip(st.concl, free))
+    if _work(nodes, values) > MAX_WORK:
+        return _outside(nodes, values)
+    cases = " \\/ ".join(f"{b.name} = {v}%Z" for v in range(top + 1))
+    split = (f"assert (pe_K : {cases}) by lia; decompose [or] pe_K; subst {b.name}; pe_decay"
+             if top > 0 else f"assert (pe_K : {b.name} = 0%Z) by lia; subst {b.name}; pe_decay")
+    return (f"intros; pe_split; first [ solve [pe_decay] | solve [{split}] ]", "decay-range",
+            NEEDS, False)
+
+
+def _outside(nodes, values: int) -> str:
+    d = max(int(n.args[0]) for n in nodes)
+    return (f"{values} values of B_{d} ({values} x {d // 2} certified steps of pe_decay, about "
+            f"{values * (d // 2) * 3 // 100} s of coqc) are over the {MAX_WORK} steps a claim "
+            "is given; the comparisons rest on peproof.numeric.rope_box (arb), outside the kernel")
+
+
+def _a(s: str) -> str:
+    if all(ch.isalnum() or ch in "_.%" for ch in s):
+        return s
+    depth = 0
+    for i, ch in enumerate(s):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0:
+            break
+    if s.startswith("(") and i == len(s) - 1:
+        return s
+    return f"({s})"
