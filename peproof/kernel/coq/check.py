@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from peproof.claims import Claim
-from peproof.kernel.coq import run, semantic, tactics, translate
+from peproof.kernel.coq import decay, run, semantic, tactics, translate
 
 CHECKED = "checked in Coq"
 #: the largest goal a proof script is run on: the 400 KB goals checked take under 10 s; the one
@@ -113,6 +113,7 @@ def plan(claim: Claim, verdict: dict | None) -> tuple[run.Job | None, CoqResult 
         proof = semantic.negation_script(goal, vals, script.text, limits)
     else:
         proof = semantic.forward_script(goal, script.text)
+    proof = decay.prefix(goal) + proof  # Decay.v's odecay unfolded into Sem.v's olift
     job = run.Job(claim.id, lemma + ("_negation" if refuted else ""), text, proof,
                   script.needs | _lib_needs(goal), negation=script.negation)
     info = CoqResult("", what="negation" if script.negation else "statement",

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from peproof.kernel.coq import decay
+
 SREL = {"==": "oeq", "<=": "ole", "<": "olt", "!=": "one"}
 SUNARY = {sp.sin: "osin", sp.cos: "ocos", sp.exp: "oexp", sp.atan: "oatan", sp.Abs: "oabs",
           sp.tan: "otan", sp.log: "oln"}
@@ -106,6 +108,8 @@ class SemPrinter:
         if f is sp.Mod:
             a, b = (self.term(x) for x in e.args)
             return f"omod {_a(a)} {_a(b)}"
+        if (s := decay.sem_term(self, e)) is not None:  # lib/Decay.v's odecay
+            return s
         raise Unprintable(f"{f.__name__}")
 
     def _add(self, e) -> str:
