@@ -135,8 +135,8 @@ def _range_script(st, goal, nodes):
             top = int(h.rhs)
     if b.domain not in ("nonneg_integer",) or top is None:
         return "DecayBound over an unbounded range of offsets"
-    free = [b.symbol in r.lhs.free_symbols | r.rhs.free_symbols for r in st.concl]
-    values = sum(len(_nodes_rel(r)) * (top + 1 if f else 1) for r, f in zip(st.concl, free))
+    values = sum(len(_nodes_rel(r)) * (top + 1 if b.symbol in r.lhs.free_symbols
+                                        | r.rhs.free_symbols else 1) for r in st.concl)
     if _work(nodes, values) > MAX_WORK:
         return _outside(nodes, values)
     cases = " \\/ ".join(f"{b.name} = {v}%Z" for v in range(top + 1))
@@ -155,14 +155,14 @@ def _outside(nodes, values: int) -> str:
 
 
 def _a(s: str) -> str:
+    """``s`` as an argument: parenthesized unless atomic or one parenthesized group."""
     if all(ch.isalnum() or ch in "_.%" for ch in s):
         return s
-    depth = 0
-    for i, ch in enumerate(s):
+    depth, first_close = 0, -1
+    for pos, ch in enumerate(s):
         depth += ch == "("
         depth -= ch == ")"
         if depth == 0:
+            first_close = pos
             break
-    if s.startswith("(") and i == len(s) - 1:
-        return s
-    return f"({s})"
+    return s if s.startswith("(") and first_close == len(s) - 1 else f"({s})"
