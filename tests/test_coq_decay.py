@@ -157,3 +157,46 @@ def test_the_registry_refutation_d64(tmp_path_factory):
     VERDICTS["mono64"] = {"status": "refuted", "witness": {"point": {"k": "11"}}}
     got = _check(tmp_path_factory, {"mono64": (st, True)})["mono64"]
     assert got.checked and got.what == "negation", got.status
+
+
+# -- the planner (no coqc) ---------------------------------------------------------------------
+
+def _plan(cid: str):
+    from peproof import registry
+    from peproof.kernel.coq import check
+
+    c = registry.get(cid)
+    verdict = {"status": c.expect, "engine": "certified curve", "method": "arb"}
+    if c.expect == "refuted":
+        k_at = {"d64": "11", "d128": "18", "d256": "37"}[cid.rsplit("_", 1)[1]]
+        verdict["witness"] = {"point": {"k": k_at}}
+    return check.plan(c, verdict)
+
+
+def test_the_registry_claims_that_fit_are_planned():
+    for cid, klass in (("rope.decay_bound_at_zero", "decay-zero"),
+                       ("rope.decay_bound_monotone_d64", "decay-negation")):
+        job, info = _plan(cid)
+        assert job is not None and info.klass == klass, (cid, info.status)
+        assert "odecay 64%Z 10000" in job.goal and job.script.startswith(decay_mod.UNFOLD)
+        assert "decay" in job.needs
+
+
+@pytest.mark.parametrize("cid, why", [
+    ("rope.decay_bound_monotone_d128", "2 values of B_128"),
+    ("rope.decay_bound_monotone_d256", "2 values of B_256"),
+    ("rope.decay_bound_decreasing_until_first_rise_d64", "24 values of B_64"),
+    ("rope.decay_bound_decreasing_until_first_rise_d256", "76 values of B_256"),
+    ("rope.decay_bound_never_regains_early_levels_d64", "every pair of offsets"),
+])
+def test_the_claims_over_the_budget_say_what_stays_outside_the_kernel(cid, why):
+    job, info = _plan(cid)
+    assert job is None and why in info.status, info.status
+    assert "outside the kernel" in info.status or "arb only" in info.status, info.status
+
+
+def test_the_work_limit_is_what_refuses_them(monkeypatch):
+    """Without the limit the d = 128 refutation is planned (the rule, not the shape, refuses)."""
+    monkeypatch.setattr(decay_mod, "MAX_WORK", 10**6)
+    job, info = _plan("rope.decay_bound_monotone_d128")
+    assert job is not None and info.klass == "decay-negation", info.status
