@@ -71,6 +71,18 @@ def real_term(pr, e) -> str | None:
     return f"decay_bound {d} {_a(base)} {_a(pr.term(k))}"
 
 
+def definition(d: int, k, base) -> sp.Expr:
+    """What ``odecay d base k`` / ``decay_bound d base k`` mean, as SymPy sums (Decay.v's
+    definition read back, for :mod:`peproof.kernel.coq.reparse`): ``(2/d) Sum(sqrt(re_j^2 +
+    im_j^2), (j, 1, d/2))``, ``re_j = Sum(cos(k base**(-2 l/d)), (l, 0, j - 1))``."""
+    j = sp.Symbol("decay_j", integer=True, positive=True)
+    l_ = sp.Symbol("decay_l", integer=True, nonnegative=True)
+    w = sp.sympify(base) ** (-2 * l_ / sp.Integer(d))
+    re = sp.Sum(sp.cos(k * w), (l_, 0, j - 1))
+    im = sp.Sum(sp.sin(k * w), (l_, 0, j - 1))
+    return sp.Rational(2) / d * sp.Sum(sp.sqrt(re**2 + im**2), (j, 1, sp.Integer(d) / 2))
+
+
 def uses(st) -> bool:
     return any(is_decay(n) for r in st.concl + st.hyps for s in (r.lhs, r.rhs)
                for n in sp.preorder_traversal(s))

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
+from peproof.kernel.coq import decay
+
 TOKEN = re.compile(r"\s*(?:(%Z)|(/\\)|(->|<>|<=|=>|[()+\-*/^=<,:~])|([A-Za-z_][A-Za-z0-9_.]*)"
                    r"|(\d+))")
 FUNS = {"sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "exp": sp.exp, "ln": sp.log,
@@ -308,6 +310,12 @@ class _P:
                 self.take(")")
                 return e
             return self.zatom()
+        if tok == "decay_bound":  # lib/Decay.v
+            self.take()
+            d = int(self.take())
+            self.take("%Z")
+            base = self.ratom()
+            return decay.definition(d, self.ratom(), base)
         if tok == "zsum":
             self.take()
             lo, hi = self.zatom(), self.zatom()
@@ -377,6 +385,11 @@ class _P:
         if tok == "opowp":
             b = self._positive()
             return sp.Pow(b, self.sarg_or_atom())
+        if tok == "odecay":  # lib/Decay.v
+            d = int(self.take())
+            self.take("%Z")
+            base = self.ratom()
+            return decay.definition(d, self.sarg_or_atom(), base)
         if tok in ("osum", "osumZ"):
             if tok == "osum":
                 lo, hi = self.sarg_or_atom(), self.sarg_or_atom()
