@@ -179,7 +179,7 @@ def test_the_registry_claims_that_fit_are_planned():
         job, info = _plan(cid)
         assert job is not None and info.klass == klass, (cid, info.status)
         assert "odecay 64%Z 10000" in job.goal and job.script.startswith(decay_mod.UNFOLD)
-        assert "decay" in job.needs
+        assert "interval" in job.needs and "Decay" in run.header(job.needs)
 
 
 @pytest.mark.parametrize("cid, why", [

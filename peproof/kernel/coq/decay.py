@@ -26,7 +26,9 @@ from __future__ import annotations
 import sympy as sp
 
 NODE = "peproof.rope.DecayBound"
-NEEDS = frozenset({"interval", "decay"})
+#: Decay.v is loaded with CheckInterval: the decay jobs join the other interval jobs' batches
+#: (one Print Assumptions traversal of CoqInterval's proofs for all: about 7 s each)
+NEEDS = frozenset({"interval"})
 #: the largest number of (value, frequency) steps of ``pe_decay`` a script is given: one step
 #: (three ``interval_intro`` calls) costs about 50-100 ms of coqc: 2 x 32 steps (d = 64's
 #: refutation) take about 8 s with Qed, 2 x 64 (d = 128's) 16 s, over the ~10 s a claim gets
