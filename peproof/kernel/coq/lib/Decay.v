@@ -127,10 +127,10 @@ Proof. reflexivity. Qed.
 Lemma dacc_O : forall f l re im acc, dacc f l O re im acc = acc.
 Proof. reflexivity. Qed.
 
-Lemma pe_lt_sub : forall a b, 0 < b - a -> a < b.
+Lemma pe_decay_lt_sub : forall a b, 0 < b - a -> a < b.
 Proof. intros; lra. Qed.
 
-Lemma pe_le_sub : forall a b, 0 <= b - a -> a <= b.
+Lemma pe_decay_le_sub : forall a b, 0 <= b - a -> a <= b.
 Proof. intros; lra. Qed.
 
 (** Every [decay_bound d b k] of the goal as [2 / d * dacc ...] with a literal count. *)
@@ -144,11 +144,11 @@ Ltac pe_decay_run :=
   end;
   unfold decay_theta, rpow.
 
-Ltac pe_is_leaf x := first [ is_var x | constr_eq x 0 ].
+Ltac pe_decay_leaf x := first [ is_var x | constr_eq x 0 ].
 
 (** A closed term [t] of the goal becomes a variable [v] with the enclosure [interval_intro]
     certifies (the goal is then proved for every value in it). *)
-Ltac pe_enclose t :=
+Ltac pe_decay_enclose t :=
   let v := fresh "pe_v" in let H := fresh "pe_H" in
   interval_intro t as H; revert H; generalize t; intros v H.
 
@@ -157,14 +157,14 @@ Ltac pe_enclose t :=
 Ltac pe_decay_step :=
   match goal with
   | |- context [dacc ?f ?l (S ?m) ?re ?im ?acc] =>
-      pe_is_leaf re; pe_is_leaf im; pe_is_leaf acc;
+      pe_decay_leaf re; pe_decay_leaf im; pe_decay_leaf acc;
       rewrite (dacc_S f l m re im acc); cbv beta;
       let l' := eval vm_compute in (l + 1)%Z in change (l + 1)%Z with l';
       match goal with
       | |- context [re + cos ?a] =>
-          pe_enclose (re + cos a); pe_enclose (im + sin a);
+          pe_decay_enclose (re + cos a); pe_decay_enclose (im + sin a);
           match goal with
-          | |- context [acc + sqrt ?s] => pe_enclose (acc + sqrt s)
+          | |- context [acc + sqrt ?s] => pe_decay_enclose (acc + sqrt s)
           end
       end;
       try clear dependent re; try clear dependent im; try clear dependent acc
@@ -173,8 +173,8 @@ Ltac pe_decay_step :=
 Ltac pe_decay :=
   pe_decay_run; repeat pe_decay_step; rewrite ?dacc_O;
   lazymatch goal with
-  | |- _ < _ => apply pe_lt_sub
-  | |- _ <= _ => apply pe_le_sub
+  | |- _ < _ => apply pe_decay_lt_sub
+  | |- _ <= _ => apply pe_decay_le_sub
   | |- _ => idtac
   end;
   first [ solve [interval] | solve [interval with (i_prec 60)] ].
