@@ -104,19 +104,26 @@ def _work(nodes, values: int) -> int:
     return values * max(int(n.args[0]) // 2 for n in nodes)
 
 
-def script(st, goal, refuted: bool, witness, vals) -> tuple | str | None:
-    """``(text, klass, needs, negation)`` for a statement using DecayBound, a reason (str)
-    when it is refused, None when the statement has no DecayBound.  ``vals``: the witness's
-    values in binder order (Coq terms), for a refuted claim."""
+def script(st, goal, refuted: bool, witness, point_values, refuse) -> tuple:
+    """``(text, klass, needs, negation)`` for a statement using DecayBound; raises ``refuse``
+    (tactics.NoScript) with the reason when it is not attempted.  ``point_values(st, goal,
+    point)``: the witness's values in binder order (Coq terms), for a refuted claim."""
+    got = _script(st, goal, refuted, witness, point_values)
+    if isinstance(got, str):
+        raise refuse(got)
+    return got
+
+
+def _script(st, goal, refuted, witness, point_values):
     nodes = _nodes(st)
-    if not nodes:
-        return None
     if refuted:
-        if st.quant != "forall" or not vals:
+        point = (witness or {}).get("point")
+        if st.quant != "forall" or point is None or not goal.binders:
             return "a refuted DecayBound claim is checked only at a certified point"
         n = sum(len(_nodes_rel(r)) for r in st.concl)
         if _work(nodes, n) > MAX_WORK:
             return _outside(nodes, n)
+        vals = point_values(st, goal, point)
         text = (f"intro H; pose proof (H {' '.join(vals)}) as Hc; pe_feed Hc; "
                 "decompose [and] Hc; pe_decay_refute")
         return text, "decay-negation", NEEDS, True

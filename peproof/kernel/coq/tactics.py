@@ -253,23 +253,12 @@ def point_values(st: Statement, goal: Goal, point: dict) -> list[str]:
     return out
 
 
-def _decay_script(st, goal, refuted, witness) -> Script | None:
-    if not decay.uses(st):
-        return None
-    point = (witness or {}).get("point")
-    vals = point_values(st, goal, point) if refuted and point is not None else None
-    got = decay.script(st, goal, refuted, witness, vals)
-    if isinstance(got, str):
-        raise NoScript(got)
-    return Script(*got)
-
-
 def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
                witness: dict | None = None) -> Script:
     """The script of ``goal`` (``refuted``: of its negation, at ``witness``)."""
     exprs = [e for r in st.concl + st.hyps for e in (r.lhs, r.rhs)]
-    if (got := _decay_script(st, goal, refuted, witness)) is not None:  # lib/Decay.v's
-        return got
+    if decay.uses(st):  # lib/Decay.v's scripts (decay.py), or NoScript with the reason
+        return Script(*decay.script(st, goal, refuted, witness, point_values, NoScript))
     if refuted:
         if st.quant != "forall" or not witness or "point" not in witness:
             raise NoScript("a refuted claim is checked only as the negation of a 'forall' "
