@@ -29,6 +29,8 @@ def _canon(e, depth=0):
     """``e`` rebuilt with SymPy's evaluation and its summation indices renamed by depth."""
     if e.is_Atom:
         return e
+    if hasattr(e, "peproof_definition"):  # DecayBound: its defining sums (Decay.v's meaning)
+        return _canon(e.peproof_definition(), depth)
     if isinstance(e, sp.Mod):  # printed as a - b floor(a / b), its definition
         a, b = (_canon(t, depth) for t in e.args)
         return a - b * sp.floor(a / b)
@@ -136,6 +138,7 @@ def _point(st: Statement, rng: random.Random) -> dict:
 SMALL = [c for c in TRANSLATABLE if len(c.statement.concl) <= 20
          and not any(isinstance(n, sp.Sum) and not n.limits[0][2].free_symbols
                      and int(n.limits[0][2]) > 50
+                     or hasattr(n, "peproof_definition") and n.args[0] > 128  # B_256's sums
                      for r in c.statement.concl for n in sp.preorder_traversal(r.lhs))]
 
 

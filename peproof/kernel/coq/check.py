@@ -21,7 +21,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from peproof.claims import Claim
-from peproof.kernel.coq import case_scripts, integral_scripts, run, semantic, tactics, translate
+from peproof.kernel.coq import (
+    case_scripts,
+    decay,
+    integral_scripts,
+    run,
+    semantic,
+    tactics,
+    translate,
+)
 
 CHECKED = "checked in Coq"
 #: the largest goal a proof script is run on: the 400 KB goals checked take under 10 s; the one
@@ -122,6 +130,7 @@ def plan(claim: Claim, verdict: dict | None) -> tuple[run.Job | None, CoqResult 
     else:  # sums over a period: Integral.v's direct script first (integral_scripts.py)
         proof, more = integral_scripts.or_period_sums(
             st, goal, semantic.forward_script(goal, script.text))
+    proof = decay.prefix(goal) + proof  # Decay.v's odecay unfolded into Sem.v's olift
     job = run.Job(claim.id, lemma + ("_negation" if refuted else ""), text, proof,
                   script.needs | more | _lib_needs(goal), negation=script.negation)
     info = CoqResult("", what="negation" if script.negation else "statement",

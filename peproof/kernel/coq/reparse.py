@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from peproof.kernel.coq import integral
+from peproof.kernel.coq import decay, integral
 
 TOKEN = re.compile(r"\s*(?:(%Z)|(/\\)|(->|<>|<=|=>|[()+\-*/^=<,:~])|([A-Za-z_][A-Za-z0-9_.]*)"
                    r"|(\d+))")
@@ -311,6 +311,12 @@ class _P:
                 self.take(")")
                 return e
             return self.zatom()
+        if tok == "decay_bound":  # lib/Decay.v
+            self.take()
+            d = int(self.take())
+            self.take("%Z")
+            base = self.ratom()
+            return decay.definition(d, self.ratom(), base)
         if tok == "zsum":
             self.take()
             lo, hi = self.zatom(), self.zatom()
@@ -380,6 +386,11 @@ class _P:
         if tok == "opowp":
             b = self._positive()
             return sp.Pow(b, self.sarg_or_atom())
+        if tok == "odecay":  # lib/Decay.v
+            d = int(self.take())
+            self.take("%Z")
+            base = self.ratom()
+            return decay.definition(d, self.sarg_or_atom(), base)
         if tok in ("osum", "osumZ"):
             if tok == "osum":
                 lo, hi = self.sarg_or_atom(), self.sarg_or_atom()

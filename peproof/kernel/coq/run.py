@@ -417,7 +417,7 @@ def header(needs: frozenset) -> str:
     lines = ["From Coq Require Import ZArith Reals Lia Lra Nsatz."]
     if "interval" in needs:
         lines.append("From Interval Require Import Tactic.")
-        mods.append("CheckInterval")
+        mods += ["CheckInterval", "Decay"]  # Decay.v's scripts need CoqInterval too
     mods += ["Integral"] if "integral" in needs else []
     lines.append(f"From PEProof Require Import {' '.join(mods)}.")
     lines.append("Open Scope R_scope.")
@@ -527,7 +527,8 @@ def audit_text(batch: _Batch, module: str, ok: list[int], each: bool) -> str:
     """Stage 2, in a fresh environment: the compiled batch is required (not imported), each
     goal is printed again and must be the type of its lemma, then ``Print Assumptions`` of all
     of them at once (one traversal: the union) or, ``each``, lemma by lemma."""
-    sem = "Defs Sem Integral" if "integral" in batch.needs else "Defs Sem"  # the meaning
+    sem = "Defs Sem" + (" Decay" if "interval" in batch.needs else "") + (
+        " Integral" if "integral" in batch.needs else "")  # the meaning
     lines = ["From Coq Require Import ZArith Reals.", f"From PEProof Require Import {sem}.",
              f"Require PEBatch.{module}.", "Open Scope R_scope."]
     for n in ok:
@@ -805,7 +806,7 @@ def _write_cached(path: Path, data: dict) -> None:
 
 def _needed_modules(needs: frozenset) -> set[str]:
     return {"Defs", "Sem", "Check", "CheckSem", "PE", "Tactics"} | (
-        {"CheckInterval"} if "interval" in needs else set()) | (
+        {"CheckInterval", "Decay"} if "interval" in needs else set()) | (
         {"Integral"} if "integral" in needs else set())
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from peproof.kernel.coq import integral
+from peproof.kernel.coq import decay, integral
 
 SREL = {"==": "oeq", "<=": "ole", "<": "olt", "!=": "one"}
 SUNARY = {sp.sin: "osin", sp.cos: "ocos", sp.exp: "oexp", sp.atan: "oatan", sp.Abs: "oabs",
@@ -121,6 +121,8 @@ class SemPrinter:
             return f"omod {_a(a)} {_a(b)}"
         if (out := integral.sem_term(self, e)) is not None:  # PiIntegral, Delta: Integral.v
             return out
+        if (s := decay.sem_term(self, e)) is not None:  # lib/Decay.v's odecay
+            return s
         raise Unprintable(f"{f.__name__}")
 
     def _add(self, e) -> str:

@@ -50,6 +50,7 @@ try:  # coqlib's module: which goals the library's tactics target, and their scr
     from peproof.kernel.coq import library as _library
 except ImportError:  # pragma: no cover - before it lands
     _library = None
+from peproof.kernel.coq import decay
 from peproof.kernel.coq.bound_scripts import alternatives as bound_first
 from peproof.kernel.coq.bound_scripts import obligation as bound_obligation
 from peproof.kernel.coq.coqineq_scripts import extra_alternatives, obligation_closer
@@ -256,6 +257,8 @@ def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
                witness: dict | None = None) -> Script:
     """The script of ``goal`` (``refuted``: of its negation, at ``witness``)."""
     exprs = [e for r in st.concl + st.hyps for e in (r.lhs, r.rhs)]
+    if decay.uses(st):  # lib/Decay.v's scripts (decay.py), or NoScript with the reason
+        return Script(*decay.script(st, goal, refuted, witness, point_values, NoScript))
     if refuted:
         if st.quant != "forall" or not witness or "point" not in witness:
             raise NoScript("a refuted claim is checked only as the negation of a 'forall' "

@@ -53,7 +53,7 @@ from math import lcm
 import sympy as sp
 
 from peproof.claims import INT_DOMAINS, Rel, Statement
-from peproof.kernel.coq import integral, sem_piecewise
+from peproof.kernel.coq import decay, integral, sem_piecewise
 from peproof.kernel.coq.semantic import SemPrinter, Unprintable, den_factor
 
 
@@ -435,6 +435,8 @@ class Printer:
             self._nonzero(e.args[1], b)
             self.heads.add("floor")
             return f"({a} - {b} * IZR (Int_part ({a} / {b})))"
+        if (s := decay.real_term(self, e)) is not None:  # lib/Decay.v's decay_bound
+            return s
         raise Untranslatable(f"{f.__name__}: no Coq printing with the same meaning "
                              f"(in {sp.sstr(e)[:80]})")
 
