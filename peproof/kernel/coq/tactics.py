@@ -55,6 +55,7 @@ from peproof.kernel.coq.bound_scripts import obligation as bound_obligation
 from peproof.kernel.coq.coqineq_scripts import extra_alternatives, obligation_closer
 from peproof.kernel.coq.more_scripts import CONST_SUM, constant_summand
 from peproof.kernel.coq.periods import TRIG_CONST, period_alternatives
+from peproof.kernel.coq.scripts4 import triangle
 from peproof.kernel.coq.translate import Binder, Goal, Printer, Untranslatable, domain_props
 
 MANY = 48  # conjuncts beyond which one tactic is tried on each in turn (not one per goal)
@@ -304,6 +305,8 @@ def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
     for j, r in enumerate(st.concl):
         tac, _, _ = _closer(r, goal.printer)
         first = bound_first(st, r, goal)  # error bounds, chords (bound_scripts.py)
+        tri = triangle(st, r, goal)  # error bounds by the triangle inequality (scripts4.py)
+        first = [tri] + first if tri else first
         tac = f"first [ {' | '.join(first)} | {tac} ]" if first else tac
         per.append(uses.get(j, tac))
     extra = extra_alternatives(st, goal, angle_plan)  # coqineq_scripts: a script tried

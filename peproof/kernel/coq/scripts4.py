@@ -1,0 +1,246 @@
+"""Proof-script shapes for error bounds the box scripts of :mod:`bound_scripts` do not close
+(one tactic expression each; nothing here changes the library).
+
+* ``triangle`` -- ``|L| <= R`` under hypotheses ``|t| <= a`` (the rounding errors of the error
+  model, ``|g - h| <= G``): every ``t`` is an atom (a ``t`` that is not a variable is a new
+  symbol standing for it, one of its variables solved for), ``L`` is written as a sum of
+  terms ``c * m`` (``m`` a product of atoms, ``c`` free of them; ``replace ... by ring``), each
+  term is bounded by ``|c| * prod a`` (``|c|`` is ``c`` or ``-c``: SymPy's guess from sample
+  points, which Coq must confirm by ``lra``/``nra``), the triangle inequality (``Rabs_triang``)
+  joins the bounds, and ``sum |c| prod a <= R`` is left to ``lra`` with products of the
+  hypotheses' slacks (``b - a >= 0`` for ``a <= b``) as facts: the products of one slack per
+  variable occurrence of each monomial of ``R - sum |c| prod a`` (a Handelman certificate
+  when one of this shape exists).  Coq's kernel checks every step: a wrong guess fails.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import sympy as sp
+
+from peproof.kernel.coq.translate import Printer, Untranslatable
+
+TRI_TIMEOUT = 8  # seconds of the triangle script (Coq's [timeout]: a failure, never a hang)
+MAX_TERMS = 12  # terms of L beyond which the script is not offered
+MAX_PRODUCTS = 160  # slack products beyond which the final lra is not offered
+
+#: |c m| <= a b from |c| <= a and |m| <= b (proved inline: the library is not edited)
+TERM = ("assert (pe_term : forall c m a b, Rabs c <= a -> Rabs m <= b -> Rabs (c * m) <= a * b) "
+        "by (intros pe_c pe_m pe_a pe_b pe_Hc pe_Hm; rewrite Rabs_mult; apply Rmult_le_compat; "
+        "[apply Rabs_pos | apply Rabs_pos | exact pe_Hc | exact pe_Hm])")
+
+
+def _boxes(st) -> list[tuple[sp.Expr, sp.Expr]]:
+    return [(h.lhs.args[0], h.rhs) for h in st.hyps
+            if h.op == "<=" and isinstance(h.lhs, sp.Abs)]
+
+
+def _slacks(st, boxes) -> list[sp.Expr]:
+    """``b - a`` for every hypothesis ``a <= b`` / ``a < b`` (and ``>=``, ``>``), ``x`` for a
+    positive variable, ``a -+ t`` for every box: facts ``0 <= f`` in the context once the boxes
+    are split (``pe_abs_hyps``)."""
+    out: list[sp.Expr] = []
+    for v in st.vars:
+        if v.domain in ("pos_real", "nonneg_real"):
+            out.append(v.symbol)
+    for h in st.hyps:
+        if isinstance(h.lhs, sp.Abs):
+            continue
+        if h.op in ("<=", "<"):
+            out.append(sp.expand(h.rhs - h.lhs))
+        elif h.op in (">=", ">"):
+            out.append(sp.expand(h.lhs - h.rhs))
+    for t, a in boxes:
+        out += [sp.expand(a - t), sp.expand(a + t)]
+    atoms = {t for t, _ in boxes if t.is_Symbol}
+    seen, facts, lower, upper = set(), [], {}, {}
+    for f in out:
+        if f.is_number or not f.is_polynomial() or f in seen or f.free_symbols & atoms:
+            continue
+        seen.add(f)
+        x = next(iter(f.free_symbols)) if len(f.free_symbols) == 1 else None
+        if x is not None and sp.degree(f, x) == 1 and abs(f.coeff(x)) == 1:
+            c = -(f - f.coeff(x) * x)  # x >= c, or -x >= -c
+            if f.coeff(x) == 1 and (x not in lower or c > lower[x][0]):
+                lower[x] = (c, f)
+            if f.coeff(x) == -1 and (x not in upper or -c < upper[x][0]):
+                upper[x] = (-c, f)
+            continue
+        facts.append(f)
+    # one-variable bounds: only the strongest of each side (``s - 1`` makes ``s`` redundant)
+    return [f for _, f in lower.values()] + [f for _, f in upper.values()] + facts
+
+
+def _atoms(boxes, L):
+    """Each box's term as an atom symbol, and ``L`` rewritten in them; None when a term is
+    neither a variable nor linear with a variable of coefficient +-1 that no other box uses."""
+    subs, atoms = {}, []
+    for k, (t, _) in enumerate(boxes):
+        if t.is_Symbol:
+            atoms.append((t, t))
+            continue
+        u = sp.Dummy(f"u{k}")
+        others = set().union(*(s.free_symbols for j, (s, _) in enumerate(boxes) if j != k))
+        for x in sorted(t.free_symbols, key=str):
+            c = sp.expand(t).coeff(x)
+            if x in others or abs(c) != 1 or sp.expand(t - c * x).has(x):
+                continue
+            subs[x] = sp.expand((u - (t - c * x)) / c)
+            break
+        else:
+            return None
+        atoms.append((u, t))
+    return atoms, sp.expand(L.subs(subs))
+
+
+def _sample_points(st, n=40, seed=7):
+    """Points that satisfy the statement's hypotheses other than the boxes (rejection
+    sampling): the coefficients' signs are guessed there; Coq confirms each guess."""
+    rnd = random.Random(seed)
+    lo, hi = {}, {}
+    for v in st.vars:
+        lo[v.symbol] = 0 if "pos" in v.domain or "nonneg" in v.domain else -3
+    rels = [h for h in st.hyps if not isinstance(h.lhs, sp.Abs) and h.op in ("<=", "<")]
+    for h in rels:
+        if h.lhs.is_Symbol and h.rhs.is_number:
+            hi[h.lhs] = float(h.rhs)
+        if h.rhs.is_Symbol and h.lhs.is_number:
+            lo[h.rhs] = max(lo.get(h.rhs, float(h.lhs)), float(h.lhs))
+    pts = []
+    for _ in range(n * 50):
+        p = {}
+        for v in st.vars:
+            a = float(lo.get(v.symbol, -3))
+            b = float(hi.get(v.symbol, a + 3))
+            p[v.symbol] = sp.Rational(rnd.uniform(a, b)).limit_denominator(1000)
+        if all(bool((h.lhs - h.rhs).subs(p) <= 0) for h in rels):
+            pts.append(p)
+            if len(pts) >= n:
+                break
+    return pts
+
+
+def _sign(c, pts) -> int | None:
+    vals = [c.subs(p) for p in pts] if c.free_symbols else [c]
+    if all(v >= 0 for v in vals):
+        return 1
+    if all(v <= 0 for v in vals):
+        return -1
+    return None
+
+
+def _products(D, facts) -> list[tuple[int, ...]]:
+    """Products of slacks: all those of degree 2 to ``D``'s when they are few, else one slack
+    per variable occurrence of each monomial of ``D``."""
+    D = sp.expand(D)
+    gens = sorted(D.free_symbols, key=str)
+    if not gens:
+        return []
+    deg = sp.Poly(D, *gens).total_degree()
+    every = [c for n in range(2, deg + 1)
+             for c in itertools.combinations_with_replacement(range(len(facts)), n)]
+    if len(every) <= MAX_PRODUCTS:
+        return every
+    fv = [f.free_symbols for f in facts]
+    out: set = set()
+    for mon in sp.Poly(D, *gens).monoms():
+        occ = [g for g, e in zip(gens, mon, strict=True) for _ in range(e)]
+        choices = [[i for i, s in enumerate(fv) if g in s] for g in occ]
+        if len(occ) < 2 or any(not c for c in choices):
+            continue
+        for pick in itertools.product(*choices):
+            out.add(tuple(sorted(pick)))
+            if len(out) > MAX_PRODUCTS:
+                return list(out)
+    return sorted(out)
+
+
+def triangle(st, r, goal) -> str | None:
+    """The triangle script of conclusion ``r`` (``Abs(L) <= R``), else None."""
+    if r.op != "<=" or not isinstance(r.lhs, sp.Abs):
+        return None
+    boxes = _boxes(st)
+    if not boxes:
+        return None
+    L, R = r.lhs.args[0], r.rhs
+    found = _atoms(boxes, L)
+    if found is None or not L.is_polynomial() or not R.is_polynomial():
+        return None
+    atoms, Lu = found
+    syms = [u for u, _ in atoms]
+    poly = sp.Poly(Lu, *syms)
+    terms = poly.terms()
+    if len(terms) > MAX_TERMS or any(c.free_symbols & set(syms) for _, c in terms):
+        return None
+    pts = _sample_points(st)
+    if not pts:
+        return None
+    pr = Printer(goal.names, goal.printer.zvars, set(goal.names.values()))
+    back = {u: t for u, t in atoms}
+    bound = dict(boxes)
+    try:
+        # the boxes split first: pe_abs_hyps would take the terms' bounds apart too
+        steps, texts, bounds, total = [TERM, "pe_abs_hyps"], [], [], sp.Integer(0)
+        for mon, c in terms:
+            c = sp.expand(c.subs({u: back[u] for u in syms if u != back[u]}))
+            sg = _sign(c, pts)
+            if sg is None:
+                return None
+            occ = [atoms[k][1] for k, e in enumerate(mon) for _ in range(e)]
+            m = _nest([f"({pr.term(t)})" for t in occ])
+            a = _nest([f"({pr.term(bound[t])})" for t in occ])
+            sc = c if sg > 0 else -c
+            term = f"({pr.term(c)}) * {m}" if occ else f"({pr.term(c)})"
+            bnd = f"({pr.term(sc)}) * {a}" if occ else f"({pr.term(sc)})"
+            tac = _term_tactic(len(occ))
+            steps.append(f"assert (Rabs ({term}) <= {bnd}) by ({tac})")
+            texts.append(f"({term})")
+            bounds.append(f"({bnd})")
+            prod_a = sp.Mul(*[bound[t] for t in occ])
+            total += sc * prod_a
+        facts = _slacks(st, boxes)
+        prods = _products(R - total, facts)
+        if len(prods) > MAX_PRODUCTS:
+            return None
+        sum_text = " + ".join(texts)
+        steps.append(f"match goal with |- Rabs ?t <= _ => replace t with ({sum_text}) by ring "
+                     "end")
+        for k in range(len(texts), 1, -1):
+            steps.append(f"pose proof (Rabs_triang ({' + '.join(texts[:k - 1])}) "
+                         f"{texts[k - 1]})")
+        # sum |c| prod a <= R first, in the statement's context alone (lra found no
+        # certificate among the terms' hypotheses, though one exists)
+        used = sorted({i for p in prods for i in p})
+        hints = "".join(f"assert (0 <= {pr.term(facts[i])}) by lra; " for i in used) + "".join(
+            f"assert (0 <= {' * '.join(f'({pr.term(facts[i])})' for i in p)}) "
+            "by (repeat apply Rmult_le_pos; assumption); " for p in prods)
+        steps.insert(1, f"assert ({' + '.join(bounds)} <= {pr.term(R)}) by "
+                        f"(pe_abs_hyps; {hints}lra)")
+        steps.append("lra")
+    except Untranslatable:
+        return None
+    return f"timeout {TRI_TIMEOUT} (solve [{'; '.join(steps)}])"
+
+
+def _nest(parts: list[str]) -> str:
+    """``p1 * (p2 * (...))``: the shape ``pe_term`` takes apart, one factor at a time."""
+    if not parts:
+        return "1"
+    out = parts[-1]
+    for p in reversed(parts[:-1]):
+        out = f"({p} * {out})"
+    return out
+
+
+def _term_tactic(n: int) -> str:
+    """``Rabs (c * (t1 * (... tn))) <= |c| * (a1 * (... an))`` by ``pe_term`` n times."""
+    coef = "apply Rabs_le; split; first [lra | nra]"
+    atom = "first [assumption | apply Rabs_le; split; lra]"
+    if n == 0:
+        return coef
+    inner = atom
+    for _ in range(n - 1):
+        inner = f"apply pe_term; [{atom} | {inner}]"
+    return f"apply pe_term; [{coef} | {inner}]"

@@ -1,0 +1,74 @@
+"""The proof-script shapes of peproof/kernel/coq/scripts4.py: each shape is checked in Coq, the
+same shape made false is NOT checked, and the registry claims they close are checked.  One
+``check_claims`` call (one library build, one batch).
+
+* ``triangle`` (``L`` as a sum of terms ``c * m`` over the boxes' atoms, each bounded by
+  ``|c| prod a``, ``Rabs_triang``, then ``lra`` with products of the hypotheses' slacks): a
+  bound with an atom that is a difference (``|x - y| <= a``), a product of two atoms and
+  coefficients of both signs (other scripts close it too);
+  falsifier: the ``z`` term's factor ``s`` dropped from the bound (false at ``s = 2``,
+  ``x = y``, ``z = b > a``).  Registry: the dynamic factor and the blend of the error model;
+  falsifiers: the dynamic factor's ``4 s + 1`` lowered to ``s + 1`` (false at ``s = r = 1``,
+  ``p = v (2 + v)``, ``delta_4 = v = 1/8``), the blend's bound without its ``G (s - 1)`` term
+  (false at ``s = 2``, ``g = 0``, ``h = G = 1/2``, ``e_i = 0``, ``r_1 = 1/100``).
+"""
+
+from __future__ import annotations
+
+import pytest
+import sympy as sp
+
+from peproof.claims import Le, Statement, var
+from peproof.families import error_model_maps as maps
+from peproof.kernel.coq import run
+
+HAVE_COQ = run.coqc() is not None and run.coq_version() is not None
+needs_coq = pytest.mark.skipif(not HAVE_COQ, reason="coqc not installed (make coq installs it)")
+
+A = sp.Abs
+x, XV = var("x", "real")
+y, YV = var("y", "real")
+z, ZV = var("z", "real")
+a, AV = var("a", "pos_real")
+b, BV = var("b", "pos_real")
+s, SV = var("s", "pos_real")
+TRI_VARS = (XV, YV, ZV, AV, BV, SV)
+TRI_HYPS = (Le(A(x - y), a), Le(A(z), b), Le(1, s))
+TRI_L = A((x - y) * (s - 1) - z * s + z * (x - y) * (s - 1))
+
+
+def _dyn(c):
+    """The dynamic factor's statement with ``C_DYN`` replaced by ``c``."""
+    return maps.DYN.with_concl(Le(A(maps.EFF_HAT - maps.EFF),
+                                  maps.EFF * (c * maps.s + 1) * maps.v))
+
+
+#: id -> (statement, checked?)
+CASES = {
+    "tri.difference_atom": (Statement(Le(TRI_L, a * (s - 1) + b * s + a * b * (s - 1)),
+                                      TRI_VARS, TRI_HYPS), 1),
+    "tri.factor_dropped": (Statement(Le(TRI_L, a * (s - 1) + b + a * b * (s - 1)), TRI_VARS,
+                                     TRI_HYPS), 0),
+    "tri.dynamic_factor_lowered": (_dyn(1), 0),
+    "tri.blend_without_weight_error": (maps.BLEND.with_concl(
+        Le(A(maps.BLEND_LHS), maps.X_S * maps.r1)), 0),
+}
+
+#: registry claims the new scripts check (none was checked before them)
+REGISTRY = ("error_model.map_dynamic_factor", "error_model.map_blend")
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory, coq_shapes):
+    return coq_shapes(tmp_path_factory, CASES, REGISTRY, kind="inequality")
+
+
+@needs_coq
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("key", sorted(CASES) + list(REGISTRY))
+def test_scripts4_shape_checked_and_its_falsifier_not(results, key):
+    r = results[key]
+    want = CASES[key][1] if key in CASES else 1
+    assert int(r.checked) == want, (key, r.status)
+    if r.checked:
+        assert not set(r.assumptions) - run.ALLOWED, key
