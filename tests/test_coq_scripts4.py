@@ -11,6 +11,11 @@ same shape made false is NOT checked, and the registry claims they close are che
   falsifiers: the dynamic factor's ``4 s + 1`` lowered to ``s + 1`` (false at ``s = r = 1``,
   ``p = v (2 + v)``, ``delta_4 = v = 1/8``), the blend's bound without its ``G (s - 1)`` term
   (false at ``s = 2``, ``g = 0``, ``h = G = 1/2``, ``e_i = 0``, ``r_1 = 1/100``).
+* ``sum_le`` (both sides one sum by ``zsum_scal``, compared term by term, each term by
+  ``2 (1 - cos x) <= x^2``): the Lipschitz bound of the distance (registry) and the same with
+  base 500000; falsifiers: the bound divided by 4 (false for small ``k``), the range
+  ``0..n-2`` (at ``n = 0`` Karr's convention makes each side minus its term at ``i = -1``:
+  the order turns, false for ``k != 0``).
 """
 
 from __future__ import annotations
@@ -37,6 +42,19 @@ TRI_HYPS = (Le(A(x - y), a), Le(A(z), b), Le(1, s))
 TRI_L = A((x - y) * (s - 1) - z * s + z * (x - y) * (s - 1))
 
 
+d, DV = var("d", "even_pos_integer")
+n, NV = var("n", "nonneg_integer")
+k, KV = var("k", "real")
+I = sp.Symbol("i", integer=True, nonnegative=True)
+
+
+def _lipschitz(base, top, c=1):
+    """``2 Sum(1 - cos(k / base^(2i/d))) <= c k^2 Sum(base^(-4i/d))``, i from 0 to ``top``."""
+    left = 2 * sp.Sum(1 - sp.cos(k / sp.Integer(base) ** (2 * I / d)), (I, 0, top))
+    right = c * k ** 2 * sp.Sum(sp.Integer(base) ** (-4 * I / d), (I, 0, top))
+    return Statement(Le(left, right), (KV, DV, NV) if top.has(n) else (KV, DV))
+
+
 def _dyn(c):
     """The dynamic factor's statement with ``C_DYN`` replaced by ``c``."""
     return maps.DYN.with_concl(Le(A(maps.EFF_HAT - maps.EFF),
@@ -52,10 +70,14 @@ CASES = {
     "tri.dynamic_factor_lowered": (_dyn(1), 0),
     "tri.blend_without_weight_error": (maps.BLEND.with_concl(
         Le(A(maps.BLEND_LHS), maps.X_S * maps.r1)), 0),
+    "sum_le.base_500000": (_lipschitz(500000, d / 2 - 1), 1),
+    "sum_le.quarter": (_lipschitz(10000, d / 2 - 1, sp.Rational(1, 4)), 0),
+    "sum_le.reversed_range": (_lipschitz(10000, n - 2), 0),
 }
 
 #: registry claims the new scripts check (none was checked before them)
-REGISTRY = ("error_model.map_dynamic_factor", "error_model.map_blend")
+REGISTRY = ("error_model.map_dynamic_factor", "error_model.map_blend",
+            "distance.lipschitz_in_offset")
 
 
 @pytest.fixture(scope="module")

@@ -244,3 +244,85 @@ def _term_tactic(n: int) -> str:
     for _ in range(n - 1):
         inner = f"apply pe_term; [{atom} | {inner}]"
     return f"apply pe_term; [{coef} | {inner}]"
+
+
+# ------------------------------------------------------------------ sums compared term by term
+#: zsum a b f <= zsum a b g from f <= g everywhere, when the sum has b + 1 - a >= 0 terms (the
+#: other case of Karr's convention is minus a sum: the order turns); proved inline
+ZLE = ("assert (pe_zle : forall a b f g, (a <= b + 1)%Z -> (forall i, f i <= g i) -> "
+       "zsum a b f <= zsum a b g) by (intros pe_a pe_b pe_f pe_g pe_ab pe_fg; unfold zsum; "
+       "rewrite (proj2 (Z.leb_le _ _) pe_ab); induction (Z.to_nat (pe_b + 1 - pe_a)) as "
+       "[|pe_n pe_IH]; simpl; [lra | apply Rplus_le_compat; [exact pe_IH | apply pe_fg]])")
+#: 2 (1 - cos x) <= x^2: cos x = 1 - 2 sin^2 (x/2) and |sin y| <= |y| (the mean value theorem,
+#: ``MVT_abs`` with ``derivable_pt_lim_sin``, and ``|cos c| <= 1``)
+COS_SQ = ("assert (pe_cos : forall x, 2 * (1 - cos x) <= x * x) by (intro pe_x; "
+          "replace pe_x with (2 * (pe_x / 2)) at 1 by field; rewrite cos_2a_sin; "
+          "destruct (MVT_abs sin cos 0 (pe_x / 2) (fun c _ => derivable_pt_lim_sin c)) as "
+          "[pe_c [pe_m _]]; rewrite sin_0, !Rminus_0_r in pe_m; pose proof (COS_bound pe_c); "
+          "assert (Rabs (cos pe_c) <= 1) by (apply Rabs_le; lra); "
+          "assert (pe_s : Rabs (sin (pe_x / 2)) <= Rabs (pe_x / 2)) by (rewrite pe_m; "
+          "pose proof (Rabs_pos (pe_x / 2)); nra); apply Rsqr_le_abs_1 in pe_s; "
+          "unfold Rsqr in pe_s; nra)")
+
+
+def _scaled_sum(e):
+    """``e`` as ``(c, Sum)`` with ``c`` free of the sum's index, else None."""
+    sums = [f for f in sp.Mul.make_args(e) if isinstance(f, sp.Sum)]
+    if len(sums) != 1 or len(sums[0].limits) != 1:
+        return None
+    return sp.Mul(*[f for f in sp.Mul.make_args(e) if f is not sums[0]]), sums[0]
+
+
+def sum_le(st, r, goal) -> str | None:
+    """``c1 Sum(1 - cos x_i) <= c2 Sum(g_i)`` over the same range, with ``c1 x_i^2 / 2 =
+    c2 g_i`` (SymPy's guess; ``field`` confirms it) and ``g_i`` a power ``b^F`` of a literal
+    base where ``x_i`` has ``b^E``, ``F = 2 E``: both sides as one sum (``zsum_scal``),
+    compared term by term (:data:`ZLE`), each term by :data:`COS_SQ`."""
+    if r.op != "<=":
+        return None
+    left, right = _scaled_sum(r.lhs), _scaled_sum(r.rhs)
+    if left is None or right is None:
+        return None
+    (c1, s1), (c2, s2) = left, right
+    (i, a, b), (j, a2, b2) = s1.limits[0], s2.limits[0]
+    if a != a2 or b != b2 or not c1.is_positive or c1.has(i) or c2.has(j):
+        return None
+    g = s2.function.subs(j, i)
+    cos_x = -(sp.expand(s1.function) - 1)
+    if not isinstance(cos_x, sp.cos):
+        return None
+    x = cos_x.args[0]
+    if sp.simplify(c1 * x ** 2 / 2 - c2 * g) != 0:
+        return None
+    pows = [(p1, p2) for p1 in sp.preorder_traversal(x) if isinstance(p1, sp.Pow)
+            and p1.base.is_Integer and p1.base > 1
+            for p2 in sp.preorder_traversal(g) if isinstance(p2, sp.Pow) and p2.base == p1.base
+            and sp.simplify(p2.exp - 2 * p1.exp) == 0]
+    zv = set(goal.printer.zvars) | ({i} if i.is_integer else set())
+    pr = Printer(dict(goal.names) | {i: "pe_i"}, zv, set(goal.names.values()) | {"pe_i"})
+    try:
+        xs = pr.term(x)
+        steps = [f"replace ({pr.term(p2)}) with (({pr.term(p1)}) * ({pr.term(p1)})) by "
+                 "(unfold Rdiv; rewrite ?Rmult_1_l; rewrite <- ?rpow_opp; rewrite <- rpow_plus; "
+                 "f_equal; field; pe_side)" for p1, p2 in pows[:1]]
+        steps += [f"pose proof (pe_cos ({xs}))",
+                  f"apply Rle_trans with ({pr.term(c1 / 2)} * (({xs}) * ({xs})))",
+                  "[lra | right; rewrite ?rpow_opp; field; repeat split; "
+                  "first [apply rpow_neq_0 | pe_side]]"]
+    except Untranslatable:
+        return None
+    term = "; ".join(steps[:-1]) + "; " + steps[-1]
+    return (f"{ZLE}; {COS_SQ}; rewrite <- ?zsum_scal; apply pe_zle; "
+            f"[ first [lia | Z.div_mod_to_equations; lia] | intro pe_i; cbv beta; {term} ]")
+
+
+def sum_alternative(st, goal) -> str | None:
+    """The whole goal (obligations, then the one conclusion) when :func:`sum_le` fits."""
+    if len(st.concl) != 1:
+        return None
+    tac = sum_le(st, st.concl[0], goal)
+    if tac is None:
+        return None
+    per = ["solve [pe_side]"] * len(goal.obligations) + [f"solve [{tac}]"]
+    body = per[0] if len(per) == 1 else "pe_split; [ " + " | ".join(per) + " ]"
+    return f"timeout {TRI_TIMEOUT} (solve [intros; pe_zfacts; {body}])"

@@ -55,7 +55,7 @@ from peproof.kernel.coq.bound_scripts import obligation as bound_obligation
 from peproof.kernel.coq.coqineq_scripts import extra_alternatives, obligation_closer
 from peproof.kernel.coq.more_scripts import CONST_SUM, constant_summand
 from peproof.kernel.coq.periods import TRIG_CONST, period_alternatives
-from peproof.kernel.coq.scripts4 import triangle
+from peproof.kernel.coq.scripts4 import sum_alternative, triangle
 from peproof.kernel.coq.translate import Binder, Goal, Printer, Untranslatable, domain_props
 
 MANY = 48  # conjuncts beyond which one tactic is tried on each in turn (not one per goal)
@@ -298,6 +298,7 @@ def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
     if klass == "sum":  # coqlib's, else sums of constants (Check.v's pe_zsum_const)
         const = constant_summand(exprs)
         more = f" | {CONST_SUM.format(c=goal.printer.term(const))}" if const is not None else ""
+        more += f" | {alt}" if (alt := sum_alternative(st, goal)) else ""  # scripts4.py
         return Script(f"first [ {library} | solve [pe_zsum_const]{more} ]", klass,
                       frozenset(needs))
     helpers, uses = _shapes(st, goal, 3)
