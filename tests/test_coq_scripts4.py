@@ -3,11 +3,9 @@ same shape made false is NOT checked, and the registry claims they close are che
 ``check_claims`` call (one library build, one batch).
 
 * ``triangle`` (``L`` as a sum of terms ``c * m`` over the boxes' atoms, each bounded by
-  ``|c| prod a``, ``Rabs_triang``, then ``lra`` with products of the hypotheses' slacks): a
-  bound with an atom that is a difference (``|x - y| <= a``), a product of two atoms and
-  coefficients of both signs (other scripts close it too);
-  falsifier: the ``z`` term's factor ``s`` dropped from the bound (false at ``s = 2``,
-  ``x = y``, ``z = b > a``).  Registry: the dynamic factor and the blend of the error model;
+  ``|c| prod a``, ``Rabs_triang``, then ``lra`` with products of the hypotheses' slacks):
+  the dynamic factor and the blend of the error model (registry; a box on ``h - g``, a
+  product of two atoms, coefficients of both signs);
   falsifiers: the dynamic factor's ``4 s + 1`` lowered to ``s + 1`` (false at ``s = r = 1``,
   ``p = v (2 + v)``, ``delta_4 = v = 1/8``), the blend's bound without its ``G (s - 1)`` term
   (false at ``s = 2``, ``g = 0``, ``h = G = 1/2``, ``e_i = 0``, ``r_1 = 1/100``).
@@ -16,6 +14,10 @@ same shape made false is NOT checked, and the registry claims they close are che
   base 500000; falsifiers: the bound divided by 4 (false for small ``k``), the range
   ``0..n-2`` (at ``n = 0`` Karr's convention makes each side minus its term at ``i = -1``:
   the order turns, false for ``k != 0``).
+* ``sum_odd`` (the first term peeled, the rest reflected ``n -> 1 + U - n`` and each term
+  minus itself by ``sin_period_neg``/``cos_period_neg``): the DFT's sin-cos orthogonality
+  (registry) and ``Sum(sin(2 pi k m / N), (m, 0, N - 1)) = 0``; falsifiers: the range
+  ``0..N-2`` (false at ``N = 3``, ``k = 1``), ``k`` real (false at ``N = 2``, ``k = 1/4``).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
-from peproof.claims import Le, Statement, var
+from peproof.claims import Eq, Le, Statement, var
 from peproof.families import error_model_maps as maps
 from peproof.kernel.coq import run
 
@@ -31,17 +33,6 @@ HAVE_COQ = run.coqc() is not None and run.coq_version() is not None
 needs_coq = pytest.mark.skipif(not HAVE_COQ, reason="coqc not installed (make coq installs it)")
 
 A = sp.Abs
-x, XV = var("x", "real")
-y, YV = var("y", "real")
-z, ZV = var("z", "real")
-a, AV = var("a", "pos_real")
-b, BV = var("b", "pos_real")
-s, SV = var("s", "pos_real")
-TRI_VARS = (XV, YV, ZV, AV, BV, SV)
-TRI_HYPS = (Le(A(x - y), a), Le(A(z), b), Le(1, s))
-TRI_L = A((x - y) * (s - 1) - z * s + z * (x - y) * (s - 1))
-
-
 d, DV = var("d", "even_pos_integer")
 n, NV = var("n", "nonneg_integer")
 k, KV = var("k", "real")
@@ -55,6 +46,18 @@ def _lipschitz(base, top, c=1):
     return Statement(Le(left, right), (KV, DV, NV) if top.has(n) else (KV, DV))
 
 
+NN, NNV = var("N", "pos_integer")
+KZ, KZV = var("kz", "integer")
+M = sp.Symbol("m", integer=True, nonnegative=True)
+
+
+def _sines(top, freq):
+    """``Sum(sin(2 pi freq m / N), (m, 0, top - 1)) = 0``."""
+    fv = (KZV,) if freq == KZ else (KV,)
+    return Statement(Eq(sp.Sum(sp.sin(2 * sp.pi * freq * M / NN), (M, 0, top - 1)), 0),
+                     (NNV,) + fv)
+
+
 def _dyn(c):
     """The dynamic factor's statement with ``C_DYN`` replaced by ``c``."""
     return maps.DYN.with_concl(Le(A(maps.EFF_HAT - maps.EFF),
@@ -63,21 +66,20 @@ def _dyn(c):
 
 #: id -> (statement, checked?)
 CASES = {
-    "tri.difference_atom": (Statement(Le(TRI_L, a * (s - 1) + b * s + a * b * (s - 1)),
-                                      TRI_VARS, TRI_HYPS), 1),
-    "tri.factor_dropped": (Statement(Le(TRI_L, a * (s - 1) + b + a * b * (s - 1)), TRI_VARS,
-                                     TRI_HYPS), 0),
     "tri.dynamic_factor_lowered": (_dyn(1), 0),
     "tri.blend_without_weight_error": (maps.BLEND.with_concl(
         Le(A(maps.BLEND_LHS), maps.X_S * maps.r1)), 0),
     "sum_le.base_500000": (_lipschitz(500000, d / 2 - 1), 1),
     "sum_le.quarter": (_lipschitz(10000, d / 2 - 1, sp.Rational(1, 4)), 0),
     "sum_le.reversed_range": (_lipschitz(10000, n - 2), 0),
+    "sum_odd.sines": (_sines(NN, KZ), 1),
+    "sum_odd.sines_short": (_sines(NN - 1, KZ), 0),
+    "sum_odd.sines_real_frequency": (_sines(NN, k), 0),
 }
 
 #: registry claims the new scripts check (none was checked before them)
 REGISTRY = ("error_model.map_dynamic_factor", "error_model.map_blend",
-            "distance.lipschitz_in_offset")
+            "distance.lipschitz_in_offset", "dft.sin_cos_orthogonal")
 
 
 @pytest.fixture(scope="module")

@@ -316,11 +316,79 @@ def sum_le(st, r, goal) -> str | None:
             f"[ first [lia | Z.div_mod_to_equations; lia] | intro pe_i; cbv beta; {term} ]")
 
 
+# ------------------------------------------------------------ sums odd under reflection
+#: zsum a b f = zsum a b (fun i => f (a + b - i)) when a <= b + 1 (induction on the number of
+#: terms: zsum_first, zsum_succ, zsum_shift; proved inline)
+REV = (
+    "assert (pe_rev : forall a b f, (a <= b + 1)%Z -> zsum a b f = zsum a b (fun i => "
+    "f (a + b - i)%Z)) by (assert (pe_R : forall n a f, zsum a (a + Z.of_nat n - 1) f = "
+    "zsum a (a + Z.of_nat n - 1) (fun i => f (2 * a + Z.of_nat n - 1 - i)%Z)) by ("
+    "induction n as [|n pe_IH]; intros a f; [ simpl; replace (a + 0 - 1)%Z with (a - 1)%Z "
+    "by lia; rewrite !zsum_empty; reflexivity | replace (a + Z.of_nat (S n) - 1)%Z with "
+    "(a + Z.of_nat n)%Z by lia; rewrite (zsum_ext_all _ _ (fun i => f (2 * a + Z.of_nat (S n) "
+    "- 1 - i)%Z) (fun i => f (2 * a + Z.of_nat n - i)%Z)) by (intro; f_equal; lia); "
+    "rewrite (zsum_first a (a + Z.of_nat n) f), (zsum_succ a (a + Z.of_nat n) (fun i => "
+    "f (2 * a + Z.of_nat n - i)%Z)); pose proof (pe_IH (a + 1)%Z f) as pe_H; replace "
+    "(a + 1 + Z.of_nat n - 1)%Z with (a + Z.of_nat n)%Z in pe_H by lia; rewrite pe_H, "
+    "(zsum_shift (a + 1) (a + Z.of_nat n) 1); replace (a + 1 - 1)%Z with a by lia; "
+    "rewrite Rplus_comm; f_equal; [ apply zsum_ext_all; intro; f_equal; lia | f_equal; "
+    "lia ] ]); intros a b f pe_ab; pose proof (pe_R (Z.to_nat (b - a + 1)) a f) as pe_E; "
+    "rewrite Z2Nat.id in pe_E by lia; replace (a + (b - a + 1) - 1)%Z with b in pe_E by lia; "
+    "rewrite pe_E; apply zsum_ext_all; intro pe_i; f_equal; lia)")
+
+
+def sum_odd(st, r, goal) -> str | None:
+    """``Sum(F(n), (n, 0, U)) = 0`` with ``F(0) = 0`` (a factor ``sin`` of an argument that
+    vanishes at 0) and ``F(1 + U - n) = -F(n)``: every argument ``t`` of a sin/cos is linear in
+    ``n`` without constant term and ``t(1 + U) = 2 pi z`` for an integer ``z``
+    (``cos(2 pi z - t) = cos t``, ``sin(2 pi z - t) = -sin t``; SymPy checks that the signs
+    make ``F`` odd).  The script: the first term peeled (``zsum_first``), the rest reflected
+    (:data:`REV`) and each term rewritten by ``cos_period_neg``/``sin_period_neg`` (found by
+    Ltac's context matching, each period's equation by ``field``), so the rest is minus
+    itself; ``sin_piZ_at`` for the first term; ``lra``."""
+    if r.op != "==" or not (r.rhs == 0 and isinstance(r.lhs, sp.Sum)) \
+            or len(r.lhs.limits) != 1:
+        return None
+    n, a, top = r.lhs.limits[0]
+    F = r.lhs.function
+    if a != 0 or sp.expand(F.subs(n, 0)) != 0:
+        return None
+    trig = {t for t in sp.preorder_traversal(F) if isinstance(t, sp.sin | sp.cos)}
+    if not trig or any(not t.args[0].has(n) for t in trig):
+        return None
+    pr = goal.printer
+    branches, flip = [], {}
+    for t in sorted(trig, key=sp.srepr):
+        arg = sp.expand(t.args[0])
+        if arg.subs(n, 0) != 0 or sp.expand(arg - n * sp.diff(arg, n)) != 0:
+            return None
+        z = pr.zexact(sp.simplify(arg.subs(n, 1 + top) / (2 * sp.pi)))
+        if z is None:
+            return None
+        lemma = "sin_period_neg" if isinstance(t, sp.sin) else "cos_period_neg"
+        head = "sin" if isinstance(t, sp.sin) else "cos"
+        flip[t] = -t if isinstance(t, sp.sin) else t
+        b = (f"| |- context [{head} ?x] => match x with context C [IZR (?e - ?v)] => is_var v; "
+             f"let y := context C [IZR v] in rewrite ({lemma} x y ({z})) by "
+             "(pe_izr_push; field; pe_side) end")
+        if b not in branches:
+            branches.append(b)
+    if sp.expand(F.xreplace(flip) + F) != 0:
+        return None
+    return (f"{REV}; rewrite zsum_first; match goal with |- _ + zsum ?a ?b ?f = _ => "
+            "assert (pe_o : zsum a b f = - zsum a b f) by (rewrite (pe_rev a b f) at 1 by lia; "
+            "rewrite <- zsum_opp; apply zsum_ext_all; intro pe_n; cbv beta; "
+            f"repeat match goal with {' '.join(branches)} end; ring) end; "
+            "repeat match goal with |- context [sin ?x] => lazymatch x with context [IZR 0] => "
+            "rewrite (sin_piZ_at x 0) by pe_eq end end; lra")
+
+
 def sum_alternative(st, goal) -> str | None:
-    """The whole goal (obligations, then the one conclusion) when :func:`sum_le` fits."""
+    """The whole goal (obligations, then the one conclusion) when :func:`sum_le` or
+    :func:`sum_odd` fits."""
     if len(st.concl) != 1:
         return None
-    tac = sum_le(st, st.concl[0], goal)
+    tac = sum_le(st, st.concl[0], goal) or sum_odd(st, st.concl[0], goal)
     if tac is None:
         return None
     per = ["solve [pe_side]"] * len(goal.obligations) + [f"solve [{tac}]"]

@@ -298,9 +298,9 @@ def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
     if klass == "sum":  # coqlib's, else sums of constants (Check.v's pe_zsum_const)
         const = constant_summand(exprs)
         more = f" | {CONST_SUM.format(c=goal.printer.term(const))}" if const is not None else ""
-        more += f" | {alt}" if (alt := sum_alternative(st, goal)) else ""  # scripts4.py
-        return Script(f"first [ {library} | solve [pe_zsum_const]{more} ]", klass,
-                      frozenset(needs))
+        alt = sum_alternative(st, goal)  # scripts4.py: shape-specific, so tried first
+        return Script(f"first [ {alt + ' | ' if alt else ''}{library} | solve [pe_zsum_const]"
+                      f"{more} ]", klass, frozenset(needs))
     helpers, uses = _shapes(st, goal, 3)
     per = [obligation_closer(o, bound_obligation(st, OBLIGATION)) for o in goal.obligations]
     for j, r in enumerate(st.concl):
