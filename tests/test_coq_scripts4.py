@@ -1,14 +1,14 @@
-"""The proof-script shapes of peproof/kernel/coq/scripts4.py: each shape is checked in Coq, the
-same shape made false is NOT checked, and the registry claims they close are checked.  One
-``check_claims`` call (one library build, one batch).
+"""The proof-script shapes of peproof/kernel/coq/scripts4.py and trig_values.py: each shape is
+checked in Coq, the same shape made false is NOT checked, and the registry claims they close
+are checked.  One ``check_claims`` call (one library build, one batch).
 
 * ``triangle`` (``L`` as a sum of terms ``c * m`` over the boxes' atoms, each bounded by
   ``|c| prod a``, ``Rabs_triang``, then ``lra`` with products of the hypotheses' slacks):
   the dynamic factor and the blend of the error model (registry; a box on ``h - g``, a
   product of two atoms, coefficients of both signs);
-  falsifiers: the dynamic factor's ``4 s + 1`` lowered to ``s + 1`` (false at ``s = r = 1``,
-  ``p = v (2 + v)``, ``delta_4 = v = 1/8``), the blend's bound without its ``G (s - 1)`` term
-  (false at ``s = 2``, ``g = 0``, ``h = G = 1/2``, ``e_i = 0``, ``r_1 = 1/100``).
+  falsifier: the blend's bound without its ``G (s - 1)`` term (false at ``s = 2``, ``g = 0``,
+  ``h = G = 1/2``, ``e_i = 0``, ``r_1 = 1/100``); the scripts' falsifiers cost seconds of
+  failing alternatives each, so one stands for the shape.
 * ``sum_le`` (both sides one sum by ``zsum_scal``, compared term by term, each term by
   ``2 (1 - cos x) <= x^2``): the Lipschitz bound of the distance (registry) and the same with
   base 500000; falsifiers: the bound divided by 4 (false for small ``k``), the range
@@ -17,7 +17,13 @@ same shape made false is NOT checked, and the registry claims they close are che
 * ``sum_odd`` (the first term peeled, the rest reflected ``n -> 1 + U - n`` and each term
   minus itself by ``sin_period_neg``/``cos_period_neg``): the DFT's sin-cos orthogonality
   (registry) and ``Sum(sin(2 pi k m / N), (m, 0, N - 1)) = 0``; falsifiers: the range
-  ``0..N-2`` (false at ``N = 3``, ``k = 1``), ``k`` real (false at ``N = 2``, ``k = 1/4``).
+  ``0..N-2`` (false at ``N = 3``, ``k = 1``).
+* ``values`` (a statement without variables: every angle a rational multiple of pi reduced
+  by ``sin_period``/``cos_period`` to a sum of PI/2, PI and PI/6, PI/4 or PI/3, the addition
+  formulas and the standard library's values; each value asserted once, each conjunct
+  rewritten alone): the concrete real DFS bases (registry) and ``cos(2 pi/3) sin(10 pi/3) +
+  sin(pi/4) cos(9 pi/4) = sqrt 3/4 + 1/2``; falsifiers: ``sin(5 pi/3) = sqrt 3/2`` (the sign),
+  ``cos(pi/6) = 1/2``.
 """
 
 from __future__ import annotations
@@ -58,15 +64,17 @@ def _sines(top, freq):
                      (NNV,) + fv)
 
 
-def _dyn(c):
-    """The dynamic factor's statement with ``C_DYN`` replaced by ``c``."""
-    return maps.DYN.with_concl(Le(A(maps.EFF_HAT - maps.EFF),
-                                  maps.EFF * (c * maps.s + 1) * maps.v))
+def _sin(p, q):
+    """``sin(p pi / q)`` unevaluated (SymPy would write its value)."""
+    return sp.sin(p * sp.pi / q, evaluate=False)
+
+
+def _cos(p, q):
+    return sp.cos(p * sp.pi / q, evaluate=False)
 
 
 #: id -> (statement, checked?)
 CASES = {
-    "tri.dynamic_factor_lowered": (_dyn(1), 0),
     "tri.blend_without_weight_error": (maps.BLEND.with_concl(
         Le(A(maps.BLEND_LHS), maps.X_S * maps.r1)), 0),
     "sum_le.base_500000": (_lipschitz(500000, d / 2 - 1), 1),
@@ -74,12 +82,17 @@ CASES = {
     "sum_le.reversed_range": (_lipschitz(10000, n - 2), 0),
     "sum_odd.sines": (_sines(NN, KZ), 1),
     "sum_odd.sines_short": (_sines(NN - 1, KZ), 0),
-    "sum_odd.sines_real_frequency": (_sines(NN, k), 0),
+    "values.thirds_quarters": (Statement(Eq(
+        _cos(2, 3) * _sin(10, 3) + _sin(1, 4) * _cos(9, 4), sp.sqrt(3) / 4 + sp.Rational(1, 2))),
+        1),
+    "values.wrong_sign": (Statement(Eq(_sin(5, 3), sp.sqrt(3) / 2)), 0),
+    "values.wrong_value": (Statement(Eq(_cos(1, 6), sp.Rational(1, 2))), 0),
 }
 
 #: registry claims the new scripts check (none was checked before them)
 REGISTRY = ("error_model.map_dynamic_factor", "error_model.map_blend",
-            "distance.lipschitz_in_offset", "dft.sin_cos_orthogonal")
+            "distance.lipschitz_in_offset", "dft.sin_cos_orthogonal",
+            "dft.real_dfs_basis_concrete")
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,11 @@
   hypotheses' slacks (``b - a >= 0`` for ``a <= b``) as facts: the products of one slack per
   variable occurrence of each monomial of ``R - sum |c| prod a`` (a Handelman certificate
   when one of this shape exists).  Coq's kernel checks every step: a wrong guess fails.
+* ``sum_le`` -- ``c1 Sum(1 - cos x_i) <= c2 Sum(g_i)`` over one range, term by term
+  (``zsum`` monotone, proved inline; ``2 (1 - cos x) <= x^2`` by the mean value theorem);
+* ``sum_odd`` -- ``Sum(F(n), (n, 0, U)) = 0`` for ``F`` odd under ``n -> 1 + U - n`` with
+  ``F(0) = 0`` (the reflection of a ``zsum``, proved inline; ``sin_period_neg``,
+  ``cos_period_neg``).
 """
 
 from __future__ import annotations

@@ -57,6 +57,7 @@ from peproof.kernel.coq.more_scripts import CONST_SUM, constant_summand
 from peproof.kernel.coq.periods import TRIG_CONST, period_alternatives
 from peproof.kernel.coq.scripts4 import sum_alternative, triangle
 from peproof.kernel.coq.translate import Binder, Goal, Printer, Untranslatable, domain_props
+from peproof.kernel.coq.trig_values import closed_values
 
 MANY = 48  # conjuncts beyond which one tactic is tried on each in turn (not one per goal)
 MAX_MULT = 4  # largest multiple of a base angle expanded by the addition formulas
@@ -276,7 +277,10 @@ def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
     if not goal.binders:
         per = ["solve [pe_side]"] * len(goal.obligations) + [_closed(r, goal.printer)
                                                               for r in st.concl]
-        return Script(_dispatch("", per), "closed", frozenset({"interval"}))
+        alt = closed_values(st, goal)  # scripts4.py: sin/cos values at multiples of pi
+        text = _dispatch("", per)
+        return Script(f"first [ solve [{text}] | {alt} ]" if alt else text, "closed",
+                      frozenset({"interval"}))
     needs, classes = set(), set()
     for r in st.concl:
         _, klass, need = _closer(r, goal.printer, quick=True)
