@@ -24,6 +24,11 @@ are checked.  One ``check_claims`` call (one library build, one batch).
   rewritten alone): the concrete real DFS bases (registry) and ``cos(2 pi/3) sin(10 pi/3) +
   sin(pi/4) cos(9 pi/4) = sqrt 3/4 + 1/2``; falsifiers: ``sin(5 pi/3) = sqrt 3/2`` (the sign),
   ``cos(pi/6) = 1/2``.
+* ``pair`` (trig_values.separation_pair: a sin/cos pair at one frequency is ``2 - 2 cos`` of
+  the angle's difference, below 2 when the half difference lies in ``(0, pi)``; the other
+  squares ``>= 0``): NeRF's injectivity on ``[-1, 1)`` (registry; it ran out of its 11 s
+  before) and the same at ``2 pi`` on ``[0, 1)``; falsifier: ``[-1, 1)`` at ``2 pi`` (false
+  at ``x = -1/2``, ``y = 1/2``).
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
-from peproof.claims import Eq, Le, Statement, var
+from peproof.claims import Eq, Le, Lt, Ne, Statement, var
 from peproof.families import error_model_maps as maps
 from peproof.kernel.coq import run
 
@@ -73,6 +78,19 @@ def _cos(p, q):
     return sp.cos(p * sp.pi / q, evaluate=False)
 
 
+X, XV = var("x", "real")
+Y, YV = var("y", "real")
+
+
+def _pair(low):
+    """``0 < (sin 2 pi x - sin 2 pi y)^2 + (cos 2 pi x - cos 2 pi y)^2 + (sin 4 pi x - sin 4 pi
+    y)^2`` for ``x != y`` in ``[low, 1)``."""
+    def sq(f, c):
+        return (f(c * sp.pi * X) - f(c * sp.pi * Y)) ** 2
+    return Statement(Lt(0, sq(sp.sin, 2) + sq(sp.cos, 2) + sq(sp.sin, 4)), (XV, YV),
+                     hyps=(Le(low, X), Lt(X, 1), Le(low, Y), Lt(Y, 1), Ne(X, Y)))
+
+
 #: id -> (statement, checked?)
 CASES = {
     "tri.blend_without_weight_error": (maps.BLEND.with_concl(
@@ -87,12 +105,14 @@ CASES = {
         1),
     "values.wrong_sign": (Statement(Eq(_sin(5, 3), sp.sqrt(3) / 2)), 0),
     "values.wrong_value": (Statement(Eq(_cos(1, 6), sp.Rational(1, 2))), 0),
+    "pair.unit_interval": (_pair(0), 1),
+    "pair.period_apart": (_pair(-1), 0),
 }
 
 #: registry claims the new scripts check (none was checked before them)
 REGISTRY = ("error_model.map_dynamic_factor", "error_model.map_blend",
             "distance.lipschitz_in_offset", "dft.sin_cos_orthogonal",
-            "dft.real_dfs_basis_concrete")
+            "dft.real_dfs_basis_concrete", "nerf.injective_on_half_open_interval")
 
 
 @pytest.fixture(scope="module")

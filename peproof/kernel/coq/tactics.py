@@ -57,7 +57,7 @@ from peproof.kernel.coq.more_scripts import CONST_SUM, constant_summand
 from peproof.kernel.coq.periods import TRIG_CONST, period_alternatives
 from peproof.kernel.coq.scripts4 import sum_alternative, triangle
 from peproof.kernel.coq.translate import Binder, Goal, Printer, Untranslatable, domain_props
-from peproof.kernel.coq.trig_values import closed_values
+from peproof.kernel.coq.trig_values import closed_values, separation_pair
 
 MANY = 48  # conjuncts beyond which one tactic is tried on each in turn (not one per goal)
 MAX_MULT = 4  # largest multiple of a base angle expanded by the addition formulas
@@ -310,7 +310,7 @@ def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
     for j, r in enumerate(st.concl):
         tac, _, _ = _closer(r, goal.printer)
         first = bound_first(st, r, goal)  # error bounds, chords (bound_scripts.py)
-        tri = triangle(st, r, goal)  # error bounds by the triangle inequality (scripts4.py)
+        tri = triangle(st, r, goal) or separation_pair(st, r, goal)  # scripts4, trig_values
         first = [tri] + first if tri else first
         tac = f"first [ {' | '.join(first)} | {tac} ]" if first else tac
         per.append(uses.get(j, tac))

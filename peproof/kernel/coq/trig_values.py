@@ -72,3 +72,60 @@ def closed_values(st, goal) -> str | None:
               "first [ reflexivity | solve [lia] | solve [lra] | solve [nra] ]"]
     # no inner timeout: the last alternative, under the job's own (24 s for the DFS bases)
     return f"solve [{'; '.join(steps)}]"
+
+
+# ------------------------------------------------- two points told apart by one frequency
+def separation_pair(st, r, goal) -> str | None:
+    """``0 < sum of squares`` among which ``(sin(c x) - sin(c y))^2`` and ``(cos(c x) -
+    cos(c y))^2`` for one ``c = m pi``: that pair is ``2 - 2 cos(c x - c y)`` (``cos_minus``,
+    ``sin2_cos2``), below 2 when ``0 < |c (x - y)| / 2 < PI`` (``cos_2a_sin``, ``sin_gt_0``,
+    the bounds by ``nra`` from the hypotheses and ``x <> y``), every other square is
+    ``>= 0`` (``pow2_ge_0``); ``lra``.  The smallest such ``c`` is tried (NeRF's ``pi``)."""
+    if r.op != "<" or r.lhs != 0:
+        return None
+    terms = sp.Add.make_args(r.rhs)
+    if not all(isinstance(t, sp.Pow) and t.exp == 2 for t in terms):
+        return None
+    pairs: dict = {}
+    for t in terms:
+        b = t.base
+        parts = sp.Add.make_args(b)
+        if len(parts) != 2:
+            continue
+        pos = [u for u in parts if isinstance(u, sp.sin | sp.cos)]
+        neg = [-u for u in parts if isinstance(-u, sp.sin | sp.cos)]
+        if len(pos) != 1 or len(neg) != 1 or type(pos[0]) is not type(neg[0]):
+            continue
+        ax, ay = pos[0].args[0], neg[0].args[0]
+        if not (ax.free_symbols and len(ax.free_symbols) == 1 and len(ay.free_symbols) == 1):
+            continue
+        vx, vy = next(iter(ax.free_symbols)), next(iter(ay.free_symbols))
+        if sp.simplify(ax / vx - ay / vy) != 0:
+            continue
+        coef = sp.simplify(ax / vx)
+        pairs.setdefault((coef, vx, vy), {})[type(pos[0])] = t
+    both = [(k, v) for k, v in pairs.items() if len(v) == 2 and (k[0] / sp.pi).is_positive]
+    if not both:
+        return None
+    (coef, vx, vy), _ = min(both, key=lambda kv: kv[0][0])
+    pr = goal.printer
+    try:
+        ax, ay = pr.term(coef * vx), pr.term(coef * vy)
+        squares = [pr.term(t.base) for t in terms]
+    except Untranslatable:
+        return None
+    sx, sy = f"sin ({ax})", f"sin ({ay})"
+    cx, cy = f"cos ({ax})", f"cos ({ay})"
+    half = ("assert (0 < sin (({a} - {b}) / 2)) by (apply sin_gt_0; nra); nra")
+    key = (f"assert (pe_key : 0 < ({sx} - {sy}) ^ 2 + ({cx} - {cy}) ^ 2) by ("
+           f"assert (pe_e : ({sx} - {sy}) ^ 2 + ({cx} - {cy}) ^ 2 = 2 - 2 * cos ({ax} - {ay})) "
+           f"by (rewrite cos_minus; pose proof (sin2_cos2 ({ax})); pose proof (sin2_cos2 ({ay})); "
+           "unfold Rsqr in *; lra); rewrite pe_e; "
+           f"assert (cos ({ax} - {ay}) < 1) by (pose proof PI_RGT_0; destruct (Rtotal_order "
+           f"{pr.term(vx)} {pr.term(vy)}) as [pe_lt | [pe_eq | pe_gt]]; [ | contradiction | ]; "
+           f"[ replace ({ax} - {ay}) with (- (2 * (({ay} - {ax}) / 2))) by field; "
+           f"rewrite cos_neg, cos_2a_sin; {half.format(a=ay, b=ax)} "
+           f"| replace ({ax} - {ay}) with (2 * (({ax} - {ay}) / 2)) by field; "
+           f"rewrite cos_2a_sin; {half.format(a=ax, b=ay)} ]); lra)")
+    steps = ["intros", key] + [f"pose proof (pow2_ge_0 ({s}))" for s in squares] + ["lra"]
+    return f"solve [{'; '.join(steps)}]"
