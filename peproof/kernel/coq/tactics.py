@@ -54,6 +54,7 @@ from peproof.kernel.coq.bound_scripts import alternatives as bound_first
 from peproof.kernel.coq.bound_scripts import obligation as bound_obligation
 from peproof.kernel.coq.coqineq_scripts import extra_alternatives, obligation_closer
 from peproof.kernel.coq.more_scripts import CONST_SUM, constant_summand
+from peproof.kernel.coq.outside import reason as outside_reason
 from peproof.kernel.coq.periods import TRIG_CONST, period_alternatives
 from peproof.kernel.coq.scripts4 import sum_alternative, triangle
 from peproof.kernel.coq.translate import Binder, Goal, Printer, Untranslatable, domain_props
@@ -267,6 +268,8 @@ def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
         text = (f"intro H; {spec}pe_feed Hc; decompose [and] Hc; "
                 "first [ solve [pe_refute] | solve [exfalso; pe_refute] ]")
         return Script(text, "negation", frozenset({"interval"}), negation=True)
+    if (why := outside_reason(st)) is not None:  # outside.py: a fact no library provides
+        raise NoScript(why)
     if st.quant == "exists":
         if not witness or "point" not in witness:
             raise NoScript("an 'exists' claim is checked only at a certified instance")
