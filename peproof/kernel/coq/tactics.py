@@ -32,6 +32,10 @@ relation's shape (:func:`bound_alternatives`), each under ``timeout``: ``pe_absn
 the sides' difference as one fraction); for trig equations
 ``pe_piZ`` (``sin t = 0``, ``cos t = +-1`` at integer multiples of pi).  ``pe_point`` also
 proves premises needing ``0 < PI`` and computes closed integer terms under ``IZR``.
+More shapes live beside this module: scripts4.py (error bounds by the triangle inequality,
+sums compared term by term or odd under reflection), trig_values.py (sin/cos at rational
+multiples of pi, a sin/cos pair separating two points); outside.py refuses, with the
+reason, statements needing a fact no installed library provides (pi irrational, a scan).
 """
 
 from __future__ import annotations
