@@ -32,6 +32,10 @@ relation's shape (:func:`bound_alternatives`), each under ``timeout``: ``pe_absn
 the sides' difference as one fraction); for trig equations
 ``pe_piZ`` (``sin t = 0``, ``cos t = +-1`` at integer multiples of pi).  ``pe_point`` also
 proves premises needing ``0 < PI`` and computes closed integer terms under ``IZR``.
+More shapes live beside this module: scripts4.py (error bounds by the triangle inequality,
+sums compared term by term or odd under reflection), trig_values.py (sin/cos at rational
+multiples of pi, a sin/cos pair separating two points); outside.py refuses, with the
+reason, statements needing a fact no installed library provides (pi irrational, a scan).
 """
 
 from __future__ import annotations
@@ -55,8 +59,11 @@ from peproof.kernel.coq.bound_scripts import alternatives as bound_first
 from peproof.kernel.coq.bound_scripts import obligation as bound_obligation
 from peproof.kernel.coq.coqineq_scripts import extra_alternatives, obligation_closer
 from peproof.kernel.coq.more_scripts import CONST_SUM, constant_summand
+from peproof.kernel.coq.outside import reason as outside_reason
 from peproof.kernel.coq.periods import TRIG_CONST, period_alternatives
+from peproof.kernel.coq.scripts4 import sum_alternative, triangle
 from peproof.kernel.coq.translate import Binder, Goal, Printer, Untranslatable, domain_props
+from peproof.kernel.coq.trig_values import closed_values, separation_pair
 
 MANY = 48  # conjuncts beyond which one tactic is tried on each in turn (not one per goal)
 MAX_MULT = 4  # largest multiple of a base angle expanded by the addition formulas
@@ -268,6 +275,8 @@ def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
         text = (f"intro H; {spec}pe_feed Hc; decompose [and] Hc; "
                 "first [ solve [pe_refute] | solve [exfalso; pe_refute] ]")
         return Script(text, "negation", frozenset({"interval"}), negation=True)
+    if (why := outside_reason(st)) is not None:  # outside.py: a fact no library provides
+        raise NoScript(why)
     if st.quant == "exists":
         if not witness or "point" not in witness:
             raise NoScript("an 'exists' claim is checked only at a certified instance")
@@ -278,7 +287,10 @@ def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
     if not goal.binders:
         per = ["solve [pe_side]"] * len(goal.obligations) + [_closed(r, goal.printer)
                                                               for r in st.concl]
-        return Script(_dispatch("", per), "closed", frozenset({"interval"}))
+        alt = closed_values(st, goal)  # scripts4.py: sin/cos values at multiples of pi
+        text = _dispatch("", per)
+        return Script(f"first [ solve [{text}] | {alt} ]" if alt else text, "closed",
+                      frozenset({"interval"}))
     needs, classes = set(), set()
     for r in st.concl:
         _, klass, need = _closer(r, goal.printer, quick=True)
@@ -300,13 +312,16 @@ def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
     if klass == "sum":  # coqlib's, else sums of constants (Check.v's pe_zsum_const)
         const = constant_summand(exprs)
         more = f" | {CONST_SUM.format(c=goal.printer.term(const))}" if const is not None else ""
-        return Script(f"first [ {library} | solve [pe_zsum_const]{more} ]", klass,
-                      frozenset(needs))
+        alt = sum_alternative(st, goal)  # scripts4.py: shape-specific, so tried first
+        return Script(f"first [ {alt + ' | ' if alt else ''}{library} | solve [pe_zsum_const]"
+                      f"{more} ]", klass, frozenset(needs))
     helpers, uses = _shapes(st, goal, 3)
     per = [obligation_closer(o, bound_obligation(st, OBLIGATION)) for o in goal.obligations]
     for j, r in enumerate(st.concl):
         tac, _, _ = _closer(r, goal.printer)
         first = bound_first(st, r, goal)  # error bounds, chords (bound_scripts.py)
+        tri = triangle(st, r, goal) or separation_pair(st, r, goal)  # scripts4, trig_values
+        first = [tri] + first if tri else first
         tac = f"first [ {' | '.join(first)} | {tac} ]" if first else tac
         per.append(uses.get(j, tac))
     extra = extra_alternatives(st, goal, angle_plan)  # coqineq_scripts: a script tried

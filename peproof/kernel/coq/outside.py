@@ -1,0 +1,128 @@
+"""Statements whose proof needs a fact no library installed here provides: the planner refuses
+them with the reason, deterministically and without running coqc (:func:`reason`).
+
+Coq 8.16's standard library, Coquelicot, Flocq, CoqInterval and MathComp's ssreflect (what is
+installed) prove neither the irrationality nor the transcendence of pi, and have no tactic that
+certifies a property of every integer in a range of thousands by interval arithmetic.  A proof
+assistant can state and check all three (given such a library or a reflective scan); the
+reasons say which one a statement needs, so that the claim is not attempted on every run:
+
+* ``a == b`` for integers from ``sin``/``cos`` of ``a w`` and ``b w`` equal (``w`` free of pi):
+  ``(a - b) w = 2 pi k`` forces ``k = 0`` only because ``pi`` is irrational (``w`` rational) or
+  because ``pi / w`` is (``w`` an irrational power such as ``10000^(-2i/d)``: the transcendence
+  of pi, Lindemann);
+* ``A != pi r`` with ``A`` algebraic and free of pi, ``r`` a rational function of integers: the
+  transcendence of pi (its irrationality when ``A`` is rational);
+* a relation over integer positions bounded by a literal, between ``sin``/``cos`` of integer
+  multiples of frequencies free of pi (the separation scans): strict positivity needs that no
+  difference is a multiple of 2 pi at every frequency (the irrationality of pi), a lower bound
+  at a literal point needs the minimum over every difference (a certified scan).
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+LIBS = ("Coq's standard library nor the installed Coquelicot, Flocq, CoqInterval or MathComp "
+        "(ssreflect only)")
+IRRATIONAL = f"the irrationality of pi, which neither {LIBS} proves"
+TRANSCENDENT = f"the transcendence of pi (Lindemann), which neither {LIBS} proves"
+#: literal bounds on integer positions from which a separation statement is a scan (below it
+#: the existing scripts may still close it)
+SCAN_FROM = 1000
+
+
+def _trig(e) -> list:
+    return [t for t in sp.preorder_traversal(e) if isinstance(t, sp.sin | sp.cos)]
+
+
+def _ints(st) -> set:
+    return {v.symbol for v in st.vars if "integer" in v.domain}
+
+
+def _integer_wrap(st) -> str | None:
+    if len(st.concl) != 1 or st.concl[0].op != "==":
+        return None
+    a, b = st.concl[0].lhs, st.concl[0].rhs
+    ints = _ints(st)
+    if not (a in ints and b in ints):
+        return None
+    freqs = []
+    for h in st.hyps:
+        if h.op != "==" or not (_trig(h.lhs) and _trig(h.rhs)):
+            continue
+        for t in _trig(h.lhs) + _trig(h.rhs):
+            arg = t.args[0]
+            if arg.has(sp.pi):
+                return None
+            for v in (a, b):
+                if arg.has(v):
+                    freqs.append(arg / v)
+    if not freqs or any(f.has(a) or f.has(b) for f in freqs):
+        return None
+    if all(sp.simplify(f).is_Rational for f in freqs):
+        return (f"{a} == {b} holds because ({a} - {b}) w = 2 pi k forces k = 0 for a rational "
+                f"frequency w: it needs {IRRATIONAL}")
+    return (f"{a} == {b} holds because ({a} - {b}) w = 2 pi k forces k = 0 for the frequency "
+            f"w = {sp.sstr(freqs[0])}, i.e. because pi / w is irrational: it needs "
+            f"{TRANSCENDENT}")
+
+
+def _algebraic(e, ints) -> bool:
+    """Built from integers, integer variables, sums, products and rational powers."""
+    if e.is_Integer or e in ints:
+        return True
+    if isinstance(e, sp.Add | sp.Mul):
+        return all(_algebraic(x, ints) for x in e.args)
+    if isinstance(e, sp.Pow):
+        return _algebraic(e.base, ints) and _algebraic(e.exp, ints)
+    return False
+
+
+def _pi_rational(st) -> str | None:
+    if len(st.concl) != 1 or st.concl[0].op != "!=":
+        return None
+    ints = _ints(st)
+    for lhs, rhs in ((st.concl[0].lhs, st.concl[0].rhs), (st.concl[0].rhs, st.concl[0].lhs)):
+        r = sp.simplify(rhs / sp.pi)
+        if lhs.has(sp.pi) or r.has(sp.pi) or not rhs.has(sp.pi):
+            continue
+        if _algebraic(lhs, ints) and _algebraic(r, ints) and not r.has(sp.Pow) or (
+                _algebraic(lhs, ints) and all(p.exp.is_Integer for p in r.atoms(sp.Pow))):
+            need = IRRATIONAL if all(p.exp.is_Integer for p in lhs.atoms(sp.Pow)) \
+                else TRANSCENDENT
+            return (f"{sp.sstr(lhs)} != {sp.sstr(rhs)} holds because pi times a rational is "
+                    f"not this algebraic number: it needs {need}")
+    return None
+
+
+def _scan(st) -> str | None:
+    ints = _ints(st)
+    if not ints or any(v.symbol not in ints for v in st.vars) or len(st.concl) != 1:
+        return None
+    bound = max((h.rhs for h in st.hyps if h.op in ("<=", "<") and h.lhs in ints
+                 and h.rhs.is_Integer), default=None)
+    r = st.concl[0]
+    trig = _trig(r.lhs) + _trig(r.rhs)
+    if bound is None or bound < SCAN_FROM or not trig or any(t.args[0].has(sp.pi) for t in trig):
+        return None
+    if r.op == "<" and r.lhs == 0:
+        return (f"0 < the distance for integer positions up to {bound} holds because no "
+                "difference of positions is a multiple of 2 pi at every frequency: it needs "
+                f"{IRRATIONAL} (or a certified scan of the differences, which no installed "
+                "tactic enumerates)")
+    return (f"the bound is the minimum over every difference of integer positions up to "
+            f"{bound}: it needs a certified scan of those differences in interval arithmetic, "
+            "which no installed tactic enumerates (CoqInterval bounds one expression over a "
+            "real interval per call) and no script here builds")
+
+
+def reason(st) -> str | None:
+    """Why no proof of ``st`` can be built from the installed libraries, or None."""
+    if st.quant != "forall":
+        return None
+    for rule in (_integer_wrap, _pi_rational, _scan):
+        why = rule(st)
+        if why:
+            return why
+    return None

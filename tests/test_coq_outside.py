@@ -1,0 +1,68 @@
+"""What the Coq pass does not attempt because the installed libraries lack the fact the proof
+needs (peproof/kernel/coq/outside.py): the irrationality or transcendence of pi, or a certified
+scan over thousands of integer positions.  The claim is "not checked in Coq" with that reason,
+decided by the planner without running coqc; a statement of the same family that does not need
+the fact is still planned, and a refuted claim's negation (checked at its witness) is too.
+
+No coqc runs here.  Each refusal test fails without its rule (``plan`` returns a job).
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from peproof import registry
+from peproof.claims import Claim, Eq, Le, Ne, Source, Statement, var
+from peproof.kernel.coq import check
+
+VERDICT = {"status": "proved", "witness": None, "engines": {}}
+
+
+def _plan(cid, st=None, verdict=VERDICT):
+    st = st if st is not None else registry.get(cid).statement
+    return check.plan(Claim(cid, "test", Source("test", "test", "test"), st, "identity"), verdict)
+
+
+def test_integer_positions_from_equal_sines_need_the_irrationality_of_pi():
+    job, info = _plan("uniqueness.pe_injective_on_integers")
+    assert job is None
+    assert "it needs the irrationality of pi, which neither Coq's standard library" in info.status
+
+
+def test_an_irrational_frequency_needs_the_transcendence_of_pi():
+    for cid in ("uniqueness.single_pair_injective_on_integers",
+                "dft.transformer_frequencies_not_dfs_frequencies"):
+        job, info = _plan(cid)
+        assert job is None, cid
+        assert "the transcendence of pi (Lindemann)" in info.status, info.status
+
+
+def test_separation_scans_say_what_they_need():
+    job, info = _plan("separation.positions_distinct_up_to_62832_d4")
+    assert job is None and "the irrationality of pi" in info.status
+    job, info = _plan("separation.closest_pair_up_to_62832_d4")
+    assert job is None and "a certified scan of those differences" in info.status
+
+
+def test_statements_that_do_not_need_the_fact_are_still_planned():
+    a, A = var("a", "integer")
+    b, B = var("b", "integer")
+    k, K = var("k", "integer")
+    n, N = var("N", "pos_integer")
+    # the angle a multiple of pi: no irrationality involved (and false: a = 0, b = 2)
+    wrap = Statement(Eq(a, b), (A, B), hyps=(Eq(sp.sin(sp.pi * a), sp.sin(sp.pi * b)),
+                                            Eq(sp.cos(sp.pi * a), sp.cos(sp.pi * b))))
+    assert _plan("t.pi_angle", wrap)[0] is not None
+    # both sides free of pi
+    assert _plan("t.no_pi", Statement(Ne(sp.Integer(3), 2 * k / n), (K, N)))[0] is not None
+    # a short range of positions (below outside.SCAN_FROM)
+    st = registry.get("separation.positions_distinct_up_to_62832_d4").statement
+    short = Statement(st.concl, st.vars, hyps=(st.hyps[0], Le(st.hyps[1].lhs, 100)))
+    assert _plan("t.short", short)[0] is not None
+
+
+def test_a_refuted_claim_is_checked_by_its_negation_not_refused():
+    cid = "separation.distant_pairs_no_closer_than_adjacent_d4"
+    witness = {"point": {"a": "0", "b": "44"}}  # the planner's input only: no coqc runs
+    job, info = _plan(cid, verdict={"status": "refuted", "witness": witness, "engines": {}})
+    assert job is not None and job.negation, info.status
