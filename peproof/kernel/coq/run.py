@@ -418,6 +418,7 @@ def header(needs: frozenset) -> str:
     if "interval" in needs:
         lines.append("From Interval Require Import Tactic.")
         mods.append("CheckInterval")
+    mods += ["Round"] if "round" in needs else []
     lines.append(f"From PEProof Require Import {' '.join(mods)}.")
     lines.append("Open Scope R_scope.")
     return "\n".join(lines) + "\n"
@@ -526,7 +527,8 @@ def audit_text(batch: _Batch, module: str, ok: list[int], each: bool) -> str:
     """Stage 2, in a fresh environment: the compiled batch is required (not imported), each
     goal is printed again and must be the type of its lemma, then ``Print Assumptions`` of all
     of them at once (one traversal: the union) or, ``each``, lemma by lemma."""
-    lines = ["From Coq Require Import ZArith Reals.", "From PEProof Require Import Defs Sem.",
+    sem = "Defs Sem Round" if "round" in batch.needs else "Defs Sem"  # oround: lib/Round.v
+    lines = ["From Coq Require Import ZArith Reals.", f"From PEProof Require Import {sem}.",
              f"Require PEBatch.{module}.", "Open Scope R_scope."]
     for n in ok:
         job = batch.jobs[n]
@@ -803,7 +805,8 @@ def _write_cached(path: Path, data: dict) -> None:
 
 def _needed_modules(needs: frozenset) -> set[str]:
     return {"Defs", "Sem", "Check", "CheckSem", "PE", "Tactics"} | (
-        {"CheckInterval"} if "interval" in needs else set())
+        {"CheckInterval"} if "interval" in needs else set()) | (
+        {"Round"} if "round" in needs else set())
 
 
 def _cost(job: Job) -> float:
