@@ -18,6 +18,7 @@ from peproof.claims import Eq, Le, Lt, Ne, Statement, var
 from peproof.kernel.arb import arb_eval
 from peproof.kernel.coq.reparse import parse_goal, parse_term
 from peproof.kernel.coq.translate import Untranslatable, translate
+from peproof.rounding import RoundBinary
 
 CLAIMS = [c for c in registry.all_claims() if c.statement is not None]
 
@@ -26,6 +27,8 @@ def _canon(e, depth=0):
     """``e`` rebuilt with SymPy's evaluation and its summation indices renamed by depth."""
     if e.is_Atom:
         return e
+    if type(e).__name__ == "RoundBinary":  # read back by name (lib/Round.v's oround)
+        return RoundBinary(*[_canon(t, depth) for t in e.args])
     if isinstance(e, sp.Mod):  # printed as a - b floor(a / b), its definition
         a, b = (_canon(t, depth) for t in e.args)
         return a - b * sp.floor(a / b)
@@ -61,7 +64,8 @@ def _read_back(st: Statement, real: bool = False):
             limits[names(p.lhs)] = names(p.rhs)
 
     def back(e):
-        return names(e).xreplace(limits)
+        return _canon(names(e).xreplace(limits)) if "oround" in goal.text else \
+            names(e).xreplace(limits)
 
     return goal, parsed, back
 

@@ -1,3 +1,21 @@
+(** * Round: round to nearest, ties to even, with a [p]-bit significand ([RoundBinary])
+
+    The meaning of SymPy's [RoundBinary(x, p)] (peproof/rounding.py) is its own
+    [peproof_definition()]: with [e = floor(log(x) / log(2)) - p + 1] and [q = x / 2**e],
+    [0] for [x <= 0], else [2**e] times [floor(q)] at a tie to an even [floor(q)] and
+    [floor(q + 1/2)] otherwise.  [oround] states it ONCE: the body between the markers below is
+    that expression printed with Sem.v's functions for a real [x] and an integer [p]
+    (peproof/kernel/coq/sem_round.py's [definition]; tests/test_coq_round.py compares the
+    texts), under [Some x] (an undefined argument is undefined: the definition's first
+    condition [x <= 0] raises in SymPy there).  Its [Eq] conditions are evaluated only when
+    [x > 0], where every operation they use is defined ([oround_pos]): there Sem.v's [oeqb]
+    is SymPy's [Eq].
+
+    Lemmas: [oround_pos] (the value for [x > 0]), [ilog2] ([floor (ln x / ln 2)] from
+    [2^k <= x < 2^(k+1)], by the monotonicity of [ln]), [oround_exact] (a value on the grid of
+    its binade is its own rounding), [oround_int] (the integers [0 .. 2^p]), [oround_tie]
+    ([2^p + 1] rounds to [2^p]); the tactic [pe_round] proves statements with them. *)
+
 From Coq Require Import ZArith Reals Lia Lra.
 From PEProof Require Import Defs Sem.
 Open Scope R_scope.
