@@ -28,7 +28,9 @@ CASES = "intros; pe_cases; first [ solve [pe_case_close] | solve [pe_auto] ]"
 
 def script(st, goal, *, refuted: bool = False, witness: dict | None = None) -> Script:
     """The proof of ``goal.text`` itself (not of a real goal)."""
-    if sem_round.in_statement(st) and not refuted:  # lib/Round.v's lemmas, no case split
+    if sem_round.in_statement(st):  # lib/Round.v's lemmas, no case split
+        if refuted:
+            raise NoScript("RoundBinary: lib/Round.v's pe_round proves statements, not negations")
         return Script(sem_round.SCRIPT, "round", frozenset({"round"}))
     if refuted:
         if st.quant != "forall" or not witness or "point" not in witness:

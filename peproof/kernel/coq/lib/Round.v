@@ -52,7 +52,18 @@ Qed.
 Lemma oround_pos : forall x p, 0 < x ->
   oround (Some x) p = Some (rpow 2 (rexp x p) * rnd (x / rpow 2 (rexp x p))).
 Proof.
-  intros x p Hx; pose proof ln2_pos as Hl; unfold oround, rnd, rexp; pe_dec; reflexivity.
+  intros x p Hx; pose proof ln2_pos as Hl; unfold oround, rnd, rexp.
+  repeat (pe_cbn; match goal with
+    | |- context [Rle_dec x 0] => destruct (Rle_dec x 0); [lra|]
+    | |- context [Rlt_dec 0 x] => destruct (Rlt_dec 0 x); [|lra]
+    | |- context [Rlt_dec 0 2] => destruct (Rlt_dec 0 2); [|lra]
+    | |- context [Req_EM_T (ln 2) 0] => destruct (Req_EM_T (ln 2) 0); [lra|]
+    | |- context [Req_EM_T 2 0] => destruct (Req_EM_T 2 0); [lra|]
+    | |- context [Req_EM_T (rpow ?a ?b) 0] =>
+        let H := fresh in destruct (Req_EM_T (rpow a b) 0) as [H|]; [destruct (rpow_neq_0 _ _ H)|]
+    end).
+  repeat (pe_cbn; match goal with |- context [Req_EM_T ?a ?b] => destruct (Req_EM_T a b) end);
+    pe_cbn; reflexivity.
 Qed.
 
 Lemma Int_part_spec : forall r z, IZR z <= r < IZR z + 1 -> Int_part r = z.
