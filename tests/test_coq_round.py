@@ -5,8 +5,10 @@
   that expression; a function of the same name with another definition, or a precision that
   is not a positive integer literal, is refused.  Coq proves, from the body itself (none of
   Round.v's lemmas about ``oround``), the value SymPy's definition and ``round_exact`` give at
-  boundary points (ties both ways, powers of two, below one, zero and negatives); two
-  sabotaged bodies (ties to odd, truncation) each fail points.
+  boundary points (ties both ways, powers of two, below one, zero, negatives, an undefined
+  argument); three
+  sabotaged bodies (ties to odd, truncation, an undefined argument rounded to 0) each fail
+  points.
 * The proofs (``pe_round``): the three precision horizons and the same shapes checked; their
   false twins (one more position, the wrong neighbour) not; without ``pe_round`` (the case
   split in its place) the true ones fail.
@@ -79,17 +81,23 @@ def test_another_meaning_or_precision_is_refused():
 
 
 # ---------------------------------------------------------------------- values, in Coq
-#: (x, p): ties to even both ways, exact values, powers of two, below one, 0, negatives
-POINTS = [(0, 11), (-3, 11), (R(-1, 2), 2), (1, 1), (3, 1), (5, 2), (6, 2), (7, 2), (8, 2),
-          (9, 3), (11, 3), (R(3, 8), 1), (R(5, 16), 2), (R(1, 3), 3), (R(1, 4), 3),
+#: (x, p): ties to even both ways, exact values, powers of two, below one, 0, negatives; an
+#: undefined argument (1/0: SymPy's zoo) is None
+POINTS = [(None, 11), (0, 11), (-3, 11), (R(-1, 2), 2), (1, 1), (3, 1), (5, 2), (6, 2),
+          (7, 2), (8, 2), (9, 3), (11, 3), (R(3, 8), 1), (R(5, 16), 2), (R(1, 3), 3), (R(1, 4), 3),
           (2047, 11), (2049, 11), (2050, 11), (2051, 11), (4097, 11), (257, 8),
           (16777217, 24), (10**9, 24)]
 
 
-def value(x, prec) -> sp.Rational:
-    """SymPy's value of the definition at ``x`` (and, for ``x >= 0``, ``round_exact``'s)."""
-    v = sem_round.definition(sem_round.X, sem_round.P).subs(sem_round.P, prec).subs(
-        sem_round.X, x)
+def value(x, prec) -> sp.Rational | None:
+    """SymPy's value of the definition at ``x`` (and, for ``x >= 0``, ``round_exact``'s);
+    None where SymPy raises (an undefined ``x``: its first condition ``zoo <= 0``)."""
+    at = sem_round.definition(sem_round.X, sem_round.P).subs(sem_round.P, prec)
+    if x is None:
+        with pytest.raises(TypeError, match="Invalid comparison"):
+            at.subs(sem_round.X, sp.zoo)
+        return None
+    v = at.subs(sem_round.X, x)
     assert v.is_Rational, (x, prec, v)
     if x >= 0:
         assert round_exact(Fraction(int(x.p), int(x.q)), prec) == v, (x, prec)
@@ -107,6 +115,12 @@ def _z(k: int) -> str:
 
 
 def lemma(i: int, x, prec: int) -> str:
+    if x is None:  # the argument 1/0
+        assert value(x, prec) is None
+        goal = f"oround (odiv (Some 1) (Some 0)) {prec} = None"
+        tac = "unfold odiv; destruct (Req_EM_T 0 0) as [_|H]; [reflexivity | congruence]"
+        return (f"Lemma rv_{i} : {goal}.\nProof. first [ solve [{tac}] "
+                f"| idtac \"RVFAIL {i}\"; exact (rv_not_proved _) ]. Qed.\n")
     x = sp.Rational(x)
     v = value(x, prec)
     goal = f"oround (Some {_lit(x)}) {prec} = Some {_lit(v)}"
@@ -194,9 +208,10 @@ def _failures(out: str) -> set[int]:
 
 
 def test_the_points_have_ties_both_ways():
-    vals = {(x, p): value(sp.Rational(x), p) for x, p in POINTS}
+    vals = {(x, p): value(None if x is None else sp.Rational(x), p) for x, p in POINTS}
     assert vals[5, 2] == 4 and vals[7, 2] == 8 and vals[2049, 11] == 2048
     assert vals[2051, 11] == 2052 and vals[-3, 11] == 0 and vals[R(3, 8), 1] == R(1, 2)
+    assert vals[None, 11] is None
 
 
 @needs_coq
@@ -208,9 +223,12 @@ def test_coq_proves_what_sympy_computes(sem_vo, tmp_path):
 
 TIE = "(Some 2)) (Some 0))"  # the tie goes to an even floor(q)
 LAST = "(Some (1 / 2)))) nil))"  # the last branch: floor(q + 1/2)
-TIES = [(3, 1), (5, 2), (7, 2), (9, 3), (11, 3), (2049, 11), (2051, 11)]
+TIES = [(None, 11), (3, 1), (5, 2), (7, 2), (9, 3), (11, 3), (2049, 11), (2051, 11)]
 SABOTAGES = {"ties to odd": (TIE, "(Some 2)) (Some 1))"),
-             "truncation": (LAST, "(Some 0))) nil))")}
+             "truncation": (LAST, "(Some 0))) nil))"),
+             # an undefined argument rounded to 0 (SymPy raises: undefined)
+             "undefined is 0": ("  | None => None\n  | Some x =>",
+                                "  | None => Some 0\n  | Some x =>")}
 
 
 @needs_coq
