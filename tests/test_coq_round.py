@@ -6,9 +6,8 @@
   is not a positive integer literal, is refused.  Coq proves, from the body itself (none of
   Round.v's lemmas about ``oround``), the value SymPy's definition and ``round_exact`` give at
   boundary points (ties both ways, powers of two, below one, zero, negatives, an undefined
-  argument); three
-  sabotaged bodies (ties to odd, truncation, an undefined argument rounded to 0) each fail
-  points.
+  argument); three sabotaged bodies (ties to odd, truncation, an undefined argument rounded
+  to 0) each fail points.
 * The proofs (``pe_round``): the three precision horizons and the same shapes checked; their
   false twins (one more position, the wrong neighbour) not; without ``pe_round`` (the case
   split in its place) the true ones fail.
