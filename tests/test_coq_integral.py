@@ -31,7 +31,7 @@ import sympy as sp
 from peproof.claims import Eq, Le, Ne, Statement, var
 from peproof.engines.objects import Delta, PiIntegral
 from peproof.engines.wellformed import IllFormed, examine
-from peproof.kernel.coq import check, integral_scripts, run
+from peproof.kernel.coq import check, integral_scripts, run, tactics
 from peproof.kernel.coq.semantic import SemPrinter
 from peproof.kernel.coq.translate import Printer
 
@@ -248,6 +248,8 @@ def test_without_the_rewriting_by_the_lemmas_the_true_claims_are_not_checked(res
     # script, the library and the header unchanged)
     monkeypatch.setattr(integral_scripts, "_rewrite", lambda node, goal: "idtac")
     monkeypatch.setattr(integral_scripts, "_sum_rewrite", lambda node, goal: "idtac")
+    # scripts4's reflection of an odd sum proves dft.sin_cos_orthogonal too: switched off as well
+    monkeypatch.setattr(tactics, "sum_alternative", lambda st, goal: None)
     claims = [Claim(i, "test", Source("test", "test", "test"), registry.get(i).statement,
                     "identity") for i in ids]
     out = check.check_claims(claims, {}, cache_dir=coq_cache)

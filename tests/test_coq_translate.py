@@ -20,6 +20,7 @@ from peproof.engines.objects import Delta, PiIntegral
 from peproof.kernel.arb import arb_eval
 from peproof.kernel.coq.reparse import parse_goal, parse_term
 from peproof.kernel.coq.translate import Untranslatable, translate
+from peproof.rounding import RoundBinary
 
 CLAIMS = [c for c in registry.all_claims() if c.statement is not None]
 OBJECTS = {"Delta": Delta, "PiIntegral": PiIntegral}
@@ -29,6 +30,8 @@ def _canon(e, depth=0):
     """``e`` rebuilt with SymPy's evaluation and its summation indices renamed by depth."""
     if e.is_Atom:
         return e
+    if type(e).__name__ == "RoundBinary":  # read back by name (lib/Round.v's oround)
+        return RoundBinary(*[_canon(t, depth) for t in e.args])
     if hasattr(e, "peproof_definition"):  # DecayBound: its defining sums (Decay.v's meaning)
         return _canon(e.peproof_definition(), depth)
     if isinstance(e, sp.Mod):  # printed as a - b floor(a / b), its definition
@@ -72,9 +75,10 @@ def _read_back(st: Statement, real: bool = False):
             limits[names(p.lhs)] = names(p.rhs)
 
     def back(e):  # Integral.v's nodes, read back as named functions, as the engines' objects
-        return names(e).xreplace(limits).replace(
+        out = names(e).xreplace(limits).replace(
             lambda t: isinstance(type(t), UndefinedFunction) and type(t).__name__ in OBJECTS,
             lambda t: OBJECTS[type(t).__name__](*t.args))
+        return _canon(out) if "oround" in goal.text else out
 
     return goal, parsed, back
 
@@ -138,7 +142,7 @@ def _point(st: Statement, rng: random.Random) -> dict:
 SMALL = [c for c in TRANSLATABLE if len(c.statement.concl) <= 20
          and not any(isinstance(n, sp.Sum) and not n.limits[0][2].free_symbols
                      and int(n.limits[0][2]) > 50
-                     or hasattr(n, "peproof_definition") and n.args[0] > 128  # B_256's sums
+                     or type(n).__name__ == "DecayBound" and n.args[0] > 128  # B_256 sums
                      for r in c.statement.concl for n in sp.preorder_traversal(r.lhs))]
 
 

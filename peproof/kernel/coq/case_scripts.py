@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from peproof.kernel.coq import sem_round
 from peproof.kernel.coq.tactics import NoScript, Script, point_values
 
 #: partial operations a case split decides (each a test of its argument's sign or zero, on
@@ -27,6 +28,10 @@ CASES = "intros; pe_cases; first [ solve [pe_case_close] | solve [pe_auto] ]"
 
 def script(st, goal, *, refuted: bool = False, witness: dict | None = None) -> Script:
     """The proof of ``goal.text`` itself (not of a real goal)."""
+    if sem_round.in_statement(st):  # lib/Round.v's lemmas, no case split
+        if refuted:
+            raise NoScript("RoundBinary: lib/Round.v's pe_round proves statements, not negations")
+        return Script(sem_round.SCRIPT, "round", frozenset({"round"}))
     if refuted:
         if st.quant != "forall" or not witness or "point" not in witness:
             raise NoScript("a refuted claim is checked only as the negation of a 'forall' "

@@ -414,6 +414,8 @@ class _P:
             return sp.Sum(body, (i, lo, hi))
         if tok == "opw":
             return sp.Piecewise(*self._branches())
+        if tok == "oround":  # lib/Round.v's RoundBinary: read back as a function of that name
+            return sp.Function("RoundBinary")(self.sarg_or_atom(), self._positive())
         if tok in ("ofloorZ", "omodZ"):  # Sem.v's ofloorZ_ofloor, omodZ_omod
             z = self.zatom()
             p = self._positive()

@@ -419,6 +419,7 @@ def header(needs: frozenset) -> str:
         lines.append("From Interval Require Import Tactic.")
         mods += ["CheckInterval", "Decay"]  # Decay.v's scripts need CoqInterval too
     mods += ["Integral"] if "integral" in needs else []
+    mods += ["Round"] if "round" in needs else []
     lines.append(f"From PEProof Require Import {' '.join(mods)}.")
     lines.append("Open Scope R_scope.")
     return "\n".join(lines) + "\n"
@@ -528,7 +529,8 @@ def audit_text(batch: _Batch, module: str, ok: list[int], each: bool) -> str:
     goal is printed again and must be the type of its lemma, then ``Print Assumptions`` of all
     of them at once (one traversal: the union) or, ``each``, lemma by lemma."""
     sem = "Defs Sem" + (" Decay" if "interval" in batch.needs else "") + (
-        " Integral" if "integral" in batch.needs else "")  # the meaning
+        " Integral" if "integral" in batch.needs else "") + (
+        " Round" if "round" in batch.needs else "")  # the meaning
     lines = ["From Coq Require Import ZArith Reals.", f"From PEProof Require Import {sem}.",
              f"Require PEBatch.{module}.", "Open Scope R_scope."]
     for n in ok:
@@ -807,7 +809,8 @@ def _write_cached(path: Path, data: dict) -> None:
 def _needed_modules(needs: frozenset) -> set[str]:
     return {"Defs", "Sem", "Check", "CheckSem", "PE", "Tactics"} | (
         {"CheckInterval", "Decay"} if "interval" in needs else set()) | (
-        {"Integral"} if "integral" in needs else set())
+        {"Integral"} if "integral" in needs else set()) | (
+        {"Round"} if "round" in needs else set())
 
 
 def _cost(job: Job) -> float:

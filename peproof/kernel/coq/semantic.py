@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from peproof.kernel.coq import decay, integral
+from peproof.kernel.coq import decay, integral, sem_round
 
 SREL = {"==": "oeq", "<=": "ole", "<": "olt", "!=": "one"}
 SUNARY = {sp.sin: "osin", sp.cos: "ocos", sp.exp: "oexp", sp.atan: "oatan", sp.Abs: "oabs",
@@ -111,6 +111,8 @@ class SemPrinter:
         if f is sp.floor:
             z = self.cases.zfloor(self, e) if self.zforms else None
             return z or f"ofloor {_a(self.term(e.args[0]))}"
+        if sem_round.is_round(e):  # lib/Round.v's oround: RoundBinary's own definition
+            return f"oround {_a(self.term(e.args[0]))} {int(e.args[1])}"
         if f is sp.ceiling:
             return f"oceil {_a(self.term(e.args[0]))}"
         if f is sp.Mod:

@@ -53,7 +53,7 @@ from math import lcm
 import sympy as sp
 
 from peproof.claims import INT_DOMAINS, Rel, Statement
-from peproof.kernel.coq import decay, integral, sem_piecewise
+from peproof.kernel.coq import decay, integral, sem_piecewise, sem_round
 from peproof.kernel.coq.semantic import SemPrinter, Unprintable, den_factor
 
 
@@ -254,7 +254,7 @@ def translate(st: Statement) -> Goal:
     except Untranslatable:
         # no real goal (Piecewise has none): the theorem alone, proved by case split
         # (peproof.kernel.coq.case_scripts), when Sem.v can state it
-        if not _has_piecewise(st):
+        if not (_has_piecewise(st) or sem_round.in_statement(st)):
             raise
         real, cases = False, True
         def_h, hyps, obls, concls = [], [], [], []
