@@ -66,3 +66,25 @@ def test_a_refuted_claim_is_checked_by_its_negation_not_refused():
     witness = {"point": {"a": "0", "b": "44"}}  # the planner's input only: no coqc runs
     job, info = _plan(cid, verdict={"status": "refuted", "witness": witness, "engines": {}})
     assert job is not None and job.negation, info.status
+
+
+REFUTED_BY_ARGUMENT = {"status": "refuted", "witness": None, "engines": {}}
+
+
+def test_a_refuted_existential_names_what_its_negation_needs():
+    """A refuted ``exists`` (no witness: its negation, a ``forall``, is proved by an argument)
+    gets the reason of that negation (outside.negation_reason), not only the generic one."""
+    cases = {"uniqueness.integers_collide_beyond_practical_lengths": "irrationality of pi",
+             "uniqueness.single_pair_eventually_repeats": "transcendence of pi",
+             "dft.transformer_frequencies_are_dfs_frequencies": "irrationality of pi"}
+    for cid, fact in cases.items():
+        job, info = _plan(cid, verdict=REFUTED_BY_ARGUMENT)
+        assert job is None and "its negation (a 'forall', proved by an argument)" in info.status
+        assert fact in info.status, (cid, info.status)
+
+
+def test_a_refuted_existential_without_such_a_fact_keeps_the_general_reason():
+    x, XV = var("x", "real")
+    st = Statement(Eq(x ** 2, -1), (XV,), quant="exists")
+    job, info = _plan("test.no_real_root", st, REFUTED_BY_ARGUMENT)
+    assert job is None and "only as the negation of a 'forall'" in info.status, info.status

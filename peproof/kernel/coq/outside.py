@@ -126,3 +126,29 @@ def reason(st) -> str | None:
         if why:
             return why
     return None
+
+
+def negation_reason(st) -> str | None:
+    """For a refuted ``exists`` statement (its negation is a ``forall``, proved by an argument,
+    not at a witness): why no proof of that negation can be built, or None.  The negation of
+    ``exists x, H and a != b and C1 and ... and Cn`` (every ``Ci`` an equation) is stated as
+    ``forall x, H -> C1 -> ... -> Cn -> a == b``; of ``exists x, H and (l == r)``, as
+    ``forall x, H -> l != r``.  Only the reason is read: nothing is proved from this form."""
+    from peproof.claims import Eq, Ne, Statement
+
+    if st.quant != "exists":
+        return None
+    neq = [h for h in st.hyps if h.op == "!="]
+    try:
+        if len(neq) == 1 and st.concl and all(c.op == "==" for c in st.concl):
+            rest = tuple(h for h in st.hyps if h is not neq[0]) + tuple(st.concl)
+            neg = Statement(Eq(neq[0].lhs, neq[0].rhs), st.vars, rest)
+        elif not neq and len(st.concl) == 1 and st.concl[0].op == "==":
+            neg = Statement(Ne(st.concl[0].lhs, st.concl[0].rhs), st.vars, st.hyps)
+        else:
+            return None
+    except (TypeError, ValueError):
+        return None
+    why = reason(neg)
+    return f"its negation (a 'forall', proved by an argument) {why}" if why else None
+

@@ -59,6 +59,7 @@ from peproof.kernel.coq.bound_scripts import alternatives as bound_first
 from peproof.kernel.coq.bound_scripts import obligation as bound_obligation
 from peproof.kernel.coq.coqineq_scripts import extra_alternatives, obligation_closer
 from peproof.kernel.coq.more_scripts import CONST_SUM, constant_summand
+from peproof.kernel.coq.outside import negation_reason
 from peproof.kernel.coq.outside import reason as outside_reason
 from peproof.kernel.coq.periods import TRIG_CONST, period_alternatives
 from peproof.kernel.coq.scripts4 import sum_alternative, triangle
@@ -268,8 +269,8 @@ def script_for(st: Statement, goal: Goal, *, refuted: bool = False,
         return Script(*decay.script(st, goal, refuted, witness, point_values, NoScript))
     if refuted:
         if st.quant != "forall" or not witness or "point" not in witness:
-            raise NoScript("a refuted claim is checked only as the negation of a 'forall' "
-                           "statement at a certified point")
+            raise NoScript(negation_reason(st) or "a refuted claim is checked only as the "
+                           "negation of a 'forall' statement at a certified point")
         vals = point_values(st, goal, witness["point"])
         spec = f"pose proof (H {' '.join(vals)}) as Hc; " if vals else "pose proof H as Hc; "
         text = (f"intro H; {spec}pe_feed Hc; decompose [and] Hc; "
