@@ -114,20 +114,23 @@ def test_the_generator_covers_the_fragment():
 @pytest.mark.skipif(coqrun.coqc() is None, reason="coqc not installed")
 @pytest.mark.timeout(900)
 def test_a_refutation_of_a_statement_coq_proves_is_a_wrong_verdict(tmp_path):
-    """The Coq judge: a refuted sin^2 + cos^2 = 1 is a finding (Coq proves it); a refuted
-    sin x = 0 (false) and a true refuted statement Coq cannot translate (Piecewise) are not."""
+    """The Coq judge: a refuted sin^2 + cos^2 = 1 is a finding (Coq proves it), and so is a
+    refuted true Piecewise statement (Sem.v states Piecewise's meaning); a refuted sin x = 0
+    (false) and a true refuted statement Coq cannot translate (sign) are not."""
     x, vx = var("x", "real")
     true = Statement((Eq(sp.sin(x) ** 2 + sp.cos(x) ** 2, 1),), (vx,))
     false = Statement((Eq(sp.sin(x), 0),), (vx,))
     odd = Statement((Eq(sp.Piecewise((sp.sin(x) ** 2, x > 0), (1 - sp.cos(x) ** 2, True)),
                         sp.sin(x) ** 2),), (vx,))
+    signed = Statement((Eq(sp.sign(x) ** 2 * x, x),), (vx,))
     refs = [{"case": 1, "engine": "forger", "stmt": true},
             {"case": 2, "engine": "forger", "stmt": false},
-            {"case": 3, "engine": "forger", "stmt": odd}]
+            {"case": 3, "engine": "forger", "stmt": odd},
+            {"case": 4, "engine": "forger", "stmt": signed}]
     found, counts = coq_judge(refs, cache_dir=tmp_path)
-    assert [f["case"] for f in found] == [1], (found, counts)
-    assert "refuted a statement Coq proved" in found[0]["why"]
-    assert counts.get("checked in Coq") == 1, counts
+    assert [f["case"] for f in found] == [1, 3], (found, counts)
+    assert all("refuted a statement Coq proved" in f["why"] for f in found)
+    assert counts.get("checked in Coq") == 2, counts
 
 
 @pytest.mark.skipif(coqrun.coqc() is None, reason="coqc not installed")
