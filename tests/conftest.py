@@ -249,12 +249,20 @@ def _coq_library_built_once(tmp_path_factory):
 
 # ----------------------------------------------------------------------------- Coq shape batches
 @pytest.fixture(scope="session")
-def coq_shapes():
+def coq_worker_cache(tmp_path_factory):
+    """One Coq result cache per worker, shared by the Coq test modules that take it: the
+    compiled library is built once per worker, not per module (a result is reused only for the
+    same statement, script and library: what the cache keys on)."""
+    return tmp_path_factory.mktemp("coqworker")
+
+
+@pytest.fixture(scope="session")
+def coq_shapes(coq_worker_cache):
     """``run(tmp_path_factory, cases, registry_ids=(), kind="identity", verdicts=None)``: one
     ``check_claims`` call (one library build, one batch) for the script-shape cases
     ``{key: (statement, checked?)}`` of tests/test_coq_scripts.py, test_coq_ineq.py and
     test_coq_error_bounds.py, plus the registry claims ``registry_ids``; ``{key: CoqResult}``.
-    ``cache_dir``: a cache an earlier call built (its compiled library reused)."""
+    ``cache_dir``: another cache; by default the worker's (``coq_worker_cache``)."""
     def run(tmp_path_factory, cases, registry_ids=(), kind="identity", verdicts=None,
             cache_dir=None):
         from peproof import registry
@@ -266,7 +274,7 @@ def coq_shapes():
         claims = [Claim(key, "test", Source("test", "test", "test"), st, kind)
                   for key, st in stmts.items()]
         return check.check_claims(claims, verdicts or {},
-                                  cache_dir=cache_dir or tmp_path_factory.mktemp("coq"))
+                                  cache_dir=cache_dir or coq_worker_cache)
     return run
 
 

@@ -100,11 +100,11 @@ def test_the_corpus_has_forty_statements():
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory):
+def results(tmp_path_factory, coq_worker_cache):
     claims = [Claim(f"c.{k}", "corpus", Source("test", "test", "test"), st, "identity")
               for k, st in {**FALSE, **TRUE}.items()]
     verdicts = {f"c.{k}": {"status": "refuted", "witness": w} for k, w in REFUTED.items()}
-    return check.check_claims(claims, verdicts, cache_dir=tmp_path_factory.mktemp("coq"))
+    return check.check_claims(claims, verdicts, cache_dir=coq_worker_cache)
 
 
 @needs_coq

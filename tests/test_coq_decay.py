@@ -88,8 +88,8 @@ def _check(tmp, cases, cache=None):
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory):
-    cache = tmp_path_factory.mktemp("coq")
+def results(tmp_path_factory, coq_worker_cache):
+    cache = coq_worker_cache
     return _check(tmp_path_factory, CASES, cache), cache
 
 
@@ -104,6 +104,7 @@ def test_shape(results, key):
         assert got.exact and got.klass.startswith("decay"), (key, got.klass)
 
 
+@pytest.mark.slow  # a sabotage: its check is shown to fail (make test-slow)
 @needs_coq
 @pytest.mark.timeout(900)  # the first test builds the library and the batch (fixture)
 def test_without_the_scripts_the_true_cases_fail(tmp_path_factory, monkeypatch, results):
@@ -113,6 +114,7 @@ def test_without_the_scripts_the_true_cases_fail(tmp_path_factory, monkeypatch, 
     assert not any(r.checked for r in got.values()), {k: r.status for k, r in got.items()}
 
 
+@pytest.mark.slow  # a sabotage: its check is shown to fail (make test-slow)
 @needs_coq
 @pytest.mark.timeout(900)  # the first test builds the library and the batch (fixture)
 def test_a_sabotaged_definition_fails_the_meaning_cases(results, tmp_path):

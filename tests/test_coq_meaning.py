@@ -55,11 +55,11 @@ CASES = [
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory):
+def results(tmp_path_factory, coq_worker_cache):
     claims = [Claim(f"t.{k}", "test", Source("test", "test", "test"), st, "identity")
               for k, st, _, _ in CASES]
     verdicts = {f"t.{k}": v for k, _, v, _ in CASES if v}
-    return check.check_claims(claims, verdicts, cache_dir=tmp_path_factory.mktemp("coq"))
+    return check.check_claims(claims, verdicts, cache_dir=coq_worker_cache)
 
 
 @needs_coq

@@ -230,6 +230,7 @@ SABOTAGES = {"ties to odd": (TIE, "(Some 2)) (Some 1))"),
                                 "  | None => Some 0\n  | Some x =>")}
 
 
+@pytest.mark.slow  # a sabotage: its check is shown to fail (make test-slow)
 @needs_coq
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("name", sorted(SABOTAGES))
@@ -289,6 +290,7 @@ def test_the_precision_horizons_are_checked(checked, cid):
     assert out[cid].checked and out[cid].exact and out[cid].klass == "round", out[cid].status
 
 
+@pytest.mark.slow  # a sabotage: its check is shown to fail (make test-slow)
 @needs_coq
 def test_without_pe_round_the_true_cases_fail(checked, coq_shapes, tmp_path_factory,
                                               monkeypatch):

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from peproof.claims import Eq, Ne, Statement
+
 LIBS = ("Coq's standard library nor the installed Coquelicot, Flocq, CoqInterval or MathComp "
         "(ssreflect only)")
 IRRATIONAL = f"the irrationality of pi, which neither {LIBS} proves"
@@ -134,8 +136,6 @@ def negation_reason(st) -> str | None:
     ``exists x, H and a != b and C1 and ... and Cn`` (every ``Ci`` an equation) is stated as
     ``forall x, H -> C1 -> ... -> Cn -> a == b``; of ``exists x, H and (l == r)``, as
     ``forall x, H -> l != r``.  Only the reason is read: nothing is proved from this form."""
-    from peproof.claims import Eq, Ne, Statement
-
     if st.quant != "exists":
         return None
     neq = [h for h in st.hyps if h.op == "!="]
