@@ -311,3 +311,21 @@ def test_a_large_case_split_is_refused_without_running_coq(monkeypatch):
     monkeypatch.setattr(case_scripts, "MAX_PARTIAL", 1000)
     job, _ = check.plan(claim, {"status": "proved"})
     assert job is not None and job.script.startswith("intros; pe_cases")
+
+
+def test_variables_named_like_the_printed_functions_are_renamed():
+    """A statement nobody here wrote: variables called ``nil``, ``Some``, ``oadd`` and ``opw``
+    (names the printed theorem uses) get other names, so none of them shadows Sem.v's terms;
+    the theorem reads back to the statement.  Fails when the library's names are not
+    reserved (translate.RESERVED)."""
+    from peproof.kernel.coq.reparse import parse_goal
+
+    syms = [var(n, "real") for n in ("nil", "Some", "oadd", "opw")]
+    (a, av), (b, bv), (c_, cv), (d_, dv) = syms
+    st = Statement(Le(sp.Piecewise((a + b, c_ > d_), (a - b, True)), sp.Abs(a) + sp.Abs(b)),
+                   (av, bv, cv, dv))
+    g = translate.translate(st)
+    names = [x.name for x in g.binders]
+    assert not {"nil", "Some", "oadd", "opw"} & set(names), names
+    parsed = parse_goal(g.text)
+    assert [n for n, _ in parsed.binders] == names

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from peproof.kernel.coq.coqtext import arg as _a
+
 PIINTEGRAL = "peproof.engines.objects.PiIntegral"
 DELTA = "peproof.engines.objects.Delta"
 
@@ -95,21 +97,3 @@ def read_back(p, tok: str):
     else:
         p.sym[name] = old
     return sp.Function("PiIntegral")(body, x)
-
-
-def _a(s: str) -> str:
-    if all(ch.isalnum() or ch in "_." for ch in s):
-        return s
-    if s.startswith("(") and _closing(s) == len(s) - 1:
-        return s
-    return f"({s})"
-
-
-def _closing(s: str) -> int:
-    depth = 0
-    for k, ch in enumerate(s):
-        depth += ch == "("
-        depth -= ch == ")"
-        if depth == 0:
-            return k
-    return -1

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from peproof.kernel.coq.semantic import Unprintable, _a, den_factor
+from peproof.kernel.coq.coqtext import arg as _a
+from peproof.kernel.coq.semantic import Unprintable, den_factor
 
 ORDER = {sp.StrictLessThan: ("oltb", False), sp.LessThan: ("oleb", False),
          sp.StrictGreaterThan: ("oltb", True), sp.GreaterThan: ("oleb", True)}

@@ -28,6 +28,7 @@ from __future__ import annotations
 import sympy as sp
 
 from peproof.kernel.coq import decay, integral, sem_round
+from peproof.kernel.coq.coqtext import arg as _a
 
 SREL = {"==": "oeq", "<=": "ole", "<": "olt", "!=": "one"}
 SUNARY = {sp.sin: "osin", sp.cos: "ocos", sp.exp: "oexp", sp.atan: "oatan", sp.Abs: "oabs",
@@ -220,25 +221,6 @@ def _fold(head: str, parts: list[str]) -> str:
     for p in parts[1:]:
         out = f"{head} {_a(out)} {_a(p)}"
     return out
-
-
-def _a(s: str) -> str:
-    """``s`` as an argument: parenthesized unless atomic or one parenthesized group."""
-    if all(ch.isalnum() or ch in "_." for ch in s):
-        return s
-    if s.startswith("(") and _closing(s) == len(s) - 1:
-        return s
-    return f"({s})"
-
-
-def _closing(s: str) -> int:
-    depth = 0
-    for k, ch in enumerate(s):
-        depth += ch == "("
-        depth -= ch == ")"
-        if depth == 0:
-            return k
-    return -1
 
 
 # -- reflection scripts ----------------------------------------------------------------------

@@ -49,11 +49,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from math import lcm
+from pathlib import Path
 
 import sympy as sp
 
 from peproof.claims import INT_DOMAINS, Rel, Statement
 from peproof.kernel.coq import decay, integral, sem_piecewise, sem_round
+from peproof.kernel.coq.coqtext import arg
 from peproof.kernel.coq.semantic import SemPrinter, Unprintable, den_factor
 
 
@@ -70,6 +72,15 @@ RESERVED = frozenset("""
     SProp at using Theorem Lemma Proof Qed Admitted Defined Definition Fixpoint Axiom
     Parameter Variable Hypothesis Module End Section Require Import Export Open Scope O S
 """.split())
+#: and every name the library and the printed theorems use (Sem.v's functions, Integral.v's,
+#: Decay.v's, Round.v's, their lemmas and tactics, the constructors of the printed terms): a
+#: variable called ``nil``, ``Some`` or ``oadd`` would otherwise shadow them
+_COQ = Path(__file__).resolve().parent
+RESERVED = RESERVED | frozenset(
+    m for f in sorted(_COQ.glob("lib/*.v")) + sorted(_COQ.glob("Check*.v"))
+    for m in re.findall(r"^\s*(?:Definition|Fixpoint|Inductive|Lemma|Theorem|Corollary|Ltac|"
+                        r"Axiom)\s+([A-Za-z_][A-Za-z0-9_']*)", f.read_text(), re.M)) | frozenset(
+    "Some None cons nil true false negb list pair option bool".split())
 IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
 BALANCE = 8  # conjunctions longer than this are printed as balanced trees
@@ -550,26 +561,6 @@ class Printer:
                 self.zvars.discard(i)
         self.heads.add("zsum")
         return f"zsum {arg(zlo)} {arg(zhi)} (fun {idx} : Z => {body})"
-
-
-def arg(s: str) -> str:
-    """``s`` as an argument of an application: parenthesized unless atomic or already one
-    parenthesized group."""
-    if re.fullmatch(r"[A-Za-z0-9_.]+", s):
-        return s
-    if s.startswith("(") and _closing(s) == len(s) - 1:
-        return s
-    return f"({s})"
-
-
-def _closing(s: str) -> int:
-    depth = 0
-    for k, ch in enumerate(s):
-        depth += ch == "("
-        depth -= ch == ")"
-        if depth == 0:
-            return k
-    return -1
 
 
 def _sum_alias(e) -> bool:
