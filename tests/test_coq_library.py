@@ -83,7 +83,7 @@ def test_audit_of_main_lemmas_one_by_one(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(300)  # half a second per lemma: lib/PiIrr.v added forty
+@pytest.mark.timeout(300)  # half a second per lemma: lib/PiIrr.v added 32
 def test_audit_of_every_lemma_one_by_one(tmp_path):
     audit = library.audit(COQC, tmp_path, per_lemma=True)
     assert len(audit) >= 80 and set(MAIN) <= {a.lemma for a in audit}
