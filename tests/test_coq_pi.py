@@ -4,8 +4,9 @@ One ``check_claims`` batch (the worker's Coq cache): the six registry claims tha
 irrationality of pi are "checked in Coq" with clean assumptions (the two refuted existentials
 by their negation), and so are three more statements of the same shapes (a rational frequency,
 a sum of squares without ``Sum``, a ``forall`` with ``!=``).  Their false twins are not: integer
-variables made real, the frequency ``pi`` or ``2 pi``, a rational that is not ``pi`` times a
-rational (``pi`` itself), a sum with a negative term, a separation without ``a != b`` (the
+variables made real, an equation the pair does not imply, the frequency ``pi`` or ``2 pi``, a
+rational that is not ``pi`` times a rational (``pi`` itself), a sum with a negative term, a
+separation without ``a != b`` (the
 shape is recognised, Coq's ``lia`` refuses ``P <> 0``), and true existentials handed in as
 refuted (their negation is never proved).  The transcendence claims stay refused with their
 reason.  Sabotage: with the script hook off the six are refused again (no coqc); with
@@ -74,6 +75,7 @@ CASES = {
     # false twins
     "pi.wrap_real": (_wrap(x, y, (X, Y)), PROVED, 0),  # x = 0, y = 2 pi
     "pi.wrap_pi": (_wrap(pi * a, pi * b, (A, B)), PROVED, 0),  # a = 0, b = 2
+    "pi.wrap_other": (_wrap(a, b, (A, B), Eq(a, 2 * b)), PROVED, 0),  # a = b = 1
     "pi.collide_pi": (_collide(pi * a, pi * b), REFUTED, 0),  # true: a = 0, b = 2
     "pi.dfs_real": (Statement(Eq(1, 2 * pi * x), (X,), quant="exists"), REFUTED, 0),
     "pi.dfs_zero": (Statement(Eq(0, 2 * pi * k / n), (K, N), quant="exists"), REFUTED, 0),
@@ -123,7 +125,8 @@ def test_the_shapes_are_recognised_from_the_statement():
     for claim in _registry_claims():
         job, info = check.plan(claim, REGISTRY[claim.id])
         assert job is not None and info.klass.startswith("pi"), (claim.id, info.status)
-    for key in ("pi.wrap_real", "pi.wrap_pi", "pi.dfs_pi", "pi.sep_2pi", "pi.sep_minus"):
+    for key in ("pi.wrap_real", "pi.wrap_pi", "pi.wrap_other", "pi.dfs_pi", "pi.sep_2pi",
+                "pi.sep_minus"):
         assert pi_scripts.shape(CASES[key][0]) is None, key
     for key in ("pi.collide_pi", "pi.dfs_real", "pi.dfs_zero"):
         assert pi_scripts.negated_shape(CASES[key][0]) is None, key
