@@ -22,9 +22,11 @@ distance; Coq proves ``u - v = IZR P / IZR Q`` itself (``field``), so a wrong gu
 proof, never passes it.  A frequency with pi in it (``sin(pi a)``) or an irrational one
 (``10000**(-2i/d)``: the transcendence of pi) is not one of these shapes
 (:mod:`peproof.kernel.coq.outside` gives its reason).  :func:`proof` is hooked into
-:func:`peproof.kernel.coq.check.plan` before every other script; a ``forall`` proof proves the
-real goal (the reflection step proves the statement from it), a negation proves the negation
-of the printed statement itself (its hypotheses evaluated by ``pe_dec_h``).
+:func:`peproof.kernel.coq.check.plan` before every other script.  A ``wrap`` or ``dfs``
+``forall`` proof proves the real goal (the reflection step proves the statement from it); a
+negation proves the negation of the printed statement itself (its hypotheses evaluated by
+``pe_dec_h``); a separation proof proves the printed statement itself too (its sum evaluated by
+``pe_sums``): both are of class :data:`STATEMENT`, whose text check.py uses as it is.
 """
 
 from __future__ import annotations
