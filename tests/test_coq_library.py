@@ -83,6 +83,7 @@ def test_audit_of_main_lemmas_one_by_one(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(300)  # half a second per lemma: lib/PiIrr.v added 32
 def test_audit_of_every_lemma_one_by_one(tmp_path):
     audit = library.audit(COQC, tmp_path, per_lemma=True)
     assert len(audit) >= 80 and set(MAIN) <= {a.lemma for a in audit}
@@ -135,10 +136,11 @@ def test_an_unclean_whole_is_read_again_lemma_by_lemma(tmp_path):
     (lib / "Round.v").write_text("Lemma tiny_r : True.\nProof. exact I. Qed.\n")
     (lib / "Integral.v").write_text("Lemma tiny_i : True.\nProof. exact I. Qed.\n")
     (lib / "Decay.v").write_text("Lemma tiny_e : True.\nProof. exact I. Qed.\n")
+    (lib / "PiIrr.v").write_text("Lemma tiny_p : True.\nProof. exact I. Qed.\n")
     audit = library.audit(COQC, tmp_path / "work", lib=lib)
     assert sorted(a.lemma for a in audit) == ["tiny_a", "tiny_b", "tiny_c", "tiny_d",
-                                                       "tiny_e", "tiny_i", "tiny_r",
-                                                       "tiny_s"], audit
+                                                       "tiny_e", "tiny_i", "tiny_p",
+                                                       "tiny_r", "tiny_s"], audit
     assert [a.lemma for a in audit if not a.ok] == ["tiny_b"]
     assert next(a for a in audit if a.lemma == "tiny_b").axioms == ("tiny_cheat",)
 

@@ -1,8 +1,10 @@
 """What the Coq pass does not attempt because the installed libraries lack the fact the proof
-needs (peproof/kernel/coq/outside.py): the irrationality or transcendence of pi, or a certified
-scan over thousands of integer positions.  The claim is "not checked in Coq" with that reason,
-decided by the planner without running coqc; a statement of the same family that does not need
-the fact is still planned, and a refuted claim's negation (checked at its witness) is too.
+needs (peproof/kernel/coq/outside.py): the transcendence of pi, the irrationality of pi in a
+form lib/PiIrr.v's scripts do not apply, or a certified scan over thousands of integer
+positions.  The claim is "not checked in Coq" with that reason, decided by the planner without
+running coqc; a statement of the same family that does not need the fact is still planned, and
+a refuted claim's negation (checked at its witness) is too, as are the shapes pi_scripts.py
+proves with the irrationality of pi (tests/test_coq_pi.py checks them in Coq).
 
 No coqc runs here.  Each refusal test fails without its rule (``plan`` returns a job).
 """
@@ -23,10 +25,16 @@ def _plan(cid, st=None, verdict=VERDICT):
     return check.plan(Claim(cid, "test", Source("test", "test", "test"), st, "identity"), verdict)
 
 
-def test_integer_positions_from_equal_sines_need_the_irrationality_of_pi():
+def test_integer_positions_from_equal_sines_are_planned_with_the_irrationality_of_pi():
     job, info = _plan("uniqueness.pe_injective_on_integers")
+    assert job is not None and info.klass == "pi", info.status
+    # equal sines alone (no cosine): not a shape pi_scripts proves, refused with the reason
+    a, A = var("a", "integer")
+    b, B = var("b", "integer")
+    sines = Statement(Eq(a, b), (A, B), hyps=(Eq(sp.sin(a), sp.sin(b)),))
+    job, info = _plan("t.sines_only", sines)
     assert job is None
-    assert "it needs the irrationality of pi, which neither Coq's standard library" in info.status
+    assert "the irrationality of pi (lib/PiIrr.v proves it), in a form" in info.status
 
 
 def test_an_irrational_frequency_needs_the_transcendence_of_pi():
@@ -38,8 +46,8 @@ def test_an_irrational_frequency_needs_the_transcendence_of_pi():
 
 
 def test_separation_scans_say_what_they_need():
-    job, info = _plan("separation.positions_distinct_up_to_62832_d4")
-    assert job is None and "the irrationality of pi" in info.status
+    job, info = _plan("separation.positions_distinct_up_to_62832_d4")  # pi_scripts: planned
+    assert job is not None and info.klass == "pi-statement", info.status
     job, info = _plan("separation.closest_pair_up_to_62832_d4")
     assert job is None and "a certified scan of those differences" in info.status
 
@@ -74,13 +82,15 @@ REFUTED_BY_ARGUMENT = {"status": "refuted", "witness": None, "engines": {}}
 def test_a_refuted_existential_names_what_its_negation_needs():
     """A refuted ``exists`` (no witness: its negation, a ``forall``, is proved by an argument)
     gets the reason of that negation (outside.negation_reason), not only the generic one."""
-    cases = {"uniqueness.integers_collide_beyond_practical_lengths": "irrationality of pi",
-             "uniqueness.single_pair_eventually_repeats": "transcendence of pi",
-             "dft.transformer_frequencies_are_dfs_frequencies": "irrationality of pi"}
-    for cid, fact in cases.items():
+    cid = "uniqueness.single_pair_eventually_repeats"
+    job, info = _plan(cid, verdict=REFUTED_BY_ARGUMENT)
+    assert job is None and "its negation (a 'forall', proved by an argument)" in info.status
+    assert "transcendence of pi" in info.status, (cid, info.status)
+    # the irrationality ones: their negation is planned (pi_scripts.py, lib/PiIrr.v)
+    for cid in ("uniqueness.integers_collide_beyond_practical_lengths",
+                "dft.transformer_frequencies_are_dfs_frequencies"):
         job, info = _plan(cid, verdict=REFUTED_BY_ARGUMENT)
-        assert job is None and "its negation (a 'forall', proved by an argument)" in info.status
-        assert fact in info.status, (cid, info.status)
+        assert job is not None and job.negation and info.klass == "pi-statement", info.status
 
 
 def test_a_refuted_existential_without_such_a_fact_keeps_the_general_reason():

@@ -25,6 +25,7 @@ from peproof.kernel.coq import (
     case_scripts,
     decay,
     integral_scripts,
+    pi_scripts,
     run,
     semantic,
     tactics,
@@ -107,6 +108,8 @@ def plan(claim: Claim, verdict: dict | None) -> tuple[run.Job | None, CoqResult 
                 f"the goal is {len(goal.text) // 1000} KB, over the {MAX_GOAL_CHARS // 1000} KB "
                 "a script is given (a 745 KB goal never finished in its 60 s)")
         script = None if refuted else integral_scripts.script_for(st, goal)  # PiIntegral, Delta
+        if script is None and (pi := pi_scripts.proof(st, goal, refuted)):  # lib/PiIrr.v
+            script = tactics.Script(pi.text, pi.klass, pi_scripts.NEEDS, negation=pi.negation)
         if script is None and goal.real:
             script = tactics.script_for(st, goal, refuted=refuted,
                                         witness=(verdict or {}).get("witness"))
@@ -121,7 +124,7 @@ def plan(claim: Claim, verdict: dict | None) -> tuple[run.Job | None, CoqResult 
     # the theorem is the statement's meaning (Sem.v); the script proves the real goal and the
     # reflection step (CheckSem.v) proves the statement from it
     more = frozenset()
-    if not goal.real:  # no real goal (Piecewise, PiIntegral, Delta): the theorem itself
+    if not goal.real or script.klass == pi_scripts.STATEMENT:  # the theorem itself
         proof = script.text
     elif script.negation:
         vals = tactics.point_values(st, goal, (verdict or {})["witness"]["point"])

@@ -3,9 +3,13 @@ them with the reason, deterministically and without running coqc (:func:`reason`
 
 Coq 8.16's standard library, Coquelicot, Flocq, CoqInterval and MathComp's ssreflect (what is
 installed) prove neither the irrationality nor the transcendence of pi, and have no tactic that
-certifies a property of every integer in a range of thousands by interval arithmetic.  A proof
-assistant can state and check all three (given such a library or a reflective scan); the
-reasons say which one a statement needs, so that the claim is not attempted on every run:
+certifies a property of every integer in a range of thousands by interval arithmetic.  The
+project's lib/PiIrr.v proves the irrationality, and :mod:`peproof.kernel.coq.pi_scripts` applies
+it to three shapes (an integer equation from equal sin and cos at a rational distance, a nonzero
+rational against pi times a rational, a separation sum with such a pair): those are not refused
+here (:func:`reason` is None for them).  A proof assistant can state and check the rest (given
+such a library or a reflective scan); the reasons say which fact a statement needs, so that the
+claim is not attempted on every run:
 
 * ``a == b`` for integers from ``sin``/``cos`` of ``a w`` and ``b w`` equal (``w`` free of pi):
   ``(a - b) w = 2 pi k`` forces ``k = 0`` only because ``pi`` is irrational (``w`` rational) or
@@ -24,10 +28,12 @@ from __future__ import annotations
 import sympy as sp
 
 from peproof.claims import Eq, Ne, Statement
+from peproof.kernel.coq import pi_scripts
 
 LIBS = ("Coq's standard library nor the installed Coquelicot, Flocq, CoqInterval or MathComp "
         "(ssreflect only)")
-IRRATIONAL = f"the irrationality of pi, which neither {LIBS} proves"
+IRRATIONAL = ("the irrationality of pi (lib/PiIrr.v proves it), in a form its scripts "
+              "(pi_scripts.py) do not apply")
 TRANSCENDENT = f"the transcendence of pi (Lindemann), which neither {LIBS} proves"
 #: literal bounds on integer positions from which a separation statement is a scan (below it
 #: the existing scripts may still close it)
@@ -120,8 +126,9 @@ def _scan(st) -> str | None:
 
 
 def reason(st) -> str | None:
-    """Why no proof of ``st`` can be built from the installed libraries, or None."""
-    if st.quant != "forall":
+    """Why no proof of ``st`` can be built from the installed libraries, or None (also for
+    the shapes :mod:`peproof.kernel.coq.pi_scripts` proves with lib/PiIrr.v)."""
+    if st.quant != "forall" or pi_scripts.shape(st) is not None:
         return None
     for rule in (_integer_wrap, _pi_rational, _scan):
         why = rule(st)

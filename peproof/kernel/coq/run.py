@@ -420,6 +420,7 @@ def header(needs: frozenset) -> str:
         mods += ["CheckInterval", "Decay"]  # Decay.v's scripts need CoqInterval too
     mods += ["Integral"] if "integral" in needs else []
     mods += ["Round"] if "round" in needs else []
+    mods += ["PiIrr"] if "pi" in needs else []
     lines.append(f"From PEProof Require Import {' '.join(mods)}.")
     lines.append("Open Scope R_scope.")
     return "\n".join(lines) + "\n"
@@ -810,7 +811,7 @@ def _needed_modules(needs: frozenset) -> set[str]:
     return {"Defs", "Sem", "Check", "CheckSem", "PE", "Tactics"} | (
         {"CheckInterval", "Decay"} if "interval" in needs else set()) | (
         {"Integral"} if "integral" in needs else set()) | (
-        {"Round"} if "round" in needs else set())
+        {"Round"} if "round" in needs else set()) | ({"PiIrr"} if "pi" in needs else set())
 
 
 def _cost(job: Job) -> float:
