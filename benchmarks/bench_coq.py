@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import os
 import resource
 import sys
 import tempfile
@@ -106,7 +107,7 @@ def child_cpu() -> float:
 
 
 _CHILD = """
-import json, resource, sys, tempfile, time
+import json, os, resource, sys, tempfile, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from peproof import registry
@@ -115,12 +116,13 @@ v = json.loads(Path(sys.argv[2]).read_text())
 claims = registry.select(sys.argv[3] or None)
 cpu = lambda: sum(getattr(resource.getrusage(resource.RUSAGE_CHILDREN), f)
                   for f in ("ru_utime", "ru_stime"))
+key = os.urandom(32)  # a user's key of its own, as prove and report pass one
 with tempfile.TemporaryDirectory() as tmp:
     t0, c0 = time.perf_counter(), cpu()
-    res = check.check_claims(claims, v, cache_dir=Path(tmp))
+    res = check.check_claims(claims, v, cache_dir=Path(tmp), key=key)
     wall, used = time.perf_counter() - t0, cpu() - c0
     t0 = time.perf_counter()
-    check.check_claims(claims, v, cache_dir=Path(tmp))
+    check.check_claims(claims, v, cache_dir=Path(tmp), key=key)
     rebuild = time.perf_counter() - t0
 print(json.dumps({"wall": wall, "cpu": used, "rebuild": rebuild,
                   "checked": sum(r.checked for r in res.values())}))
@@ -175,15 +177,16 @@ def main(argv=None) -> int:
         against(args.against, v, args.pattern)
         return 0
     if not args.cached:
+        key = os.urandom(32)  # a user's key of its own, as prove and report pass one
         with tempfile.TemporaryDirectory() as tmp:
             t0, c0 = time.perf_counter(), child_cpu()
-            res = check.check_claims(claims, v, cache_dir=Path(tmp))
+            res = check.check_claims(claims, v, cache_dir=Path(tmp), key=key)
             clean, cpu = time.perf_counter() - t0, child_cpu() - c0
             report(res, claims, clean, "clean pass (empty cache, library compiled)")
             print(f"\n   coqc CPU (all processes, library included): {cpu:.1f} s, i.e. "
                   f"{cpu / 2:.1f} s of wall time on 2 idle cores")
             t0 = time.perf_counter()
-            again = check.check_claims(claims, v, cache_dir=Path(tmp))
+            again = check.check_claims(claims, v, cache_dir=Path(tmp), key=key)
             rebuild = time.perf_counter() - t0
             reused = sum(r.cached for r in again.values() if r.klass)
             attempted = sum(1 for r in again.values() if r.klass)

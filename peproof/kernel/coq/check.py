@@ -26,6 +26,7 @@ from peproof.kernel.coq import (
     decay,
     integral_scripts,
     pi_scripts,
+    plans,
     run,
     semantic,
     tactics,
@@ -162,12 +163,28 @@ def check_claims(claims: list[Claim], verdicts: dict | None = None,
                  ) -> dict[str, CoqResult]:
     """One :class:`CoqResult` per claim (see the module's docstring).  ``use_cache`` False
     checks every claim again (``prove --recheck``); ``key`` authenticates the result cache
-    (:func:`peproof.kernel.coq.run.check_jobs`: the user's key, passed by the caller)."""
+    (:func:`peproof.kernel.coq.run.check_jobs`: the user's key, passed by the caller) and the
+    plans kept beside it (:mod:`peproof.kernel.coq.plans`)."""
     verdicts = verdicts or {}
     out: dict[str, CoqResult] = {}
     jobs, infos = [], {}
+    # plans are kept for a caller with a key of its own (the user's: prove, report); a caller
+    # without one (a process key: the tests, which change the planner in place) plans afresh
+    root = Path(cache_dir) if cache_dir else run.cache_root()
+    memo: dict = {}
+    fresh: dict[str, dict] = {}
     for c in claims:
-        job, info = plan(c, verdicts.get(c.id))
+        name = plans.key_of(c, verdicts.get(c.id), memo) if key is not None else ""
+        kept = plans.load(root, key, name) if use_cache and name else None
+        if kept is not None:
+            try:
+                job, info = plans.job_of(kept["job"]), _result_of(kept["info"])
+            except (TypeError, KeyError, ValueError):  # not of this code's shape
+                kept = None
+        if kept is None:
+            job, info = plan(c, verdicts.get(c.id))
+            if name:
+                fresh[name] = plans.data_of(job, info)
         if job is None:
             out[c.id] = info
         else:
@@ -175,6 +192,9 @@ def check_claims(claims: list[Claim], verdicts: dict | None = None,
             infos[c.id] = info
     done = run.check_jobs(jobs, build_dir=build_dir, cache_dir=cache_dir, workers=workers,
                           use_cache=use_cache, key=key)
+    if root.is_dir():  # plans are kept where the results are (not created without coqc)
+        for name, data in fresh.items():
+            plans.store(root, key, name, data)
     for job in jobs:
         o, info = done[job.key], infos[job.key]
         info.coq_version, info.seconds, info.cached = o.coq_version, o.seconds, o.cached
@@ -189,6 +209,11 @@ def check_claims(claims: list[Claim], verdicts: dict | None = None,
             info.status = f"not checked in Coq: {o.reason}"
         out[job.key] = info
     return out
+
+
+def _result_of(d: dict) -> CoqResult:
+    """A planner's :class:`CoqResult` from its stored fields (lists back to tuples)."""
+    return CoqResult(**{k: tuple(x) if isinstance(x, list) else x for k, x in d.items()})
 
 
 def _conflict(job: run.Job, verdict: dict | None) -> str:
