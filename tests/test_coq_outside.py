@@ -98,3 +98,19 @@ def test_a_refuted_existential_without_such_a_fact_keeps_the_general_reason():
     st = Statement(Eq(x ** 2, -1), (XV,), quant="exists")
     job, info = _plan("test.no_real_root", st, REFUTED_BY_ARGUMENT)
     assert job is None and "only as the negation of a 'forall'" in info.status, info.status
+
+
+def test_a_refusal_never_says_that_a_false_statement_holds():
+    """The reasons are read off the statement's shape, true or not: for a false statement of a
+    refused shape (equal cosines do not give a == b: a = 1, b = -1; 0 == pi*k/N at k = 0) the
+    reason says what a proof would need, never that the statement holds."""
+    a, A = var("a", "integer")
+    b, B = var("b", "integer")
+    k, K = var("k", "integer")
+    n, N = var("N", "pos_integer")
+    cosines = Statement(Eq(a, b), (A, B), hyps=(Eq(sp.cos(a), sp.cos(b)),))
+    zero = Statement(Ne(0, sp.pi * k / n), (K, N))
+    for cid, st in (("t.cosines_only", cosines), ("t.zero_against_pi", zero)):
+        job, info = _plan(cid, st)
+        assert job is None and "irrationality of pi" in info.status, info.status
+        assert "holds" not in info.status and "a proof of" in info.status, info.status

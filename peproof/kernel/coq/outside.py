@@ -69,11 +69,12 @@ def _integer_wrap(st) -> str | None:
     if not freqs or any(f.has(a) or f.has(b) for f in freqs):
         return None
     if all(sp.simplify(f).is_Rational for f in freqs):
-        return (f"{a} == {b} holds because ({a} - {b}) w = 2 pi k forces k = 0 for a rational "
-                f"frequency w: it needs {IRRATIONAL}")
-    return (f"{a} == {b} holds because ({a} - {b}) w = 2 pi k forces k = 0 for the frequency "
-            f"w = {sp.sstr(freqs[0])}, i.e. because pi / w is irrational: it needs "
-            f"{TRANSCENDENT}")
+        return (f"a proof of {a} == {b} from these sines and cosines must show that "
+                f"({a} - {b}) w = 2 pi k forces k = 0 for a rational frequency w: it needs "
+                f"{IRRATIONAL}")
+    return (f"a proof of {a} == {b} from these sines and cosines must show that "
+            f"({a} - {b}) w = 2 pi k forces k = 0 for the frequency w = {sp.sstr(freqs[0])}, "
+            f"i.e. that pi / w is irrational: it needs {TRANSCENDENT}")
 
 
 def _algebraic(e, ints) -> bool:
@@ -99,8 +100,8 @@ def _pi_rational(st) -> str | None:
                 _algebraic(lhs, ints) and all(p.exp.is_Integer for p in r.atoms(sp.Pow))):
             need = IRRATIONAL if all(p.exp.is_Integer for p in lhs.atoms(sp.Pow)) \
                 else TRANSCENDENT
-            return (f"{sp.sstr(lhs)} != {sp.sstr(rhs)} holds because pi times a rational is "
-                    f"not this algebraic number: it needs {need}")
+            return (f"a proof of {sp.sstr(lhs)} != {sp.sstr(rhs)} must show that pi times a "
+                    f"rational is not this algebraic number: it needs {need}")
     return None
 
 
@@ -115,10 +116,10 @@ def _scan(st) -> str | None:
     if bound is None or bound < SCAN_FROM or not trig or any(t.args[0].has(sp.pi) for t in trig):
         return None
     if r.op == "<" and r.lhs == 0:
-        return (f"0 < the distance for integer positions up to {bound} holds because no "
-                "difference of positions is a multiple of 2 pi at every frequency: it needs "
-                f"{IRRATIONAL} (or a certified scan of the differences, which no installed "
-                "tactic enumerates)")
+        return (f"a proof of 0 < the distance for integer positions up to {bound} must show "
+                "that no difference of positions is a multiple of 2 pi at every frequency: it "
+                f"needs {IRRATIONAL} (or a certified scan of the differences, which no "
+                "installed tactic enumerates)")
     return (f"the bound is the minimum over every difference of integer positions up to "
             f"{bound}: it needs a certified scan of those differences in interval arithmetic, "
             "which no installed tactic enumerates (CoqInterval bounds one expression over a "
