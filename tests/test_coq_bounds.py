@@ -24,8 +24,8 @@ needs_coq = pytest.mark.skipif(not HAVE_COQ, reason="coqc not installed (make co
 
 
 @pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("coqcache")  # the library compiles once for the module
+def cache(coq_worker_cache):
+    return coq_worker_cache  # the worker's (conftest): the library compiles once per worker
 
 
 def _claim(cid, st):

@@ -96,7 +96,7 @@ def _entries(cache):
 
 
 @needs_coq
-def test_forged_entries_never_make_a_failed_job_checked(fresh):
+def test_forged_entries_never_make_a_failed_job_checked(fresh, tmp_path):
     """A checked and a failed job, cached under the user's key; then the failed job's entry is
     (1) edited to say checked, (2) replaced by a copy of the checked job's entry, (3) re-signed
     as checked with another user's key: each time the next run computes it again and says
@@ -118,8 +118,12 @@ def test_forged_entries_never_make_a_failed_job_checked(fresh):
         again = run.check_jobs(jobs, cache_dir=fresh, key=KEY)
         assert again["good"].cached and again["good"].status == "checked"
         assert not again["bad"].cached and again["bad"].status == "failed", entry
-    # what another user's run wrote is not read by this user's
-    other = run.check_jobs(jobs, cache_dir=fresh, key=OTHER)
+    # what another user's run wrote is not read by this user's (in a copy of the folder: the
+    # other user's library, compiled there, leaves this module's intact for the next tests)
+    import shutil
+
+    shutil.copytree(fresh, tmp_path / "copy")
+    other = run.check_jobs(jobs, cache_dir=tmp_path / "copy", key=OTHER)
     assert not any(o.cached for o in other.values())
     assert {k: o.status for k, o in other.items()} == {"good": "checked", "bad": "failed"}
 

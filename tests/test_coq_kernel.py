@@ -31,8 +31,10 @@ GOOD = "forall x : R, x + 0 = x"
 
 
 @pytest.fixture(scope="session")
-def cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("coqcache")
+def cache(coq_worker_cache):
+    """The worker's Coq cache (conftest): its library is compiled once for every module that
+    takes it; each job here is keyed by its own content, so no other module's result is read."""
+    return coq_worker_cache
 
 
 def _job(key, goal=GOOD, script="intros; ring", needs=frozenset(), negation=False):

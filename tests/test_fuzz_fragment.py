@@ -113,7 +113,7 @@ def test_the_generator_covers_the_fragment():
 
 @pytest.mark.skipif(coqrun.coqc() is None, reason="coqc not installed")
 @pytest.mark.timeout(900)
-def test_a_refutation_of_a_statement_coq_proves_is_a_wrong_verdict(tmp_path):
+def test_a_refutation_of_a_statement_coq_proves_is_a_wrong_verdict(coq_worker_cache):
     """The Coq judge: a refuted sin^2 + cos^2 = 1 is a finding (Coq proves it), and so is a
     refuted true Piecewise statement (Sem.v states Piecewise's meaning); a refuted sin x = 0
     (false) and a true refuted statement Coq cannot translate (sign) are not."""
@@ -127,7 +127,7 @@ def test_a_refutation_of_a_statement_coq_proves_is_a_wrong_verdict(tmp_path):
             {"case": 2, "engine": "forger", "stmt": false},
             {"case": 3, "engine": "forger", "stmt": odd},
             {"case": 4, "engine": "forger", "stmt": signed}]
-    found, counts = coq_judge(refs, cache_dir=tmp_path)
+    found, counts = coq_judge(refs, cache_dir=coq_worker_cache)
     assert [f["case"] for f in found] == [1, 3], (found, counts)
     assert all("refuted a statement Coq proved" in f["why"] for f in found)
     assert counts.get("checked in Coq") == 2, counts
@@ -135,7 +135,7 @@ def test_a_refutation_of_a_statement_coq_proves_is_a_wrong_verdict(tmp_path):
 
 @pytest.mark.skipif(coqrun.coqc() is None, reason="coqc not installed")
 @pytest.mark.timeout(900)
-def test_a_proof_whose_negation_coq_proves_at_a_boundary_is_a_wrong_verdict(tmp_path):
+def test_a_proof_whose_negation_coq_proves_at_a_boundary_is_a_wrong_verdict(coq_worker_cache):
     """The Coq judge on proved statements (issue 23): x**(3/2) <= 0 |- 0 < x is false at x = 0
     (SymPy: 0**(3/2) = 0), and Coq proves its negation there now that the theorem states the
     original meaning (the old translator's premise 0 < x made that impossible); a proved
@@ -145,6 +145,6 @@ def test_a_proof_whose_negation_coq_proves_at_a_boundary_is_a_wrong_verdict(tmp_
     true = Statement((Eq(sp.sin(x) ** 2 + sp.cos(x) ** 2, 1),), (vx,))
     proofs = [{"case": 7, "engine": "forger", "stmt": false},
               {"case": 8, "engine": "forger", "stmt": true}]
-    found, counts = coq_judge([], cache_dir=tmp_path, proofs=proofs)
+    found, counts = coq_judge([], cache_dir=coq_worker_cache, proofs=proofs)
     assert [f["case"] for f in found] == [7], (found, counts)
     assert "negation Coq proved at {'x': '0'}" in found[0]["why"]
