@@ -266,6 +266,7 @@ def test_pe_auto_proves_the_general_d_goals(built):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # every family goal in one coqc run: minutes, not the default 60 s
 def test_pe_auto_proves_every_goal_of_the_families(built):
     check_registry(built, slow=True)
 
@@ -299,6 +300,7 @@ def test_pe_auto_proves_no_falsifier_sample(built):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # every falsifier of the families in one coqc run
 def test_pe_auto_proves_no_falsifier(built):
     check_falsifiers(built, limit=None)
 
