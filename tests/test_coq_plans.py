@@ -146,6 +146,8 @@ def test_the_digest_reads_assumptions_and_exact_numbers():
     assert d(sp.Rational(1, 3)) != d(sp.Rational(1, 2)) and d(sp.Integer(2)) != d(sp.Integer(3))
     assert d(sp.pi) != d(sp.E) and d(x + 1) == d(1 + x)
     assert d(sp.Sum(x, (x, 0, 3))) != d(sp.Sum(x, (x, 0, 4)))
+    j1, j2 = sp.Dummy("j"), sp.Dummy("j")
+    assert d(sp.Tuple(j1, j2)) != d(sp.Tuple(j1, j1))  # two dummies of one name: two symbols
 
 
 def test_the_code_hash_reads_every_source_file(monkeypatch, tmp_path):
@@ -159,6 +161,10 @@ def test_the_code_hash_reads_every_source_file(monkeypatch, tmp_path):
         h0 = plans.code_hash()
         plans.code_hash.cache_clear()
         (pkg / "kernel" / "b.py").write_text("B = 2\n")
-        assert plans.code_hash() != h0
+        h1 = plans.code_hash()
+        assert h1 != h0
+        plans.code_hash.cache_clear()
+        (pkg / "kernel" / "Lib.v").write_text("Lemma nil : True. Proof. exact I. Qed.\n")
+        assert plans.code_hash() != h1  # a library lemma's name can rename a binder
     finally:
         plans.code_hash.cache_clear()

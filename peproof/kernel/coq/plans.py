@@ -11,8 +11,9 @@ is a deterministic function of
   as printed text, which abbreviates;
 * what the planner reads of the engines' verdict: its status, certified witness, deciding
   engine and method;
-* the code: every ``.py`` file of the ``peproof`` package (:data:`CODE`), and the versions of
-  Python, SymPy, mpmath and FLINT it runs on.
+* the code: every ``.py`` file of the ``peproof`` package and every Coq file of its library
+  (the planner reserves the library's names: a new lemma can rename a binder), and the versions
+  of Python, SymPy, mpmath and FLINT it runs on (:func:`code_hash`).
 
 :func:`key_of` hashes all of it; an entry is filed under that key and signed with the caller's
 key (:func:`peproof.kernel.coq.run.record`), as a result is.  The statement Coq is asked to
@@ -41,7 +42,8 @@ KIND = "plan"
 
 @lru_cache(maxsize=1)
 def code_hash() -> str:
-    """Every source file of the package (path and bytes) and the versions it runs on."""
+    """Every source file of the package, Python and Coq (path and bytes), and the versions it
+    runs on."""
     import mpmath
 
     try:
@@ -51,7 +53,7 @@ def code_hash() -> str:
         flint_version = "absent"
     h = hashlib.sha256()
     h.update(f"{sys.version}|{sp.__version__}|{mpmath.__version__}|{flint_version}".encode())
-    for p in sorted(PACKAGE.rglob("*.py")):
+    for p in sorted(q for q in PACKAGE.rglob("*") if q.suffix in (".py", ".v")):
         h.update(str(p.relative_to(PACKAGE)).encode() + b"\0")
         h.update(p.read_bytes() + b"\0")
     return h.hexdigest()
@@ -65,6 +67,8 @@ def digest(e, memo: dict) -> str:
         return d[0]
     if isinstance(e, sp.Symbol):
         s = f"S:{type(e).__name__}:{e.name}:{sorted(e.assumptions0.items())!r}"
+        if isinstance(e, sp.Dummy):  # two dummies of one name are two symbols
+            s += f":{e.dummy_index}"
     elif isinstance(e, sp.Rational):
         s = f"Q:{e.p}/{e.q}"
     elif isinstance(e, sp.Basic) and e.is_Atom or not isinstance(e, sp.Basic):
