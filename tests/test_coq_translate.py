@@ -372,3 +372,23 @@ def test_reversed_sums_are_printed_as_written():
     g = translate(Statement(Eq(sp.Sum(sp.Integer(1), (j, 3, 0)), -2)))
     assert re.fullmatch(r"\(oeq \(osumZ 3 0 \(fun (j|j_\d+) : Z => Some 1\)\) \(Some \(- 2\)\)\)",
                         g.text), g.text
+
+
+def test_a_bound_variable_is_unbound_after_its_block_however_it_ends():
+    """Printer.binding, the one rule the Sum, integral and period-sum printers bind an index
+    with: inside, the symbol prints as the bound name (integer, real, or as it was); after,
+    the outer name and kind are back, also when the block raised."""
+    from peproof.kernel.coq.translate import Printer
+
+    x, i = sp.Symbol("x", real=True), sp.Symbol("i", integer=True)
+    pr = Printer({x: "x"}, {i}, set())
+    with pr.binding(x, "x0", integer=True):
+        assert pr.names[x] == "x0" and x in pr.zvars
+        with pr.binding(x, "x1", integer=False):
+            assert pr.names[x] == "x1" and x not in pr.zvars
+        assert pr.names[x] == "x0" and x in pr.zvars
+    assert pr.names[x] == "x" and x not in pr.zvars
+    with pytest.raises(ValueError), pr.binding(i, "i0", integer=None):
+        assert pr.names[i] == "i0" and i in pr.zvars
+        raise ValueError
+    assert i not in pr.names and i in pr.zvars

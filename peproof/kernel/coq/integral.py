@@ -52,18 +52,8 @@ def sem_term(sem, e) -> str | None:
             return None  # the caller's refusal: no printing
         pr = sem.pr
         name = sem.name_of(x.name, pr.taken)
-        saved = pr.names.get(x, None), x in pr.zvars
-        pr.names[x] = name
-        pr.zvars.discard(x)
-        try:
+        with pr.binding(x, name, integer=False):
             body = sem.term(f)
-        finally:
-            if saved[0] is None:
-                del pr.names[x]
-            else:
-                pr.names[x] = saved[0]
-            if saved[1]:
-                pr.zvars.add(x)
         return f"oint (fun {name} : R => {body})"
     return None
 

@@ -92,16 +92,9 @@ def _rewrite(node, goal: Goal) -> str:
     text = sem.term(node)  # the theorem's own text of this integral (a fresh bound name)
     name = text.split("fun ", 1)[1].split(" ", 1)[0]
     terms = _expand(f, x, pr, lambda a: _freq(a, x, pr))
-    saved = pr.names.get(x)
-    pr.names[x] = name
-    try:
+    with pr.binding(x, name, integer=None):
         tp = _tp(terms, pr)
         atoms, comm = _atoms(f, x, pr, name)
-    finally:
-        if saved is None:
-            del pr.names[x]
-        else:
-            pr.names[x] = saved
     fun = text[len("oint "):]
     pyth = "".join(f"pose proof (pyth_sq ({a})) as pe_P{j}; " for j, a in enumerate(atoms))
     ps = " ".join(f"pe_P{j}" for j in range(len(atoms)))
@@ -130,10 +123,7 @@ def _sum_rewrite(node, goal: Goal) -> str:
     fun = text[text.index("(fun "):]
     idx = fun[len("(fun "):].split(" ", 1)[0]
     f = node.function
-    saved = pr.names.get(i), i in pr.zvars
-    pr.names[i] = idx
-    pr.zvars.add(i)
-    try:
+    with pr.binding(i, idx, integer=True):
         terms = _expand(f, i, pr, lambda a: _dfreq(a, i, big, pr))
         dp = _tp(terms, pr, "D")
         reps, atoms = [], []
@@ -143,13 +133,6 @@ def _sum_rewrite(node, goal: Goal) -> str:
                         "by (unfold dang; field; apply Rgt_not_eq; lra)")
             if f"dang {n_text} {idx} {j}" not in atoms:
                 atoms.append(f"dang {n_text} {idx} {j}")
-    finally:
-        if saved[0] is None:
-            del pr.names[i]
-        else:
-            pr.names[i] = saved[0]
-        if not saved[1]:
-            pr.zvars.discard(i)
     pyth = "".join(f"pose proof (pyth_sq ({a})) as pe_P{j}; " for j, a in enumerate(atoms))
     ps = " ".join(f"pe_P{j}" for j in range(len(atoms)))
     eqs = f" [{ps}]" if ps else ""

@@ -201,18 +201,8 @@ class SemPrinter:
         else:
             head = f"osum {_a(self.term(lo))} {_a(self.term(hi))}"
         idx = self.name_of(i.name, pr.taken)
-        saved = pr.names.get(i, None), i in pr.zvars
-        pr.names[i] = idx
-        pr.zvars.add(i)
-        try:
+        with pr.binding(i, idx, integer=True):
             body = self._sum(e, limits[:-1]) if len(limits) > 1 else self.term(e.function)
-        finally:
-            if saved[0] is None:
-                del pr.names[i]
-            else:
-                pr.names[i] = saved[0]
-            if not saved[1]:
-                pr.zvars.discard(i)
         return f"{head} (fun {idx} : Z => {body})"
 
 

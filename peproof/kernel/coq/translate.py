@@ -47,6 +47,7 @@ that ``x`` is a quotient of integers under ``exists``; ``integer`` ``(k : Z)`` u
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from math import lcm
 from pathlib import Path
@@ -312,6 +313,24 @@ class Printer:
         self._obl: list[tuple[str, frozenset]] = []  # (prop, bound index names it mentions)
         self._bound: list[tuple[str, str, str]] = []  # (index, lower Z, upper Z) in scope
 
+    @contextmanager
+    def binding(self, sym, name: str, integer: bool | None):
+        """Inside the block ``sym`` prints as the bound variable ``name``, an integer
+        (``integer`` True), a real (False) or as it was (None); the outer binding is back
+        after it, however the block ends."""
+        saved = self.names.get(sym), sym in self.zvars
+        self.names[sym] = name
+        if integer is not None:
+            (self.zvars.add if integer else self.zvars.discard)(sym)
+        try:
+            yield
+        finally:
+            if saved[0] is None:
+                self.names.pop(sym, None)
+            else:
+                self.names[sym] = saved[0]
+            (self.zvars.add if saved[1] else self.zvars.discard)(sym)
+
     # -- relations -------------------------------------------------------------------------
     def relation(self, r: Rel) -> tuple[str, list[str]]:
         """``r`` printed, and its definedness obligations (outermost scope)."""
@@ -545,20 +564,12 @@ class Printer:
             raise Untranslatable(f"summation index {i!r}")
         zlo, zhi = self.zterm(lo, "sum limit"), self.zterm(hi, "sum limit")
         idx = coq_name(i.name, self.taken)
-        saved = self.names.get(i, None), i in self.zvars
-        self.names[i] = idx
-        self.zvars.add(i)
         self._bound.append((idx, zlo, zhi))
         try:
-            body = self._sum(e, limits[:-1]) if len(limits) > 1 else self.term(e.function)
+            with self.binding(i, idx, integer=True):
+                body = self._sum(e, limits[:-1]) if len(limits) > 1 else self.term(e.function)
         finally:
             self._bound.pop()
-            if saved[0] is None:
-                del self.names[i]
-            else:
-                self.names[i] = saved[0]
-            if not saved[1]:
-                self.zvars.discard(i)
         self.heads.add("zsum")
         return f"zsum {arg(zlo)} {arg(zhi)} (fun {idx} : Z => {body})"
 
