@@ -366,15 +366,25 @@ def _rounded_angles(table, pt: np.ndarray, rows: np.ndarray, plan: Plan, bud: Bu
         sk = sg[k0:k0 + step, None]
         lo = P.round(ak * j_lo[None, :])
         hi = P.round(ak * j_hi[None, :])
-        ok = np.zeros(lo.shape, bool)
-        cc = lo
+        # the candidates of each entry, in increasing order; an entry leaves the working set
+        # when one fits or when its candidates run out (each entry's answer is the same as
+        # trying every candidate of every entry)
+        ok = np.zeros(lo.size, bool)
+        idx = np.flatnonzero(lo <= hi)
+        cc, hh = lo.ravel()[idx], hi.ravel()[idx]
+        tsk, tck = ts.ravel()[idx], tc.ravel()[idx]
+        sgk = np.broadcast_to(sk, lo.shape).ravel()[idx]
         for _ in range(MAX_ROW):
-            inside = cc <= hi
-            if not inside.any():
+            if not idx.size:
                 break
-            ok |= inside & fits(cc, sk, ts, tc)
-            cc = _succ(P, cc)
-        ok |= cc <= hi  # candidates left over: let the row through (never seen)
+            f = fits(cc, sgk, tsk, tck)
+            ok[idx[f]] = True
+            cc = _succ(P, cc[~f])
+            live = cc <= hh[~f]
+            idx, cc, hh = idx[~f][live], cc[live], hh[~f][live]
+            tsk, tck, sgk = tsk[~f][live], tck[~f][live], sgk[~f][live]
+        ok[idx] = True  # candidates left over: let the entry through (never seen)
+        ok = ok.reshape(lo.shape)
         bad = ~ok
         if bad.any():
             fit &= ~bad.any(axis=0)
