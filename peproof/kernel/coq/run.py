@@ -52,7 +52,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -301,9 +301,59 @@ def _load_library(dest: Path, lh: str, key: bytes) -> Library | None:
         return None
 
 
-def build_library(exe: str, version: str, root: Path, key: bytes | None = None) -> Library:
+def _compile_modules(exe: str, tmp: Path, srcs: dict[str, str],
+                     workers: int) -> tuple[list[str], dict[str, str]]:
+    """Compile the modules ``srcs`` in ``tmp`` along their imports, at most ``workers`` coqc at
+    once (a module starts when every module it imports has compiled): (the compiled modules in
+    :func:`_order`'s order, module -> error).  A module that does not compile is recorded, and
+    so is every module that imports it; a fault of the environment (:func:`output_fault`)
+    stops every coqc of the build and is raised as :class:`EnvFault`."""
+    order = _order(srcs)
+    deps = {n: _deps(srcs[n], srcs) for n in order}
+    done: set[str] = set()
+    errors: dict[str, str] = {}
+    pending = list(order)
+    running: dict = {}  # future -> module
+    pool = ThreadPoolExecutor(max_workers=max(1, workers))
+    try:
+        while pending or running:
+            for name in list(pending):
+                if any(d in errors for d in deps[name]):
+                    errors[name] = "a module it imports did not compile"
+                    pending.remove(name)
+                elif len(running) < max(1, workers) and all(d in done for d in deps[name]):
+                    pending.remove(name)
+                    (tmp / f"{name}.v").write_text(srcs[name])
+                    cmd = [exe, "-q", "-Q", str(tmp), "PEProof", str(tmp / f"{name}.v")]
+                    running[pool.submit(_run, cmd, tmp)] = name
+            if not running:
+                break
+            finished = wait(running, timeout=POLL, return_when=FIRST_COMPLETED).done
+            for f in finished:
+                name = running.pop(f)
+                r = f.result()
+                fault = output_fault(r.returncode, r.stdout + r.stderr)
+                if fault:
+                    raise EnvFault(f"{fault} while compiling the library module {name}")
+                if r.returncode == 0:
+                    done.add(name)
+                else:
+                    errors[name] = _first_error(r.stdout + r.stderr)
+    except BaseException:  # a fault, a time-out or an interrupt: no coqc of the build is left
+        pool.shutdown(wait=False, cancel_futures=True)
+        for p in _live_in(tmp):
+            _kill(p)
+        raise
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+    return [n for n in order if n in done], errors
+
+
+def build_library(exe: str, version: str, root: Path, key: bytes | None = None,
+                  workers: int = 2) -> Library:
     """Compile the library into ``root/lib-<hash>`` once (a module that does not compile is
-    recorded: the jobs that need it are not checked).  A library whose record is not signed
+    recorded: the jobs that need it are not checked; independent modules are compiled side
+    by side, at most ``workers`` at once).  A library whose record is not signed
     with ``key`` or whose compiled files differ from it is compiled again; a fault of the
     environment (coqc killed, no room) is returned as ``fault`` and recorded nowhere."""
     key = key or _PROCESS_KEY
@@ -316,22 +366,7 @@ def build_library(exe: str, version: str, root: Path, key: bytes | None = None) 
     try:
         root.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix="lib-build-", dir=root))
-        srcs = library_sources()
-        ok, errors = [], {}
-        for name in _order(srcs):
-            if any(d not in ok for d in _deps(srcs[name], srcs)):
-                errors[name] = "a module it imports did not compile"
-                continue
-            (tmp / f"{name}.v").write_text(srcs[name])
-            cmd = [exe, "-q", "-Q", str(tmp), "PEProof", str(tmp / f"{name}.v")]
-            r = _run(cmd, tmp)
-            fault = output_fault(r.returncode, r.stdout + r.stderr)
-            if fault:
-                raise EnvFault(f"{fault} while compiling the library module {name}")
-            if r.returncode == 0:
-                ok.append(name)
-            else:
-                errors[name] = _first_error(r.stdout + r.stderr)
+        ok, errors = _compile_modules(exe, tmp, library_sources(), workers)
         meta = {"modules": ok, "errors": errors, "files": _vo_hashes(tmp)}
         (tmp / "built.json").write_text(json.dumps(record(key, "library", lh, meta)))
         if dest.exists():  # damaged or not ours: set aside, then removed
@@ -366,6 +401,7 @@ def _run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess:
     timeout or any exception its whole group is killed."""
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             cwd=cwd, start_new_session=True)
+    proc.peproof_cwd = cwd
     with _LIVE_LOCK:
         _LIVE.add(proc)
     deadline = time.monotonic() + BATCH_TIMEOUT
@@ -384,6 +420,12 @@ def _run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess:
         with _LIVE_LOCK:
             _LIVE.discard(proc)
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
+def _live_in(cwd: Path) -> list[subprocess.Popen]:
+    """The coqc processes of this process running in the folder ``cwd``."""
+    with _LIVE_LOCK:
+        return [p for p in _LIVE if getattr(p, "peproof_cwd", None) == cwd]
 
 
 def _kill(proc: subprocess.Popen) -> None:
@@ -726,7 +768,7 @@ def check_jobs(jobs: list[Job], build_dir: Path | None = None, cache_dir: Path |
             out[j.key] = Outcome("absent", "coq not installed")
         return out
     root = Path(cache_dir) if cache_dir else cache_root()
-    lib = build_library(exe, version, root, key) if jobs else None
+    lib = build_library(exe, version, root, key, workers) if jobs else None
     results = root / "results"
     pending: list[Job] = []
     for j in jobs:
