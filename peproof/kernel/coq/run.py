@@ -613,9 +613,11 @@ def audit_text(batch: _Batch, module: str, ok: list[int], each: bool) -> str:
         for n in ok:
             lines += [f'Goal True. idtac "{MARK} {n}". Abort.', f"Print Assumptions {ref[n]}."]
     elif ok:
-        tup = ", ".join(ref[n] for n in ok) if len(ok) > 1 else ref[ok[0]]
-        lines += [f"Definition audit_all := ({tup}).", f'Goal True. idtac "{MARK} all". Abort.',
-                  "Print Assumptions audit_all."]
+        # one constant that names them all, each once (a tuple's type repeats the statements
+        # after each component: quadratic, 15 s of a 116-lemma audit)
+        lines += ["Definition audit_all : True :=",
+                  *(f"  let a_{n} := {ref[n]} in" for n in ok), "  I.",
+                  f'Goal True. idtac "{MARK} all". Abort.', "Print Assumptions audit_all."]
     return "\n".join(lines) + "\n"
 
 
