@@ -42,6 +42,17 @@ def test_the_hint_is_for_large_statements_without_a_boolean_some():
     assert run.SOME_HINT not in run.lemma_text(_job("s", "forall x : R, x = x", "reflexivity"))
 
 
+def test_a_cheap_kind_is_one_batch_and_a_costly_one_is_shared_evenly():
+    cheap = [run.Job(f"p{i}", f"p{i}", "True", "exact I", frozenset({"pi"})) for i in range(6)]
+    costly = [run.Job(f"c{i}", f"c{i}", "True", "exact I" + " " * 6000 * i) for i in range(30)]
+    batches = run._make_batches(cheap + costly, 2, 150)
+    kinds = [sorted(b.needs) for b in batches]
+    assert kinds.count(["pi"]) == 1 and kinds.count([]) == 2
+    loads = [sum(run._cost(j) for j in b.jobs) for b in batches if not b.needs]
+    assert max(loads) - min(loads) <= max(run._cost(j) for j in costly)
+    assert sorted(j.key for b in batches for j in b.jobs) == sorted(j.key for j in cheap + costly)
+
+
 @needs_coq
 @pytest.mark.timeout(600)
 def test_hinted_statements_mean_what_they_say(coq_worker_cache, monkeypatch):

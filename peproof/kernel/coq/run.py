@@ -892,19 +892,27 @@ def _cost(job: Job) -> float:
     return 0.5 + (len(job.statement) + len(job.script)) / 60000
 
 
+#: estimated seconds of a kind of job below which it is not split between the workers
+SPLIT_MIN = 15.0
+
+
 def _make_batches(jobs: list[Job], workers: int, size: int) -> list[_Batch]:
     """Few large batches: each coqc run loads the reals (and CoqInterval) once, and each audit
     walks the library behind its lemmas once (Print Assumptions of an interval proof: ~7 s).
     Each kind of header (with or without CoqInterval) is cut into ``workers`` batches of about
-    equal estimated cost (:func:`_cost`, largest job first into the cheapest batch), more when
-    a batch would exceed ``size`` jobs; the batches are returned most costly first, so that the
+    equal estimated cost (:func:`_cost`, largest job first into the cheapest batch; one batch
+    when the kind costs less than :data:`SPLIT_MIN`), more when a batch would exceed ``size``
+    jobs; the batches are returned most costly first, so that the
     pool's workers finish together."""
     groups: dict[frozenset, list[Job]] = {}
     for j in jobs:
         groups.setdefault(j.needs, []).append(j)
     out = []
     for needs, js in groups.items():
-        n = min(len(js), max(-(-len(js) // size), workers))
+        # a kind that costs little is one batch: a second would load the reals (and its
+        # libraries) and audit again for a few seconds of scripts
+        few = sum(_cost(j) for j in js) < SPLIT_MIN
+        n = min(len(js), max(-(-len(js) // size), 1 if few else workers))
         bins: list[list[Job]] = [[] for _ in range(n)]
         load = [0.0] * n
         for j in sorted(js, key=_cost, reverse=True):
