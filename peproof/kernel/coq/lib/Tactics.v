@@ -377,21 +377,24 @@ Ltac pe_learn G :=
   | ?A => pe_learn_one A
   end.
 
-(** Pass 2: the tree, each leaf proved by a kept lemma or by the search itself. *)
+(** Pass 2: the tree, each leaf proved by a kept lemma or by the search itself.  The tree is
+    built as a term ([constr:]), each leaf's proof found and normalised on its own, not as one
+    [refine] goal per node: the nodes' evars, each carrying the whole context, made the
+    normalisation of the proof quadratic in the context (a concrete-d goal under 514 binders:
+    16.6 s of 1646 leaves, 0.5 s as a term).  The kernel still checks [tprop t] against the
+    goal at [Qed]. *)
 Ltac pe_tree G :=
   lazymatch G with
-  | ?A /\ ?B => simple refine (pnode _ _); [ pe_tree A | pe_tree B ]
-  | ?A => simple refine (pleaf (@existT Prop (fun P : Prop => P) A _)); change A; pe_one
+  | ?A /\ ?B => let l := pe_tree A in let r := pe_tree B in constr:(pnode l r)
+  | ?A => let p := constr:(ltac:(pe_one) : A) in
+          constr:(pleaf (@existT Prop (fun P : Prop => P) A p))
   end.
 
 Ltac pe_conj :=
   lazymatch goal with
   | |- ?G =>
       lazymatch G with
-      | _ /\ _ =>
-          pe_learn G;
-          let t := fresh "t" in
-          simple refine (let t : ptree := _ in _); [ pe_tree G | exact_no_check (tprop_intro t) ]
+      | _ /\ _ => pe_learn G; let t := pe_tree G in exact_no_check (tprop_intro t)
       | _ => pe_one
       end
   end.
