@@ -171,6 +171,29 @@ def test_sabotaged_lemmas_are_not_checked(cache, monkeypatch):
 
 
 @needs_coq
+def test_an_axiom_behind_honest_lemmas_is_seen_by_the_batchs_union(cache, monkeypatch):
+    """The audit reads ``Print Assumptions`` of one constant naming every audited lemma: an
+    axiom used by a lemma that is not the batch's first must make that lemma fail, the honest
+    ones stay checked.  (With the axiom first, a union of the first lemma alone would already
+    fail and send every lemma to the lemma-by-lemma audit: this case would not notice.)"""
+    original = run.lemma_text
+
+    def sabotaged(job, n=None):
+        if job.key == "z_axiom":
+            return SABOTAGE["axiom"].format(n=job.lemma, g=job.goal)
+        return original(job, n)
+
+    monkeypatch.setattr(run, "lemma_text", sabotaged)
+    honest = [_job(f"u_honest{i}", script="intros; ring" + " " * (10 - i)) for i in range(3)]
+    jobs = honest + [_job("z_axiom", goal="forall x : R, x / x = 1", script="ring")]
+    batch = run._make_batches(jobs, 1, 150)
+    assert len(batch) == 1 and batch[0].jobs[0].key != "z_axiom"  # the case this test is for
+    out = run.check_jobs(jobs, cache_dir=cache, use_cache=False, workers=1)
+    assert all(out[j.key].status == "checked" for j in honest), out
+    assert out["z_axiom"].status == "failed" and "cheat" in out["z_axiom"].reason, \
+        out["z_axiom"]
+
+@needs_coq
 def test_obligations_keep_coq_totality_from_proving_a_false_statement(cache):
     """x / x <= 1 and 0 <= sqrt x are false in SymPy's sense (undefined at 0, imaginary below
     0) but true in Coq's total reals; with the obligations printed they are not provable."""
