@@ -12,7 +12,9 @@ and the sabotages that make the true cases fail.  One ``check_claims`` call for 
 * a refuted ``forall`` at its certified point (``B_4(4) > B_4(3)``): checked; at a point where
   the curve decreases (``k = 1``): not checked.
 * sabotages: without decay.py's scripts the true cases fail; with Decay.v's frequencies
-  ``base**(-l/d)`` in place of ``base**(-2l/d)`` the meaning cases fail.
+  ``base**(-l/d)`` in place of ``base**(-2l/d)`` (definition and VM evaluator alike) the meaning
+  case fails by either tactic; the definition or the evaluator changed alone, Decay.v does not
+  compile (``idecay_correct`` ties them).
 """
 
 from __future__ import annotations
@@ -114,32 +116,66 @@ def test_without_the_scripts_the_true_cases_fail(tmp_path_factory, monkeypatch, 
     assert not any(r.checked for r in got.values()), {k: r.status for k, r in got.items()}
 
 
-@pytest.mark.slow  # a sabotage: its check is shown to fail (make test-slow)
-@needs_coq
-@pytest.mark.timeout(900)  # the first test builds the library and the batch (fixture)
-def test_a_sabotaged_definition_fails_the_meaning_cases(results, tmp_path):
-    """Decay.v with ``base**(-l/d)``: the enclosure of the engines' value is no longer proved."""
+#: Decay.v's frequencies base**(-l/d) in place of base**(-2l/d): in the definition alone (the
+#: evaluator's correctness proof then fails: Decay.v does not compile), or in the definition and
+#: the evaluator together (Decay.v compiles, with another meaning)
+SABOTAGE_DEF = (("rpow base (- (2 * IZR l) / IZR d)", "rpow base (- IZR l / IZR d)"),)
+SABOTAGE_EVAL = (("(PEI.fromZ prec (- (2 * l))) di) lbi)) in", "(PEI.fromZ prec (- l)) di) lbi)) in"),)
+SABOTAGE_BOTH = SABOTAGE_DEF + SABOTAGE_EVAL + (
+    ("(PEI.fromZ prec (- (2 * l))) di) lbi))) (k *", "(PEI.fromZ prec (- l)) di) lbi))) (k *"),
+    ("replace (- (2 * IZR l)) with (IZR (- (2 * l))) by (rewrite opp_IZR, mult_IZR; reflexivity)",
+     "replace (- IZR l) with (IZR (- l)) by (rewrite opp_IZR; reflexivity)"),)
+
+
+def _compile_decay(results, tmp_path, edits, tactic):
+    """``(Decay.v compiled, the meaning case proved by tactic)`` with Decay.v edited."""
     lib = next(p for p in results[1].iterdir() if p.name.startswith("lib-"))
     for p in lib.iterdir():
         if p.suffix == ".vo" and p.stem != "Decay":
             shutil.copy(p, tmp_path / p.name)
     src = (run.HERE / "lib" / "Decay.v").read_text()
-    bad = src.replace("rpow base (- (2 * IZR l) / IZR d)", "rpow base (- IZR l / IZR d)")
-    assert bad != src
+    for old, new in edits:
+        assert src.count(old) == 1, old
+        src = src.replace(old, new)
     m = _mid(4, 1)
     goal = f"Rabs (decay_bound 4%Z 10000 1 - {m.p} / {m.q}) < 1 / 1000000"
-    test = ("From Coq Require Import ZArith Reals Lia Lra.\nFrom Interval Require Import Tactic."
-            "\nFrom PEProof Require Import Defs Sem Decay.\nOpen Scope R_scope.\n"
-            f"Goal {goal}.\nProof. pe_decay. Qed.\n")
-    for text, ok in ((src, True), (bad, False)):
-        (tmp_path / "Decay.v").write_text(text)
-        (tmp_path / "T.v").write_text(test)
-        for f in ("Decay.v", "T.v"):
-            r = subprocess.run([run.coqc(), "-q", "-Q", str(tmp_path), "PEProof", f],
-                               cwd=tmp_path, capture_output=True, text=True, timeout=300)
-            if f == "Decay.v":
-                assert r.returncode == 0, r.stdout + r.stderr
-        assert (r.returncode == 0) == ok, (ok, r.stdout[-500:], r.stderr[-500:])
+    (tmp_path / "Decay.v").write_text(src)
+    (tmp_path / "T.v").write_text(
+        "From Coq Require Import ZArith Reals Lia Lra.\nFrom Interval Require Import Tactic."
+        "\nFrom PEProof Require Import Defs Sem Decay.\nOpen Scope R_scope.\n"
+        f"Goal {goal}.\nProof. {tactic}. Qed.\n")
+    out = []
+    for f in ("Decay.v", "T.v"):
+        r = subprocess.run([run.coqc(), "-q", "-Q", str(tmp_path), "PEProof", f],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        out.append(r.returncode == 0)
+        if not out[-1]:
+            return out[0], False
+    return tuple(out)
+
+
+@pytest.mark.slow  # a sabotage: its check is shown to fail (make test-slow)
+@needs_coq
+@pytest.mark.timeout(900)  # the first test builds the library and the batch (fixture)
+@pytest.mark.parametrize("tactic", ["pe_decay", "pe_decay_vm"])
+def test_a_sabotaged_definition_fails_the_meaning_cases(results, tmp_path, tactic):
+    """The meaning case (B_4(1) within 10^-6 of arb's value) is proved with Decay.v as it is and
+    not with the other frequencies, by either tactic."""
+    assert _compile_decay(results, tmp_path, (), tactic) == (True, True)
+    assert _compile_decay(results, tmp_path, SABOTAGE_BOTH, tactic) == (True, False)
+
+
+@pytest.mark.slow  # a sabotage: its check is shown to fail (make test-slow)
+@needs_coq
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("edits", [SABOTAGE_DEF, SABOTAGE_EVAL, (
+    ("let re' := PEI.add prec re (PEI.cos prec a) in", "let re' := PEI.add prec re (PEI.sin prec a) in"),
+)], ids=["definition", "evaluator", "cos-as-sin"])
+def test_an_evaluator_that_disagrees_with_the_definition_does_not_compile(results, tmp_path,
+                                                                         edits):
+    """idecay_correct ties the VM's evaluator to decay_bound: changing either alone breaks its
+    proof, so no lemma can rest on an evaluator computing something else."""
+    assert _compile_decay(results, tmp_path, edits, "pe_decay_vm")[0] is False
 
 
 @needs_coq
@@ -171,21 +207,25 @@ def _plan(cid: str):
     return check.plan(c, verdict)
 
 
-def test_the_registry_claims_that_fit_are_planned():
-    for cid, klass in (("rope.decay_bound_at_zero", "decay-zero"),
-                       ("rope.decay_bound_monotone_d64", "decay-negation")):
-        job, info = _plan(cid)
-        assert job is not None and info.klass == klass, (cid, info.status)
-        assert "odecay 64%Z 10000" in job.goal and job.script.startswith(decay_mod.UNFOLD)
-        assert "interval" in job.needs and "Decay" in run.header(job.needs)
+@pytest.mark.parametrize("cid, klass, d", [
+    ("rope.decay_bound_at_zero", "decay-zero", 64),
+    ("rope.decay_bound_monotone_d64", "decay-negation", 64),
+    ("rope.decay_bound_monotone_d256", "decay-negation", 256),
+    ("rope.decay_bound_decreasing_until_first_rise_d64", "decay-range", 64),
+    ("rope.decay_bound_decreasing_until_first_rise_d256", "decay-range", 256),
+])
+def test_the_registry_claims_that_fit_are_planned(cid, klass, d):
+    job, info = _plan(cid)
+    assert job is not None and info.klass == klass, (cid, info.status)
+    assert f"odecay {d}%Z 10000" in job.goal and job.script.startswith(decay_mod.UNFOLD)
+    assert "interval" in job.needs and "Decay" in run.header(job.needs)
+    if klass != "decay-zero":  # every comparison by the VM's evaluator, none by pe_decay
+        assert "pe_decay_vm" in job.script and "pe_decay " not in job.script + " ", job.script
 
 
 @pytest.mark.parametrize("cid, why", [
-    ("rope.decay_bound_monotone_d128", "2 values of B_128"),
-    ("rope.decay_bound_monotone_d256", "2 values of B_256"),
-    ("rope.decay_bound_decreasing_until_first_rise_d64", "24 values of B_64"),
-    ("rope.decay_bound_decreasing_until_first_rise_d256", "76 values of B_256"),
     ("rope.decay_bound_never_regains_early_levels_d64", "every pair of offsets"),
+    ("rope.decay_bound_never_regains_early_levels_d256", "every pair of offsets"),
 ])
 def test_the_claims_over_the_budget_say_what_stays_outside_the_kernel(cid, why):
     job, info = _plan(cid)
@@ -193,8 +233,26 @@ def test_the_claims_over_the_budget_say_what_stays_outside_the_kernel(cid, why):
     assert "outside the kernel" in info.status or "arb only" in info.status, info.status
 
 
-def test_the_work_limit_is_what_refuses_them(monkeypatch):
-    """Without the limit the d = 128 refutation is planned (the rule, not the shape, refuses)."""
-    monkeypatch.setattr(decay_mod, "MAX_WORK", 10**6)
-    job, info = _plan("rope.decay_bound_monotone_d128")
+def test_the_time_budget_is_what_refuses_them(monkeypatch):
+    """With a budget of 1 s the d = 256 range (76 values, about 2.7 s estimated) is refused, and
+    names the computation left outside; the d = 64 refutation still fits."""
+    monkeypatch.setattr(decay_mod, "VM_BUDGET", 1.0)
+    job, info = _plan("rope.decay_bound_decreasing_until_first_rise_d256")
+    assert job is None and "76 values of B_256" in info.status and "arb only" in info.status
+    job, info = _plan("rope.decay_bound_monotone_d64")
     assert job is not None and info.klass == "decay-negation", info.status
+
+
+def test_shapes_outside_the_evaluator_keep_the_step_limit(monkeypatch):
+    """A comparison through a function the VM's evaluator does not reify (sqrt) goes to
+    pe_decay and its step limit: over MAX_WORK it is refused."""
+    from peproof.kernel.coq import check
+    from peproof.claims import Claim, Source
+
+    st = Statement(Lt(sp.sqrt(B(64, 2)), sp.sqrt(B(64, 1))))
+    c = Claim("decay.sqrt", "t", Source("t", "t", "t"), st, "inequality")
+    job, info = check.plan(c, {"status": "proved"})
+    assert job is not None and "pe_decay_vm" not in job.script and "pe_decay" in job.script
+    monkeypatch.setattr(decay_mod, "MAX_WORK", 10)
+    job, info = check.plan(c, {"status": "proved"})
+    assert job is None and "2 values of B_64" in info.status, info.status

@@ -17,6 +17,7 @@
 
 From Coq Require Import ZArith Reals Lia Lra.
 From Interval Require Import Tactic.
+From Interval Require Import Interval.Interval Interval.Float_full Float.Primitive_ops Real.Xreal.
 From PEProof Require Import Defs Sem.
 Open Scope R_scope.
 
@@ -132,6 +133,184 @@ Proof. intros; lra. Qed.
 
 Lemma pe_decay_le_sub : forall a b, 0 <= b - a -> a <= b.
 Proof. intros; lra. Qed.
+
+(** ** Values of [decay_bound] by computation
+
+    [idecay] runs [dacc]'s pass in CoqInterval's interval arithmetic on primitive floats (its
+    [FloatIntervalFull] operations, each proved to enclose the real operation); [idecay_correct]
+    says its result encloses [decay_bound d base k] when its arguments enclose [base] and [k].
+    A comparison of two closed terms is then one boolean, [ilt] or [ile], computed by the VM
+    ([pe_decay_vm]): a few milliseconds for a value of [B_256], against a few seconds for
+    [pe_decay]'s 3 [interval_intro] calls per frequency.  The kernel re-runs the computation at
+    [Qed] (the cast [vm_compute] leaves in the proof). *)
+Module PEI := FloatIntervalFull PrimitiveFloat.
+
+Definition inR (xi : PEI.type) (x : R) : Prop := contains (PEI.convert xi) (Xreal x).
+
+Section IEval.
+Variable prec : PEI.precision.
+
+Lemma inR_add : forall xi yi x y, inR xi x -> inR yi y -> inR (PEI.add prec xi yi) (x + y).
+Proof. intros xi yi x y Hx Hy; exact (PEI.add_correct prec xi yi _ _ Hx Hy). Qed.
+Lemma inR_sub : forall xi yi x y, inR xi x -> inR yi y -> inR (PEI.sub prec xi yi) (x - y).
+Proof. intros xi yi x y Hx Hy; exact (PEI.sub_correct prec xi yi _ _ Hx Hy). Qed.
+Lemma inR_mul : forall xi yi x y, inR xi x -> inR yi y -> inR (PEI.mul prec xi yi) (x * y).
+Proof. intros xi yi x y Hx Hy; exact (PEI.mul_correct prec xi yi _ _ Hx Hy). Qed.
+Lemma inR_neg : forall xi x, inR xi x -> inR (PEI.neg xi) (- x).
+Proof. intros xi x Hx; exact (PEI.neg_correct xi _ Hx). Qed.
+Lemma inR_div : forall xi yi x y, y <> 0 -> inR xi x -> inR yi y -> inR (PEI.div prec xi yi) (x / y).
+Proof.
+  intros xi yi x y Hy0 Hx Hy; generalize (PEI.div_correct prec xi yi _ _ Hx Hy).
+  unfold inR, Xdiv'; simpl; rewrite (is_zero_false y Hy0); exact (fun h => h).
+Qed.
+Lemma inR_abs : forall xi x, inR xi x -> inR (PEI.abs xi) (Rabs x).
+Proof. intros xi x Hx; exact (PEI.abs_correct xi _ Hx). Qed.
+Lemma inR_cos : forall xi x, inR xi x -> inR (PEI.cos prec xi) (cos x).
+Proof. intros xi x Hx; exact (PEI.cos_correct prec xi _ Hx). Qed.
+Lemma inR_sin : forall xi x, inR xi x -> inR (PEI.sin prec xi) (sin x).
+Proof. intros xi x Hx; exact (PEI.sin_correct prec xi _ Hx). Qed.
+Lemma inR_exp : forall xi x, inR xi x -> inR (PEI.exp prec xi) (exp x).
+Proof. intros xi x Hx; exact (PEI.exp_correct prec xi _ Hx). Qed.
+Lemma inR_sqrt : forall xi x, inR xi x -> inR (PEI.sqrt prec xi) (sqrt x).
+Proof. intros xi x Hx; exact (PEI.sqrt_correct prec xi _ Hx). Qed.
+Lemma inR_sqr : forall xi x, inR xi x -> inR (PEI.sqr prec xi) (x ^ 2).
+Proof.
+  intros xi x Hx; replace (x ^ 2) with (Rsqr x) by (unfold Rsqr; ring).
+  exact (PEI.sqr_correct prec xi _ Hx).
+Qed.
+Lemma inR_ln : forall xi x, 0 < x -> inR xi x -> inR (PEI.ln prec xi) (ln x).
+Proof.
+  intros xi x Hx0 Hx; generalize (PEI.ln_correct prec xi _ Hx).
+  unfold inR, Xln'; simpl; rewrite (is_positive_true x Hx0); exact (fun h => h).
+Qed.
+Lemma inR_fromZ : forall z, inR (PEI.fromZ prec z) (IZR z).
+Proof. intros z; exact (PEI.fromZ_correct prec z). Qed.
+Lemma inR_zero : inR PEI.zero 0.
+Proof. unfold inR; rewrite PEI.zero_correct; simpl; lra. Qed.
+
+(** One pass of [dacc] in interval arithmetic. *)
+Fixpoint iacc (ki lbi di : PEI.type) (l : Z) (n : nat) (re im acc : PEI.type) : PEI.type :=
+  match n with
+  | O => acc
+  | S m =>
+      let a := PEI.mul prec ki (PEI.exp prec
+                 (PEI.mul prec (PEI.div prec (PEI.fromZ prec (- (2 * l))) di) lbi)) in
+      let re' := PEI.add prec re (PEI.cos prec a) in
+      let im' := PEI.add prec im (PEI.sin prec a) in
+      iacc ki lbi di (l + 1) m re' im'
+           (PEI.add prec acc (PEI.sqrt prec (PEI.add prec (PEI.sqr prec re') (PEI.sqr prec im'))))
+  end.
+
+Lemma iacc_correct : forall k base d ki lbi di,
+  inR ki k -> inR lbi (ln base) -> inR di (IZR d) -> IZR d <> 0 ->
+  forall n l rei imi acci re im acc, inR rei re -> inR imi im -> inR acci acc ->
+  inR (iacc ki lbi di l n rei imi acci) (dacc (fun l => k * decay_theta d base l) l n re im acc).
+Proof.
+  intros k base d ki lbi di Hk Hb Hd Hd0 n; induction n as [|n IH];
+    intros l rei imi acci re im acc Hre Him Hacc; [exact Hacc|].
+  rewrite dacc_S; cbn [iacc]; cbv beta.
+  assert (Ha : inR (PEI.mul prec ki (PEI.exp prec (PEI.mul prec
+             (PEI.div prec (PEI.fromZ prec (- (2 * l))) di) lbi))) (k * decay_theta d base l)).
+  { unfold decay_theta, rpow, Rpower. apply inR_mul; [exact Hk|]. apply inR_exp.
+    apply inR_mul; [|exact Hb].
+    replace (- (2 * IZR l)) with (IZR (- (2 * l))) by (rewrite opp_IZR, mult_IZR; reflexivity).
+    apply inR_div; [exact Hd0 | apply inR_fromZ | exact Hd]. }
+  apply IH.
+  - apply inR_add; [exact Hre | apply inR_cos; exact Ha].
+  - apply inR_add; [exact Him | apply inR_sin; exact Ha].
+  - apply inR_add; [exact Hacc|]. apply inR_sqrt. apply inR_add; apply inR_sqr.
+    + apply inR_add; [exact Hre | apply inR_cos; exact Ha].
+    + apply inR_add; [exact Him | apply inR_sin; exact Ha].
+Qed.
+
+Definition idecay (d : Z) (bi ki : PEI.type) : PEI.type :=
+  let di := PEI.fromZ prec d in
+  PEI.mul prec (PEI.div prec (PEI.fromZ prec 2) di)
+    (iacc ki (PEI.ln prec bi) di 0 (Z.to_nat (d / 2)) PEI.zero PEI.zero PEI.zero).
+
+Lemma idecay_correct : forall d base k bi ki, (0 < d)%Z -> 0 < base ->
+  inR bi base -> inR ki k -> inR (idecay d bi ki) (decay_bound d base k).
+Proof.
+  intros d base k bi ki Hd Hb Hbi Hki; rewrite decay_bound_acc by lia; unfold idecay.
+  assert (Hd0 : IZR d <> 0) by (apply not_0_IZR; lia).
+  apply inR_mul; [apply inR_div; [exact Hd0 | apply inR_fromZ | apply inR_fromZ]|].
+  apply (iacc_correct k base d); try apply inR_fromZ; try apply inR_zero; try assumption.
+  apply inR_ln; assumption.
+Qed.
+
+Definition ilt (xi yi : PEI.type) : bool :=
+  match PEI.sign_strict (PEI.sub prec yi xi) with Xgt => true | _ => false end.
+Definition ile (xi yi : PEI.type) : bool :=
+  match PEI.sign_large (PEI.sub prec yi xi) with Xgt | Xeq => true | _ => false end.
+
+Lemma ilt_correct : forall xi yi x y, inR xi x -> inR yi y -> ilt xi yi = true -> x < y.
+Proof.
+  intros xi yi x y Hx Hy; unfold ilt.
+  generalize (PEI.sign_strict_correct (PEI.sub prec yi xi)).
+  destruct (PEI.sign_strict (PEI.sub prec yi xi)); intros H E; try discriminate.
+  destruct (H (Xreal (y - x))) as [_ H2]; [exact (inR_sub _ _ _ _ Hy Hx)|]; simpl in H2; lra.
+Qed.
+
+Lemma ile_correct : forall xi yi x y, inR xi x -> inR yi y -> ile xi yi = true -> x <= y.
+Proof.
+  intros xi yi x y Hx Hy; unfold ile.
+  generalize (PEI.sign_large_correct (PEI.sub prec yi xi)).
+  destruct (PEI.sign_large (PEI.sub prec yi xi)); intros H E; try discriminate.
+  - generalize (H (Xreal (y - x)) (inR_sub _ _ _ _ Hy Hx)); intros H2; injection H2; lra.
+  - destruct (H (Xreal (y - x))) as [_ H2]; [exact (inR_sub _ _ _ _ Hy Hx)|]; simpl in H2; lra.
+Qed.
+End IEval.
+
+(** [pe_zlit z] succeeds (returning [tt]) only for an integer literal: a variable, or any
+    term that is not made of constructors, would leave the VM an open computation. *)
+Ltac pe_poslit p :=
+  lazymatch p with xH => constr:(tt) | xO ?q => pe_poslit q | xI ?q => pe_poslit q end.
+Ltac pe_zlit z :=
+  lazymatch z with Z0 => constr:(tt) | Zpos ?p => pe_poslit p | Zneg ?p => pe_poslit p end.
+
+(** [pe_iv p t]: a proof of [inR p ?i t] for a closed real term [t] of + - * / opposites,
+    absolute values, squares, integer literals and values of [decay_bound]; fails on anything
+    else (a variable included). *)
+Ltac pe_iv p t :=
+  lazymatch t with
+  | decay_bound ?d ?b ?k =>
+      let _ := pe_zlit d in let hb := pe_iv p b in let hk := pe_iv p k in
+      constr:(idecay_correct p d b k _ _ ltac:(lia) ltac:(lra) hb hk)
+  | ?a + ?b => let ha := pe_iv p a in let hb := pe_iv p b in constr:(inR_add p _ _ a b ha hb)
+  | ?a - ?b => let ha := pe_iv p a in let hb := pe_iv p b in constr:(inR_sub p _ _ a b ha hb)
+  | ?a * ?b => let ha := pe_iv p a in let hb := pe_iv p b in constr:(inR_mul p _ _ a b ha hb)
+  | ?a / ?b => let ha := pe_iv p a in let hb := pe_iv p b in
+               constr:(inR_div p _ _ a b ltac:(intro; lra) ha hb)
+  | - ?a => let ha := pe_iv p a in constr:(inR_neg _ a ha)
+  | Rabs ?a => let ha := pe_iv p a in constr:(inR_abs _ a ha)
+  | ?a ^ 2 => let ha := pe_iv p a in constr:(inR_sqr p _ a ha)
+  | IZR ?z => let _ := pe_zlit z in constr:(inR_fromZ p z)
+  end.
+
+(** A closed comparison [x < y] or [x <= y] decided by one evaluation in the VM. *)
+Ltac pe_decay_vm :=
+  let p := constr:(53%Z) in
+  lazymatch goal with
+  | |- ?x < ?y =>
+      let hx := pe_iv p x in let hy := pe_iv p y in
+      refine (ilt_correct p _ _ x y hx hy _); vm_compute; reflexivity
+  | |- ?x <= ?y =>
+      let hx := pe_iv p x in let hy := pe_iv p y in
+      refine (ile_correct p _ _ x y hx hy _); vm_compute; reflexivity
+  | |- ?x > ?y => change (y < x); pe_decay_vm
+  | |- ?x >= ?y => change (y <= x); pe_decay_vm
+  end.
+
+(** [False] from a hypothesis comparing values of [decay_bound] that [pe_decay_vm] refutes. *)
+Ltac pe_decay_vm_refute :=
+  match goal with
+  | H : ?a <= ?b |- False =>
+      match a with context [decay_bound] => idtac end; assert (b < a) by pe_decay_vm; lra
+  | H : ?a < ?b |- False =>
+      match a with context [decay_bound] => idtac end; assert (b <= a) by pe_decay_vm; lra
+  end.
+
+
 
 (** Every [decay_bound d b k] of the goal as [2 / d * dacc ...] with a literal count. *)
 Ltac pe_decay_run :=
