@@ -48,8 +48,15 @@ def test_an_irrational_frequency_needs_the_transcendence_of_pi():
 def test_separation_scans_say_what_they_need():
     job, info = _plan("separation.positions_distinct_up_to_62832_d4")  # pi_scripts: planned
     assert job is not None and info.klass == "pi-statement", info.status
-    job, info = _plan("separation.closest_pair_up_to_62832_d4")
-    assert job is None and "a certified scan of those differences" in info.status
+    job, info = _plan("separation.closest_pair_up_to_62832_d4")  # floor.py: planned
+    assert job is not None and info.klass == "floor-statement", info.status
+    # the same minimum with a strict floor: not Floor.v's shape, the reason says what it needs
+    from peproof.claims import Lt
+
+    st = registry.get("separation.closest_pair_up_to_62832_d4").statement
+    job, info = _plan("t.strict_floor", st.with_concl((Lt(st.concl[0].lhs, st.concl[0].rhs),)))
+    assert job is None and "a certified scan of those differences" in info.status, info.status
+    assert "lib/Floor.v" in info.status
 
 
 def test_statements_that_do_not_need_the_fact_are_still_planned():

@@ -24,6 +24,7 @@ from peproof.claims import Claim
 from peproof.kernel.coq import (
     case_scripts,
     decay,
+    floor,
     integral_scripts,
     pi_scripts,
     plans,
@@ -111,6 +112,8 @@ def plan(claim: Claim, verdict: dict | None) -> tuple[run.Job | None, CoqResult 
         script = None if refuted else integral_scripts.script_for(st, goal)  # PiIntegral, Delta
         if script is None and (pi := pi_scripts.proof(st, goal, refuted)):  # lib/PiIrr.v
             script = tactics.Script(pi.text, pi.klass, pi_scripts.NEEDS, negation=pi.negation)
+        if script is None and (fl := floor.proof(st, goal, refuted)):  # lib/Floor.v
+            script = tactics.Script(*fl)
         if script is None and goal.real:
             script = tactics.script_for(st, goal, refuted=refuted,
                                         witness=(verdict or {}).get("witness"))
@@ -125,7 +128,7 @@ def plan(claim: Claim, verdict: dict | None) -> tuple[run.Job | None, CoqResult 
     # the theorem is the statement's meaning (Sem.v); the script proves the real goal and the
     # reflection step (CheckSem.v) proves the statement from it
     more = frozenset()
-    if not goal.real or script.klass == pi_scripts.STATEMENT:  # the theorem itself
+    if not goal.real or script.klass in (pi_scripts.STATEMENT, floor.STATEMENT):  # itself
         proof = script.text
     elif script.negation:
         vals = tactics.point_values(st, goal, (verdict or {})["witness"]["point"])

@@ -34,7 +34,7 @@ from peproof.kernel.coq.run import REALS, parse_assumptions
 from peproof.kernel.coq.translate import Goal
 
 LIB = Path(__file__).resolve().parent / "lib"
-MODULES = ("Defs", "Sem", "PE", "Tactics", "Integral", "Decay", "Round", "PiIrr")
+MODULES = ("Defs", "Sem", "PE", "Tactics", "Integral", "Decay", "Floor", "Round", "PiIrr")
 LOGICAL = "PEProof"
 
 #: the library's general tactic: intros, the evenness hypotheses of [d] substituted, every

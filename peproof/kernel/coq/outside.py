@@ -121,9 +121,11 @@ def _scan(st) -> str | None:
                 f"needs {IRRATIONAL} (or a certified scan of the differences, which no "
                 "installed tactic enumerates)")
     return (f"the bound is the minimum over every difference of integer positions up to "
-            f"{bound}: it needs a certified scan of those differences in interval arithmetic, "
-            "which no installed tactic enumerates (CoqInterval bounds one expression over a "
-            "real interval per call) and no script here builds")
+            f"{bound}: it needs a certified scan of those differences in interval arithmetic; "
+            "lib/Floor.v checks one for a floor 'Sum((1 - cos(k w_j))**2 + sin(k w_j)**2) <= "
+            "Sum((sin(a w_j) - sin(b w_j))**2 + (cos(a w_j) - cos(b w_j))**2)' whose "
+            "certificate fits the budget (peproof/kernel/coq/floor.py), and this statement is "
+            "not one")
 
 
 def reason(st) -> str | None:

@@ -460,6 +460,7 @@ def header(needs: frozenset) -> str:
     if "interval" in needs:
         lines.append("From Interval Require Import Tactic.")
         mods += ["CheckInterval", "Decay"]  # Decay.v's scripts need CoqInterval too
+    mods += ["Floor"] if "floor" in needs else []  # imports Decay: with "interval" only
     mods += ["Integral"] if "integral" in needs else []
     mods += ["Round"] if "round" in needs else []
     mods += ["PiIrr"] if "pi" in needs else []
@@ -880,6 +881,7 @@ def _write_cached(path: Path, data: dict) -> None:
 def _needed_modules(needs: frozenset) -> set[str]:
     return {"Defs", "Sem", "Check", "CheckSem", "PE", "Tactics"} | (
         {"CheckInterval", "Decay"} if "interval" in needs else set()) | (
+        {"Floor"} if "floor" in needs else set()) | (
         {"Integral"} if "integral" in needs else set()) | (
         {"Round"} if "round" in needs else set()) | ({"PiIrr"} if "pi" in needs else set())
 
