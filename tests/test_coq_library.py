@@ -19,7 +19,7 @@ import sympy as sp
 from peproof import registry
 from peproof.claims import Eq, Lt, Statement, Var
 from peproof.kernel.coq import library
-from peproof.kernel.coq.run import REALS
+from peproof.kernel.coq.run import ALLOWED, REALS
 from peproof.kernel.coq.translate import Untranslatable, translate
 
 COQC = shutil.which("coqc")
@@ -58,9 +58,13 @@ def sabotaged(tmp_path: Path, module: str, edit) -> Path:
 # -- the audit ---------------------------------------------------------------------------------
 
 def test_library_rests_only_on_the_reals_axioms(built):
+    """The whole rests on the reals' axioms and, through the interval evaluators of Decay.v and
+    Floor.v, on the specifications of the primitive floats (the allow-list of every checked
+    claim); the encoding's lemmas on the reals' alone (test_audit_of_main_lemmas_one_by_one)."""
     _, audit = built
     assert [a.ok for a in audit] == [True], audit
-    assert set(audit[0].axioms) <= REALS
+    assert set(audit[0].axioms) <= ALLOWED
+    assert "FloatAxioms.add_spec" in audit[0].axioms  # idecay_correct, floor_scan
     # the reals' axioms are really there: the audit reads a non-empty answer
     assert "ClassicalDedekindReals.sig_forall_dec" in audit[0].axioms
 
@@ -80,6 +84,7 @@ def test_audit_of_main_lemmas_one_by_one(tmp_path):
     bad = [(a.module, a.lemma, a.axioms, a.problems) for a in audit if not a.ok]
     assert not bad
     assert all(a.axioms for a in audit)  # each rests on the reals' axioms: a real answer
+    assert all(a.reals_only for a in audit if a.lemma != "all")  # and on nothing else
 
 
 @pytest.mark.slow
@@ -136,10 +141,11 @@ def test_an_unclean_whole_is_read_again_lemma_by_lemma(tmp_path):
     (lib / "Round.v").write_text("Lemma tiny_r : True.\nProof. exact I. Qed.\n")
     (lib / "Integral.v").write_text("Lemma tiny_i : True.\nProof. exact I. Qed.\n")
     (lib / "Decay.v").write_text("Lemma tiny_e : True.\nProof. exact I. Qed.\n")
+    (lib / "Floor.v").write_text("Lemma tiny_f : True.\nProof. exact I. Qed.\n")
     (lib / "PiIrr.v").write_text("Lemma tiny_p : True.\nProof. exact I. Qed.\n")
     audit = library.audit(COQC, tmp_path / "work", lib=lib)
     assert sorted(a.lemma for a in audit) == ["tiny_a", "tiny_b", "tiny_c", "tiny_d",
-                                                       "tiny_e", "tiny_i", "tiny_p",
+                                                       "tiny_e", "tiny_f", "tiny_i", "tiny_p",
                                                        "tiny_r", "tiny_s"], audit
     assert [a.lemma for a in audit if not a.ok] == ["tiny_b"]
     assert next(a for a in audit if a.lemma == "tiny_b").axioms == ("tiny_cheat",)

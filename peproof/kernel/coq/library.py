@@ -12,8 +12,9 @@ it is and how to judge it.
 * :data:`MODULES` -- the library's modules in dependency order;
 * :func:`lemma_names` -- every ``Lemma``/``Theorem``/``Corollary`` of a module's source;
 * :func:`audit` -- compile the library into a folder and read ``Print Assumptions`` of every
-  lemma against :data:`peproof.kernel.coq.run.REALS` (an ``Admitted`` or an ``Axiom`` shows up
-  there; exit codes are never read as a verdict);
+  lemma against :data:`peproof.kernel.coq.run.ALLOWED` (the reals' axioms, and for the
+  interval evaluators of Decay.v and Floor.v the specifications of Coq's primitive floats; an
+  ``Admitted`` or an ``Axiom`` shows up there; exit codes are never read as a verdict);
 * :func:`script_for` -- the proof script the library's tactics offer for a translated goal
   (``None`` outside their fragment).
 
@@ -30,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from peproof.claims import Statement
-from peproof.kernel.coq.run import REALS, parse_assumptions
+from peproof.kernel.coq.run import ALLOWED, REALS, parse_assumptions
 from peproof.kernel.coq.translate import Goal
 
 LIB = Path(__file__).resolve().parent / "lib"
@@ -77,7 +78,14 @@ class LemmaAudit:
 
     @property
     def ok(self) -> bool:
-        return not self.problems and all(a in REALS for a in self.axioms)
+        """No problem, and every axiom on the allow-list of a checked claim: the reals' (every
+        lemma), and the specifications of Coq's primitive floats, which CoqInterval's
+        operations rest on (Decay.v's and Floor.v's evaluators in the VM)."""
+        return not self.problems and all(a in ALLOWED for a in self.axioms)
+
+    @property
+    def reals_only(self) -> bool:
+        return self.ok and all(a in REALS for a in self.axioms)
 
 
 class AuditError(Exception):
@@ -89,10 +97,12 @@ def audit(coqc: str, workdir: Path, lib: Path = LIB, timeout: float = 600,
     """Compile ``lib``'s modules in ``workdir`` and read ``Print Assumptions``.
 
     ``Print Assumptions`` costs about half a second per lemma here (it walks the reals'
-    construction each time), so by default it is read once, of a tuple of every lemma: one
-    :class:`LemmaAudit` named ``*``; when that one is not clean, or with ``per_lemma``, each
-    lemma is read on its own (naming the culprits; ``only``: just these lemmas, by name, read
-    after the whole).  Raises :class:`AuditError` when a module
+    construction each time; seconds for a lemma resting on CoqInterval), so by default it is
+    read once, of a tuple of every lemma: one :class:`LemmaAudit` named ``*``; when that one
+    is not clean, each module's tuple is read, then each lemma of an unclean module on its
+    own (naming the culprits; a lemma of a clean module gets its module's answer, a superset
+    of its own); with ``per_lemma`` every lemma on its own (``only``: just these lemmas, by
+    name, read after the whole).  Raises :class:`AuditError` when a module
     does not compile or the answers cannot be told apart."""
     workdir.mkdir(parents=True, exist_ok=True)
     for m in MODULES:
@@ -111,7 +121,20 @@ def audit(coqc: str, workdir: Path, lib: Path = LIB, timeout: float = 600,
     (whole,) = _print_assumptions(coqc, workdir, [whole_item], timeout)
     if whole.ok:
         return [whole]
-    return _print_assumptions(coqc, workdir, items, timeout)
+    # narrowed: each module's union, then the lemmas of the unclean modules one by one (a
+    # Print Assumptions of a lemma resting on CoqInterval walks its proofs for seconds); a
+    # lemma of a clean module is reported with its module's union, a superset of its own
+    by_module = [(m, [n for mm, n in names if mm == m]) for m in MODULES]
+    by_module = [(m, ns) for m, ns in by_module if ns]
+    unions = _print_assumptions(
+        coqc, workdir, [(m, "*", "(" + ", ".join(f"{m}.{n}" for n in ns) + ")")
+                        for m, ns in by_module], timeout)
+    unclean = {u.module for u in unions if not u.ok}
+    exact = {(a.module, a.lemma): a for a in _print_assumptions(
+        coqc, workdir, [it for it in items if it[0] in unclean], timeout)} if unclean else {}
+    union_of = {u.module: u for u in unions}
+    return [exact.get((m, n)) or LemmaAudit(m, n, union_of[m].axioms, union_of[m].problems)
+            for m, n, _ in items]
 
 
 def _print_assumptions(coqc: str, workdir: Path, items: list[tuple[str, str, str]],
