@@ -6,11 +6,16 @@ One ``check_claims`` batch (the worker's Coq cache):
   certifies, and ``separation.adjacent_pairs_closest_up_to_62832_d512``) are checked in Coq;
 * the same shape beyond the registry: d = 4 below 300 positions, d = 8 below 2000, each at its
   true closest offset (found here by brute force in mpmath, not by peproof's scan), checked;
-* their false twins are not: the second-closest offset in place of the closest, the d = 4
-  floor of 300 positions claimed for 2000 (a closer pair appears), and the frequencies of the
-  floor's side changed (base 10001 against 10000);
+* the shape written otherwise (other names, the pair's terms in the other order, frequencies
+  ``2**(-i)``, a sum from 1, a strict range bound), at its brute-force argmin: checked; one
+  off: not;
+* their false twins are not: the second-closest offset in place of the closest (refused with
+  the closer offset named), the d = 4 floor of 300 positions claimed for 2000 (a closer pair
+  appears), and the frequencies of the floor's side changed (base 10001 against 10000);
 * forged certificates are refused by Coq: every offset in one block (the bound does not hold
-  on it), an offset left out (the blocks do not cover the range), a block with no term counted.
+  on it), an offset left out (the blocks do not cover the range), a block with no term
+  counted; so are a misread floor offset and misread frequencies (a certificate built for
+  them); a certificate over the budget is refused with the reason.
 
 Sabotage (slow: library builds): a checker that accepts a range its blocks do not cover, or a
 term bound without its slack, does not compile (``chk_correct`` / ``term_lb`` fail).
@@ -18,6 +23,7 @@ term bound without its slack, does not compile (``chk_correct`` / ``term_lb`` fa
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import subprocess
 
@@ -38,13 +44,37 @@ REGISTRY = ("separation.closest_pair_up_to_62832_d4",
             "separation.adjacent_pairs_closest_up_to_62832_d512")
 
 
-def _closest(d: int, n_pos: int, base=10000) -> tuple[int, int]:
-    """The two smallest values of sum_j (2 - 2 cos(n w_j)) over 1 <= n < n_pos, by offset
-    (mpmath at 30 digits): ``(argmin, second)``."""
+def _closest(d: int, n_pos: int) -> tuple[int, int]:
+    """The two closest offsets ``(argmin, second)`` of ``||PE(0) - PE(n)||^2`` over
+    ``1 <= n < n_pos``, by brute force in mpmath (30 digits) on the statements' own squared
+    distance (``separation.sq_dist``, from the encoding's frequencies), not peproof's scan."""
     mpmath.mp.dps = 30
-    om = [mpmath.mpf(base) ** (-mpmath.mpf(2 * j) / d) for j in range(d // 2)]
-    vals = sorted((sum(2 - 2 * mpmath.cos(n * w) for w in om), n) for n in range(1, n_pos))
+    n = sp.Symbol("n", integer=True)
+    f = sp.lambdify(n, sq_dist(d, 0, n).doit(), "mpmath")
+    vals = sorted((f(mpmath.mpf(m)), m) for m in range(1, n_pos))
     return vals[0][1], vals[1][1]
+
+
+def _renamed(d: int, n_pos: int, k: int):
+    """The same floor written otherwise: positions ``q > p`` named differently, the pair's
+    terms in the other order, the frequencies ``2**(-i)`` (not the encoding's), the sum from
+    1, the range bound strict (``q < n_pos``)."""
+    from peproof.claims import Le, Lt, Statement, var
+
+    p, vp = var("p", "nonneg_integer")
+    q, vq = var("q", "nonneg_integer")
+    i = sp.Symbol("i", integer=True)
+    w = sp.Integer(2) ** (-i)
+    lhs = sp.Sum((1 - sp.cos(k * w)) ** 2 + sp.sin(k * w) ** 2, (i, 1, d // 2))
+    rhs = sp.Sum((sp.cos(q * w) - sp.cos(p * w)) ** 2 + (sp.sin(q * w) - sp.sin(p * w)) ** 2,
+                 (i, 1, d // 2))
+    return Statement(Le(lhs, rhs), (vp, vq), hyps=(Lt(p, q), Lt(q, n_pos)))
+
+
+def _closest_renamed(d: int, n_pos: int) -> int:
+    mpmath.mp.dps = 30
+    return min(range(1, n_pos), key=lambda m: sum(2 - 2 * mpmath.cos(m * mpmath.mpf(2) ** -i)
+                                                  for i in range(1, d // 2 + 1)))
 
 
 def _claim(key, st):
@@ -62,6 +92,8 @@ def _cases() -> dict:
         "d4_300_second": (floor_statement(4, 300, second4), False),
         "d4_2000_at_300s_floor": (floor_statement(4, 2000, k4), False),
         "d4_300_other_base": (_other_base(4, 300, k4), False),
+        "renamed_d6_400": (_renamed(6, 400, kr := _closest_renamed(6, 400)), True),
+        "renamed_d6_400_off_by_one": (_renamed(6, 400, kr + 1), False),
     }
 
 
@@ -158,6 +190,47 @@ def test_a_forged_certificate_is_refused(monkeypatch, tmp_path_factory, coq_work
                                          results, forge):
     r = _forged(monkeypatch, tmp_path_factory, coq_worker_cache, forge)
     assert not r.checked and "did not close" in r.status, r.status
+
+
+@needs_coq
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("forge", [
+    lambda sh: dataclasses.replace(sh, k=sh.k + 1),
+    lambda sh: dataclasses.replace(sh, omega=sp.Integer(10001) ** (-sh.j / 2)),
+], ids=["another_k", "other_frequencies"])
+def test_a_forged_floor_or_frequency_is_refused(monkeypatch, coq_worker_cache, results, forge):
+    """Python's reading of the statement is not trusted either: with the floor's offset or the
+    frequencies misread (a certificate built for them), Coq's rewriting of the statement to
+    G fails."""
+    real, real_blocks = floor.shape, floor.blocks
+    true_k = {}
+
+    def shape(st):
+        sh = real(st)
+        true_k["k"] = sh.k
+        return forge(sh)
+
+    # the certificate of the true floor (one for a misread k would fail in Python already)
+    monkeypatch.setattr(floor, "shape", shape)
+    monkeypatch.setattr(floor, "blocks", lambda om, k, n1, n2: real_blocks(om, true_k["k"], n1,
+                                                                           n2))
+    st, _ = CASES["d4_300"]
+    c = _claim("d4_300_misread", st)
+    r = check.check_claims([c], {c.id: PROVED}, cache_dir=coq_worker_cache)[c.id]
+    assert not r.checked and "did not close" in r.status, r.status
+
+
+def test_a_floor_with_a_closer_offset_is_refused_with_the_reason():
+    k4, second4 = _closest(4, 300)
+    c = _claim("second", floor_statement(4, 300, second4))
+    job, info = check.plan(c, PROVED)
+    assert job is None and f"the offset {k4} comes within" in info.status, info.status
+
+
+def test_a_certificate_over_the_budget_is_refused(monkeypatch):
+    monkeypatch.setattr(floor, "MAX_BLOCKS", 100)
+    job, info = check.plan(registry.get(REGISTRY[0]), PROVED)
+    assert job is None and "over the 100 blocks" in info.status, info.status
 
 
 # -- sabotaged checkers do not compile (a library build each: slow) -------------------------

@@ -113,6 +113,8 @@ def plan(claim: Claim, verdict: dict | None) -> tuple[run.Job | None, CoqResult 
         if script is None and (pi := pi_scripts.proof(st, goal, refuted)):  # lib/PiIrr.v
             script = tactics.Script(pi.text, pi.klass, pi_scripts.NEEDS, negation=pi.negation)
         if script is None and (fl := floor.proof(st, goal, refuted)):  # lib/Floor.v
+            if isinstance(fl, str):  # a floor, refused with its reason
+                raise tactics.NoScript(fl)
             script = tactics.Script(*fl)
         if script is None and goal.real:
             script = tactics.script_for(st, goal, refuted=refuted,

@@ -15,9 +15,12 @@ offsets cut into blocks, each with the frequencies whose terms are counted; Coq'
 the kernel at Qed), so a wrong block, a wrong frequency or a wrong ``k`` fails the proof and
 never passes it.  The float model here only decides which blocks to propose.
 
-Refused (a reason, never a proof): shapes other than this one, a range of offsets whose
-certificate would exceed :data:`MAX_BLOCKS`, or a floor the floats cannot separate from the
-other offsets by :data:`MARGIN`.
+Other shapes are left to the other scripts (None).  A floor of this shape is refused with a
+reason (a string), never a proof, when its frequencies cannot be evaluated, when it has more
+than 4096 terms (a block packs its terms in 12 bits), when its certificate would exceed
+:data:`MAX_BLOCKS` or :data:`MAX_TERM_EVALS`, or when the floats cannot separate the floor from
+another offset by :data:`MARGIN` (an offset as close as ``k``, or closer: then the statement
+is likely false).
 """
 
 from __future__ import annotations
@@ -27,14 +30,19 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from peproof.kernel.coq.semantic import Unprintable
+from peproof.kernel.coq.translate import Untranslatable
+
 #: the class of these proofs: the printed theorem itself (check.py uses the text as it is)
 STATEMENT = "floor-statement"
 #: Floor.v is loaded with the interval library (its PEI operations are Decay.v's)
 NEEDS = frozenset({"interval", "floor"})
-#: blocks a certificate may have (a block of d/2 terms costs about 0.1 ms per term in the VM,
-#: twice with the kernel's re-run: 20,000 blocks of 2 terms, or 400 of 256, take about 1-2 s)
-MAX_BLOCKS = 20000
-MAX_TERM_EVALS = 400000
+#: the size of a certificate a claim is given.  Measured (coqc 8.16, idle): 2,430 blocks of 2
+#: terms (the d = 4 floor) in 2.6 s, most of it elaborating the list of blocks; 31 blocks of 256
+#: terms (d = 512) in 0.4 s.  A claim gets 10 s, and twice the time under load.
+MAX_BLOCKS = 5000
+#: blocks times terms (each term of a block is a few interval operations in the VM, twice)
+MAX_TERM_EVALS = 100000
 #: how far above the floor a block's float lower bound must be (the interval evaluation in
 #: Coq, on 53-bit floats, loses far less than this; a closer competitor makes a single block)
 MARGIN = 1e-9
@@ -104,9 +112,9 @@ def shape(st) -> Shape | None:
     for h in st.hyps:
         if h.op == "<" and h.lhs in names and h.rhs in names:
             first, second = h.lhs, h.rhs
-    for h in st.hyps:
-        if h.op == "<=" and second is not None and h.lhs == second and h.rhs.is_Integer:
-            top = int(h.rhs)
+    for h in st.hyps:  # b <= N - 1, or b < N
+        if h.op in ("<=", "<") and second is not None and h.lhs == second and h.rhs.is_Integer:
+            top = int(h.rhs) - (h.op == "<")
     if first is None or second is None or top is None or top < 1:
         return None
     if not any(v.symbol == first and v.domain == "nonneg_integer" for v in st.vars):
@@ -143,11 +151,11 @@ def _best_range(vals: list[float]) -> tuple[int, int, float]:
     return b0, b1, best
 
 
-def blocks(om: list[float], k: int, n1: int, n2: int):
+def blocks(om: list[float], k: int, n1: int, n2: int) -> list | str:
     """The certificate: ``[(n0, n1, i0, i1)]`` (``i`` counted from the first frequency)
     covering ``[n1, n2]`` except ``k``, each block's float lower bound above ``G(k)`` by
-    :data:`MARGIN`; None when an offset other than ``k`` is not (a competitor too close) or
-    the certificate grows past :data:`MAX_BLOCKS`."""
+    :data:`MARGIN`; the reason instead when an offset other than ``k`` is not (a competitor
+    too close) or the certificate grows past :data:`MAX_BLOCKS` / :data:`MAX_TERM_EVALS`."""
     floor = sum(2 - 2 * math.cos(k * w) for w in om)
     aw = [abs(w) for w in om]
     evals = 0
@@ -166,9 +174,9 @@ def blocks(om: list[float], k: int, n1: int, n2: int):
         if n == k:
             n += 1
             continue
-        got = low(n, n)
-        if got is None:
-            return None
+        if low(n, n) is None:
+            return (f"the offset {n} comes within {MARGIN:g} (relative) of the floor at {k}, "
+                    "or closer, in float arithmetic: no certificate separates them")
         w = 1
         stop = k - 1 if n < k else n2
         while n + 2 * w - 1 <= stop and low(n, n + 2 * w - 1) is not None:
@@ -182,10 +190,10 @@ def blocks(om: list[float], k: int, n1: int, n2: int):
                 b = mid
         out.append((n, n + a - 1) + low(n, n + a - 1))
         n += a
-        if len(out) > MAX_BLOCKS or evals > 50 * MAX_TERM_EVALS:
-            return None
-    if sum(len(om) for _ in out) > MAX_TERM_EVALS:
-        return None
+        if len(out) > MAX_BLOCKS or len(out) * len(om) > MAX_TERM_EVALS:
+            return (f"the certificate of this floor passes {len(out)} blocks of {len(om)} terms "
+                    f"before offset {n} of {n2}, over the {MAX_BLOCKS} blocks / "
+                    f"{MAX_TERM_EVALS} block terms a claim is given in the Coq pass's budget")
     return out
 
 
@@ -196,7 +204,8 @@ def pack(n0: int, n1: int, i0: int, i1: int) -> int:
 
 
 def proof(st, goal, refuted: bool):
-    """``(text, klass, needs)`` of the printed theorem for a floor statement, or None."""
+    """``(text, klass, needs)`` of the printed theorem for a floor statement, the reason (a
+    string) a floor is refused, or None for another shape."""
     if refuted or goal.printer is None:
         return None
     sh = shape(st)
@@ -206,16 +215,20 @@ def proof(st, goal, refuted: bool):
     names = {b.symbol: b.name for b in goal.binders}
     if sh.first not in names or sh.second not in names:
         return None
+    if sh.omega.free_symbols - {sh.j}:
+        return "the floor's frequencies depend on more than the summation index"
+    if sh.hi - sh.lo >= 4096:
+        return f"a floor of {sh.hi - sh.lo + 1} terms (a certificate block packs at most 4096)"
     try:
+        om_values = _omegas(sh)
         with pr.binding(sh.j, "pe_i", integer=True):
             inv = pr.term(1 / sh.omega)
-    except Exception:  # noqa: BLE001 - a frequency the printer cannot print: no proof
-        return None
-    if sh.hi - sh.lo >= 4096:  # a block's terms are packed in 12 bits each
-        return None
-    bl = blocks(_omegas(sh), sh.k, 1, sh.top)
-    if bl is None:
-        return None
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError, Untranslatable,
+            Unprintable) as exc:
+        return f"the floor's frequencies are not real numbers the script can print ({exc})"
+    bl = blocks(om_values, sh.k, 1, sh.top)
+    if isinstance(bl, str):
+        return bl
     certificate = " :: ".join(str(pack(n0, n1, i0, i1)) for n0, n1, i0, i1 in bl)
     om = f"(fun pe_i : Z => 1 / {inv})"
     n = f"({names[sh.second]} - {names[sh.first]})%Z"

@@ -301,14 +301,17 @@ Ltac pe_decay_vm :=
   | |- ?x >= ?y => change (y <= x); pe_decay_vm
   end.
 
-(** [False] from a hypothesis comparing values of [decay_bound] that [pe_decay_vm] refutes. *)
-Ltac pe_decay_vm_refute :=
+(** [False] from a hypothesis comparing values of [decay_bound] whose reverse comparison
+    [tac] proves ([pe_decay_vm], or [pe_decay] below). *)
+Ltac pe_decay_refute_by tac :=
   match goal with
   | H : ?a <= ?b |- False =>
-      match a with context [decay_bound] => idtac end; assert (b < a) by pe_decay_vm; lra
+      match a with context [decay_bound] => idtac end; assert (b < a) by tac; lra
   | H : ?a < ?b |- False =>
-      match a with context [decay_bound] => idtac end; assert (b <= a) by pe_decay_vm; lra
+      match a with context [decay_bound] => idtac end; assert (b <= a) by tac; lra
   end.
+
+Ltac pe_decay_vm_refute := pe_decay_refute_by ltac:(idtac; pe_decay_vm).
 
 
 
@@ -368,10 +371,4 @@ Ltac pe_decay_zero :=
   rewrite ?mult_IZR; lra.
 
 (** [False] from a hypothesis comparing values of [decay_bound] that [pe_decay] refutes. *)
-Ltac pe_decay_refute :=
-  match goal with
-  | H : ?a <= ?b |- False =>
-      match a with context [decay_bound] => idtac end; assert (b < a) by pe_decay; lra
-  | H : ?a < ?b |- False =>
-      match a with context [decay_bound] => idtac end; assert (b <= a) by pe_decay; lra
-  end.
+Ltac pe_decay_refute := pe_decay_refute_by ltac:(idtac; pe_decay).

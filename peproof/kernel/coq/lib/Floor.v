@@ -320,10 +320,22 @@ Ltac pe_floor_field :=
   rewrite ?minus_IZR, ?plus_IZR, ?opp_IZR, ?mult_IZR, ?rpow_opp; field;
   repeat first [ apply rpow_neq_0 | (apply not_0_IZR; lia) | lra ].
 
-(** A term [(sin x - sin y)^2 + (cos x - cos y)^2] or [(1 - cos x)^2 + sin x^2] equal to
-    [2 - 2 cos (v)]. *)
+(** The left side [T] of [T = _], a term [(sin x - sin y)^2 + (cos x - cos y)^2] or
+    [(1 - cos x)^2 + sin x^2] in any order and signs SymPy prints ([- sin x + sin y],
+    [cos x - 1]), as [2 - 2 cos (x - y)] or [2 - 2 cos x] ([pair_sq], [one_sq], then [ring]). *)
+Ltac pe_floor_sq :=
+  match goal with
+  | |- ?T = _ =>
+      first [ match T with context [sin ?x] => match T with context [sin ?y] =>
+                assert_fails (constr_eq x y);
+                replace T with (2 - 2 * cos (x - y)) by (rewrite <- pair_sq; ring) end end
+            | match T with context [sin ?x] =>
+                replace T with (2 - 2 * cos x) by (rewrite <- one_sq; ring) end ]
+  end.
+
+(** The same term equal to [2 - 2 cos (v)]. *)
 Ltac pe_floor_term :=
-  first [ rewrite pair_sq | rewrite one_sq ];
+  pe_floor_sq;
   match goal with
   | |- 2 - 2 * cos ?u = 2 - 2 * cos ?v =>
       first [ replace u with v by pe_floor_field; reflexivity
