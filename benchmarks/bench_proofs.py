@@ -9,7 +9,8 @@
 * the block-by-block check of d = 1024: rotation, inner product and norm (target <= 2 s).
 
 Ratios, not absolute times, are the figures to compare across machines.
-``python benchmarks/bench_proofs.py pytest`` prints the ``pytest proofs`` figure only.
+``python benchmarks/bench_proofs.py pytest`` prints the ``pytest proofs`` figure only;
+``... pytest --compare`` also the same suite in one process (``PEPROOF_PROOFS_WORKERS=1``).
 """
 
 from __future__ import annotations
@@ -28,22 +29,25 @@ ROOT = Path(__file__).resolve().parent.parent
 TARGET_PYTEST_PROOFS = 8.0  # seconds of wall time on the 2-core reference machine (issue 26)
 
 
-def pytest_proofs_seconds() -> float:
+def pytest_proofs_seconds(workers: str = "") -> float:
     """``pytest proofs`` (the README command) in a subprocess: its wall time and ratio to the
     8 s target, the CPU time of the process (``RUSAGE_CHILDREN``: what the suite itself used,
     whatever else shares the machine) and the load average before and after, to read the
-    wall time against."""
+    wall time against.  ``workers="1"``: the claims decided one by one in their tests
+    (``PEPROOF_PROOFS_WORKERS=1``), as before they were decided ahead on every core."""
     load0 = os.getloadavg()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
+    env = {**os.environ, "PEPROOF_PROOFS_WORKERS": workers}
     r = subprocess.run([sys.executable, "-m", "pytest", "proofs", "-q", "-p", "no:randomly"],
-                       cwd=ROOT, capture_output=True, text=True)
+                       cwd=ROOT, capture_output=True, text=True, env=env)
     secs = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     load1 = os.getloadavg()
     last = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else r.stderr[-200:]
-    print(f"pytest proofs: {secs:.2f} s wall, ratio to the {TARGET_PYTEST_PROOFS:.0f} s target "
+    what = "pytest proofs" + (" (one process)" if workers == "1" else "")
+    print(f"{what}: {secs:.2f} s wall, ratio to the {TARGET_PYTEST_PROOFS:.0f} s target "
           f"{secs / TARGET_PYTEST_PROOFS:.2f} (<= 1 is met); CPU {cpu:.2f} s "
           f"(user {after.ru_utime - before.ru_utime:.2f}); {os.cpu_count()} CPUs, load average "
           f"{load0[0]:.2f} before, {load1[0]:.2f} after (above ~1 the wall time includes waiting "
@@ -141,6 +145,11 @@ def main() -> None:
     print("peproof proof-suite benchmark (one run, this machine)")
     if sys.argv[1:] == ["pytest"]:  # only the pytest proofs figure
         pytest_proofs_seconds()
+        return
+    if sys.argv[1:] == ["pytest", "--compare"]:  # one process against every core, one run
+        one = pytest_proofs_seconds("1")
+        every = pytest_proofs_seconds()
+        print(f"  decided ahead on every core / one process: {every / one:.2f}")
         return
     block_by_block_d1024()
     decision_vs_simplify()

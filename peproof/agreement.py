@@ -167,7 +167,20 @@ def numeric_cell(claim: Claim, primary: Verdict) -> str:
 
 def z3_verdict(claim_id: str) -> Verdict:
     """The z3 column's verdict of ``claim_id`` for the encoding in force (:mod:`peproof.scope`)."""
-    return _z3_verdict(scope.key(), claim_id)
+    key = (scope.key(), claim_id)
+    return _PRIMED_Z3.get(key) or _z3_verdict(*key)
+
+
+#: z3 verdicts and rows computed by another process of this run (:func:`prime`)
+_PRIMED_Z3: dict = {}
+_PRIMED_ROWS: dict = {}
+
+
+def prime(scope_key: str, claim_id: str, zv: Verdict, r: dict) -> None:
+    """Record the z3 verdict and the row of ``claim_id`` computed in a process forked from this
+    one (:func:`peproof.testing.decide_ahead`)."""
+    _PRIMED_Z3[(scope_key, claim_id)] = zv
+    _PRIMED_ROWS[(scope_key, claim_id)] = r
 
 
 @cache
@@ -192,7 +205,12 @@ def z3_of(claim: Claim, primary: Verdict) -> Verdict:
     return decide_z3(st)
 
 
-z3_verdict.cache_clear = _z3_verdict.cache_clear
+def _z3_cache_clear() -> None:
+    _PRIMED_Z3.clear()
+    _z3_verdict.cache_clear()
+
+
+z3_verdict.cache_clear = _z3_cache_clear
 
 
 def z3_cell(v: Verdict) -> str:
@@ -213,7 +231,8 @@ def row(claim_id: str) -> dict:
     """The agreement row of ``claim_id`` for the encoding in force (:mod:`peproof.scope`); its
     primary and z3 verdicts share their falsification searches of the claim's statement
     (:func:`peproof.kernel.falsify.shared_searches`)."""
-    return _row(scope.key(), claim_id)
+    key = (scope.key(), claim_id)
+    return _PRIMED_ROWS.get(key) or _row(*key)
 
 
 @cache
@@ -239,7 +258,12 @@ def row_of(claim: Claim, primary: Verdict, zv: Verdict) -> dict:
             "primary_engine": primary.engine, "confirmed": independently_confirmed(cells)}
 
 
-row.cache_clear = _row.cache_clear
+def _row_cache_clear() -> None:
+    _PRIMED_ROWS.clear()
+    _row.cache_clear()
+
+
+row.cache_clear = _row_cache_clear
 
 
 def matrix(claims=None) -> list[dict]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from peproof import registry
 from peproof.claims import Claim, Verdict
 from peproof.verdicts import verdict_of as verdict  # noqa: F401 - re-exported
@@ -72,3 +74,120 @@ def _check_claim(claim: Claim) -> Verdict:
         + failure_message(claim, r["z3"], "no conflict with " + v.status)
     )
     return v
+
+
+def _decide_one(claim: Claim) -> dict:
+    """What :func:`_check_claim` reads of ``claim``: its verdict, its companion's when it is
+    expected refuted, its agreement row (with its z3 verdict), decided as the test decides
+    them (the falsification searches shared)."""
+    from peproof import scope
+    from peproof.agreement import row, z3_verdict
+    from peproof.kernel.falsify import shared_searches as shared
+
+    with shared():
+        out = {"scope": scope.key(), "verdicts": {claim.id: verdict(claim.id)}}
+        if claim.expect == "refuted" and claim.companion:
+            out["verdicts"][claim.companion] = verdict(claim.companion)
+        out["z3"], out["row"] = z3_verdict(claim.id), row(claim.id)
+    return out
+
+
+def _prime(claim_id: str, got: dict) -> None:
+    from peproof import agreement, verdicts
+
+    for cid, v in got["verdicts"].items():
+        verdicts.prime(got["scope"], cid, v)
+    agreement.prime(got["scope"], claim_id, got["z3"], got["row"])
+
+
+#: seconds a child may still take after this process has decided its share (a claim's test has
+#: 60 s): then it is stopped, and what it did not return is decided by the tests themselves
+CHILD_GRACE = 60.0
+
+
+def decide_ahead(claims: list[Claim], workers: int | None = None) -> dict:
+    """Decide ``claims`` (what :func:`check_claim` reads: verdict, companion, agreement row) on
+    ``workers`` processes -- this one and children forked from it, each taking the next claim
+    as it finishes one -- and prime this process's caches with the children's results, so that
+    ``pytest proofs`` asserts on verdicts computed beside each other on every core.
+
+    The children run the same functions on the same registry (forked after it was built); a
+    child's results come back pickled in a private temporary folder this process made, between
+    processes of this run only.  A child that fails, dies or outlives :data:`CHILD_GRACE` costs
+    time, never a verdict: a claim it did not return is decided in this process when its test
+    asks for it (and a claim whose decision raised is left to its test, where the error is
+    reported).  Returns the figures ``{"claims", "workers", "by_children"}``."""
+    import gc
+    import os
+    import pickle
+    import shutil
+    import signal
+    import tempfile
+    import time
+
+    workers = min(workers or (os.cpu_count() or 1), len(claims))
+    if workers < 2 or not hasattr(os, "fork"):
+        return {"claims": len(claims), "workers": 1, "by_children": 0}
+    import multiprocessing
+
+    counter = multiprocessing.get_context("fork").Value("i", 0)
+
+    def take() -> int | None:
+        with counter.get_lock():
+            n = counter.value
+            counter.value = n + 1
+        return n if n < len(claims) else None
+
+    folder = Path(tempfile.mkdtemp(prefix="peproof-ahead-"))
+    children: list[int] = []
+    # the heap inherited by a child is frozen there: its collector never walks (and so never
+    # copies) the pages it shares with this process
+    gc.freeze()
+    try:
+        for _ in range(workers - 1):
+            pid = os.fork()
+            if pid == 0:  # the child: decide, write each result, never return into pytest
+                try:
+                    signal.signal(signal.SIGINT, signal.SIG_DFL)
+                    while (n := take()) is not None:
+                        try:
+                            data = pickle.dumps((claims[n].id, _decide_one(claims[n])))
+                        except Exception:  # noqa: BLE001 - left to the claim's test
+                            continue
+                        part = folder / f"{n}.part"
+                        part.write_bytes(data)
+                        part.rename(folder / f"{n}.pkl")
+                finally:
+                    os._exit(0)
+            children.append(pid)
+        gc.unfreeze()
+        while (n := take()) is not None:
+            try:
+                _decide_one(claims[n])
+            except Exception:  # noqa: BLE001 - left to the claim's test
+                pass
+        deadline = time.monotonic() + CHILD_GRACE
+        running = set(children)
+        while running and time.monotonic() < deadline:
+            for pid in list(running):
+                if os.waitpid(pid, os.WNOHANG)[0]:
+                    running.discard(pid)
+            time.sleep(0.02)
+        for pid in running:  # out of time: what it did not finish is left to the tests
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        children = []
+        got = 0
+        for f in folder.glob("*.pkl"):
+            cid, data = pickle.loads(f.read_bytes())
+            _prime(cid, data)
+            got += 1
+        return {"claims": len(claims), "workers": workers, "by_children": got}
+    finally:
+        for pid in children:  # interrupted: no child is left behind
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+        shutil.rmtree(folder, ignore_errors=True)

@@ -19,9 +19,21 @@ def verdict_of(claim_id: str) -> Verdict:
     for the encoding in force (:mod:`peproof.scope`: the paper's, or a ``--variant``), decided
     once per process and encoding.  Read inside a proof function, it is recorded as a lemma the
     verdict being decided rests on (:func:`peproof.engines.decide.note_lemma`)."""
-    v = _verdict_of(scope.key(), claim_id)
+    key = (scope.key(), claim_id)
+    v = _PRIMED.get(key) or _verdict_of(*key)
     note_lemma(claim_id)
     return v
+
+
+#: verdicts decided by another process of this run (:func:`prime`), read before deciding here
+_PRIMED: dict = {}
+
+
+def prime(scope_key: str, claim_id: str, v: Verdict) -> None:
+    """Record ``v`` as the verdict of ``claim_id`` for the encoding ``scope_key``, decided by
+    :func:`peproof.engines.decide.decide` in a process forked from this one
+    (:func:`peproof.testing.decide_ahead`): the same computation, run beside this one."""
+    _PRIMED[(scope_key, claim_id)] = v
 
 
 @cache
@@ -29,4 +41,9 @@ def _verdict_of(scope_key: str, claim_id: str) -> Verdict:
     return decide(registry.get(claim_id))
 
 
-verdict_of.cache_clear = _verdict_of.cache_clear  # the callers' way to start afresh (tests)
+def _cache_clear() -> None:  # the callers' way to start afresh (tests)
+    _PRIMED.clear()
+    _verdict_of.cache_clear()
+
+
+verdict_of.cache_clear = _cache_clear

@@ -19,7 +19,31 @@ settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHES
 # of ``pytest proofs``).  Freezing frees nothing and changes no computation: each verdict is
 # decided exactly as before; garbage cycles left by a test are merely kept to the end.
 def pytest_collection_finish(session):
+    _decide_ahead(session)
     gc.freeze()
+
+
+# The claims of the run are decided before their tests on every core (issue 26: ``pytest
+# proofs`` within 8 s on two cores): this process and a forked child each take the next claim
+# as they finish one (:func:`peproof.testing.decide_ahead`), and each test then asserts on its
+# claim's verdict as before.  Not under pytest-xdist (its workers already share the cores) nor
+# for a handful of claims; ``PEPROOF_PROOFS_WORKERS=1`` decides each claim in its own test.
+MIN_CLAIMS = 16
+
+
+def _decide_ahead(session) -> None:
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    want = os.environ.get("PEPROOF_PROOFS_WORKERS", "")
+    workers = int(want) if want.isdigit() and int(want) > 0 else None
+    claims = [item.callspec.params["claim"] for item in session.items
+              if getattr(item, "callspec", None) is not None
+              and "claim" in item.callspec.params]
+    if len(claims) < MIN_CLAIMS or workers == 1:
+        return
+    from peproof.testing import decide_ahead
+
+    decide_ahead(claims, workers)
 
 
 def pytest_runtest_teardown(item, nextitem):

@@ -127,7 +127,8 @@ def test_without_the_scripts_the_true_cases_fail(tmp_path_factory, monkeypatch, 
 #: evaluator's correctness proof then fails: Decay.v does not compile), or in the definition and
 #: the evaluator together (Decay.v compiles, with another meaning)
 SABOTAGE_DEF = (("rpow base (- (2 * IZR l) / IZR d)", "rpow base (- IZR l / IZR d)"),)
-SABOTAGE_EVAL = (("(PEI.fromZ prec (- (2 * l))) di) lbi)) in", "(PEI.fromZ prec (- l)) di) lbi)) in"),)
+SABOTAGE_EVAL = (("(PEI.fromZ prec (- (2 * l))) di) lbi)) in",
+                  "(PEI.fromZ prec (- l)) di) lbi)) in"),)
 SABOTAGE_BOTH = SABOTAGE_DEF + SABOTAGE_EVAL + (
     ("(PEI.fromZ prec (- (2 * l))) di) lbi))) (k *", "(PEI.fromZ prec (- l)) di) lbi))) (k *"),
     ("replace (- (2 * IZR l)) with (IZR (- (2 * l))) by (rewrite opp_IZR, mult_IZR; reflexivity)",
@@ -176,7 +177,8 @@ def test_a_sabotaged_definition_fails_the_meaning_cases(results, tmp_path, tacti
 @needs_coq
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("edits", [SABOTAGE_DEF, SABOTAGE_EVAL, (
-    ("let re' := PEI.add prec re (PEI.cos prec a) in", "let re' := PEI.add prec re (PEI.sin prec a) in"),
+    ("let re' := PEI.add prec re (PEI.cos prec a) in",
+     "let re' := PEI.add prec re (PEI.sin prec a) in"),
 )], ids=["definition", "evaluator", "cos-as-sin"])
 def test_an_evaluator_that_disagrees_with_the_definition_does_not_compile(results, tmp_path,
                                                                          edits):
@@ -254,8 +256,8 @@ def test_the_time_budget_is_what_refuses_them(monkeypatch):
 def test_shapes_outside_the_evaluator_keep_the_step_limit(monkeypatch):
     """A comparison through a function the VM's evaluator does not reify (sqrt) goes to
     pe_decay and its step limit: over MAX_WORK it is refused."""
-    from peproof.kernel.coq import check
     from peproof.claims import Claim, Source
+    from peproof.kernel.coq import check
 
     st = Statement(Lt(sp.sqrt(B(64, 2)), sp.sqrt(B(64, 1))))
     c = Claim("decay.sqrt", "t", Source("t", "t", "t"), st, "inequality")

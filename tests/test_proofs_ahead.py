@@ -1,0 +1,113 @@
+"""``pytest proofs`` decides its claims ahead on every core (peproof.testing.decide_ahead): the
+verdicts a forked child returns are the ones this process computes, they are used (not decided
+again), and a child that dies, hangs or fails on a claim costs time, never a verdict."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import psutil
+import pytest
+
+from peproof import agreement, registry, testing, verdicts
+
+# a slice across the families: proved, refuted (with companions) and unknown claims
+SAMPLE = [c for n, c in enumerate(registry.all_claims()) if n % 9 == 0]
+
+
+@pytest.fixture
+def fresh(monkeypatch):
+    """Empty verdict caches before and after (other tests of this worker keep theirs)."""
+    verdicts.verdict_of.cache_clear()
+    agreement.z3_verdict.cache_clear()
+    agreement.row.cache_clear()
+    yield
+    verdicts.verdict_of.cache_clear()
+    agreement.z3_verdict.cache_clear()
+    agreement.row.cache_clear()
+
+
+def _summary(cid: str) -> tuple:
+    v = verdicts.verdict_of(cid)
+    r = agreement.row(cid)
+    return (v.status, v.engine, v.method, repr(v.witness), r["cells"], r["conflict"],
+            r["z3"].status)
+
+
+def _children() -> set[int]:
+    return {p.pid for p in psutil.Process().children(recursive=True)}
+
+
+def test_children_return_the_verdicts_this_process_computes(fresh, monkeypatch):
+    assert len(SAMPLE) >= 25 and {c.expect for c in SAMPLE} >= {"proved", "refuted"}
+    before = _children()
+    figures = testing.decide_ahead(SAMPLE, workers=2)
+    assert figures["workers"] == 2 and figures["by_children"] > 0, figures
+    assert _children() <= before, "a child was left running"
+    primed = {cid for _, cid in verdicts._PRIMED}
+    assert len(primed) >= figures["by_children"]
+    # the primed verdicts are read, not decided again
+    calls = []
+    real = verdicts.decide
+    monkeypatch.setattr(verdicts, "decide", lambda c: calls.append(c.id) or real(c))
+    ahead = {c.id: _summary(c.id) for c in SAMPLE}
+    assert not set(calls) & primed, set(calls) & primed
+    monkeypatch.undo()
+    # the same claims decided here, one after the other
+    verdicts.verdict_of.cache_clear()
+    agreement.z3_verdict.cache_clear()
+    agreement.row.cache_clear()
+    here = {c.id: _summary(c.id) for c in SAMPLE}
+    assert ahead == here
+
+
+def test_a_child_that_dies_costs_no_verdict(fresh, monkeypatch):
+    parent = os.getpid()
+    real = testing._decide_one
+
+    def dying(claim):
+        if os.getpid() != parent:
+            os._exit(9)
+        return real(claim)
+
+    monkeypatch.setattr(testing, "_decide_one", dying)
+    before = _children()
+    figures = testing.decide_ahead(SAMPLE[:8], workers=2)
+    assert figures["by_children"] == 0 and _children() <= before
+    monkeypatch.undo()
+    assert all(verdicts.verdict_of(c.id).status == c.expect for c in SAMPLE[:8])
+
+
+def test_a_child_that_hangs_is_stopped_after_its_grace(fresh, monkeypatch):
+    parent = os.getpid()
+    real = testing._decide_one
+
+    def hanging(claim):
+        if os.getpid() != parent:
+            time.sleep(120)
+        return real(claim)
+
+    monkeypatch.setattr(testing, "_decide_one", hanging)
+    monkeypatch.setattr(testing, "CHILD_GRACE", 1.0)
+    before = _children()
+    t0 = time.monotonic()
+    figures = testing.decide_ahead(SAMPLE[:6], workers=2)
+    assert time.monotonic() - t0 < 30
+    assert figures["by_children"] == 0 and _children() <= before
+
+
+def test_a_decision_that_raises_is_left_to_its_test(fresh, monkeypatch):
+    bad = SAMPLE[3].id
+    real = testing._decide_one
+
+    def failing(claim):
+        if claim.id == bad:
+            raise RuntimeError("an engine's bug")
+        return real(claim)
+
+    monkeypatch.setattr(testing, "_decide_one", failing)
+    figures = testing.decide_ahead(SAMPLE[:10], workers=2)
+    assert figures["by_children"] <= 9
+    assert bad not in {cid for _, cid in verdicts._PRIMED}
+    assert bad not in {cid for _, cid in agreement._PRIMED_ROWS}
