@@ -213,12 +213,21 @@ def _coq_build_per_worker(tmp_path_factory):
 
 @pytest.fixture(scope="session", autouse=True)
 def _coq_library_built_once(tmp_path_factory):
-    """Serialise :func:`peproof.kernel.coq.run.build_library` across the xdist workers of
-    this run (an ``flock`` per cache folder, in the run's shared temporary folder): the
-    second worker waits and then finds the library built."""
+    """The compiled Coq library, built once per run and library (the sources' hash) by the real
+    :func:`peproof.kernel.coq.run.build_library`, then copied into every other cache folder a
+    test builds it in: the copy's record is signed with that caller's key, and the real
+    function then loads it as it loads any library -- its signature and every compiled file's
+    hash checked.  A build is serialised across the xdist workers of this run (an ``flock`` in
+    the run's shared temporary folder): the second worker waits and then finds it built.
+
+    Not copied (compiled as before): a build with another ``coqc`` than the installed one (a
+    test's wrapper: a fault or a count), a folder whose library is already there (damaged or
+    another key's: the real function decides), the tests marked ``coq_compiles``, and every
+    test with ``PEPROOF_TEST_LIBRARY_COPY=0`` (to measure what the copies save)."""
     import fcntl
     import functools
     import hashlib
+    import shutil
 
     try:
         from peproof.kernel.coq import run
@@ -228,23 +237,89 @@ def _coq_library_built_once(tmp_path_factory):
     base = tmp_path_factory.getbasetemp()
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     real = run.build_library
+    installed = shutil.which("coqc")
+
+    def locked(name: str):
+        fd = os.open(shared / f"coq-library-{name}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return fd
+
+    def template(exe, version, lh):
+        """The run's compiled library for ``lh`` and its record's data, built on first use."""
+        folder = shared / f"coq-library-template-{lh[:20]}"
+        fd = locked("template-" + lh[:20])
+        try:
+            key_file = shared / "coq-library-template.key"
+            if not key_file.exists():
+                key_file.write_bytes(os.urandom(32))
+            key = key_file.read_bytes()
+            lib = real(exe, version, folder, key)
+            if lib.path is None or lib.fault:
+                return None
+            meta = run.signed(key, "library", lh,
+                              json.loads((lib.path / "built.json").read_text()))
+            return (lib.path, meta) if isinstance(meta, dict) else None
+        finally:
+            os.close(fd)
+
+    def seed(exe, version, root, key) -> None:
+        lh = run.library_hash(version)
+        dest = Path(root) / f"lib-{lh[:20]}"
+        if _SEED_OFF or os.environ.get("PEPROOF_TEST_LIBRARY_COPY") == "0" or dest.exists() \
+                or not installed or \
+                Path(exe).resolve() != Path(installed).resolve():
+            return
+        made = template(exe, version, lh)
+        if made is None:
+            return
+        src, meta = made
+        Path(root).mkdir(parents=True, exist_ok=True)
+        tmp = Path(root) / f".seed-{os.getpid()}-{dest.name}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.copytree(src, tmp)
+        (tmp / "built.json").write_text(json.dumps(run.record(key or run._PROCESS_KEY,
+                                                              "library", lh, meta)))
+        try:
+            tmp.rename(dest)
+        except OSError:  # built meanwhile: the real function reads theirs
+            shutil.rmtree(tmp, ignore_errors=True)
 
     @functools.wraps(real)
-    def build_library(exe, version, root, *args, **kwargs):
+    def build_library(exe, version, root, key=None, *args, **kwargs):
         name = hashlib.sha256(str(Path(root).resolve()).encode()).hexdigest()[:16]
         try:
-            fd = os.open(shared / f"coq-library-{name}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+            fd = locked(name)
         except OSError:
-            return real(exe, version, root, *args, **kwargs)
+            return real(exe, version, root, key, *args, **kwargs)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            return real(exe, version, root, *args, **kwargs)
+            try:
+                seed(exe, version, root, key)
+            except OSError:  # a read-only or full folder: the real function meets it
+                pass
+            return real(exe, version, root, key, *args, **kwargs)
         finally:
             os.close(fd)
 
     run.build_library = build_library
     yield
     run.build_library = real
+
+
+_SEED_OFF = False
+
+
+@pytest.fixture(autouse=True)
+def _coq_compiles(request):
+    """``@pytest.mark.coq_compiles``: this test's libraries are compiled, not copied."""
+    global _SEED_OFF
+    if request.node.get_closest_marker("coq_compiles") is None:
+        yield
+        return
+    _SEED_OFF = True
+    try:
+        yield
+    finally:
+        _SEED_OFF = False
 
 
 # ----------------------------------------------------------------------------- Coq shape batches
