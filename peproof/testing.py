@@ -100,6 +100,45 @@ def _prime(claim_id: str, got: dict) -> None:
     agreement.prime(got["scope"], claim_id, got["z3"], got["row"])
 
 
+#: seconds one claim's decision may take here before it is left to its test (where pytest's
+#: time limit, 60 s, reports it): a decision that never ends must not hang the whole run
+CLAIM_LIMIT = 60.0
+
+
+class _OutOfTime(Exception):
+    pass
+
+
+def _limited(fn, seconds: float):
+    """``fn()`` stopped after ``seconds`` (SIGALRM, in the main thread only).  An alarm already
+    set (pytest-timeout's, in a test) is kept: it fires at its own time, through its own
+    handler, and is set again for what is left of it afterwards."""
+    import signal
+    import threading
+    import time
+
+    if threading.current_thread() is not threading.main_thread():
+        return fn()
+    old = signal.getsignal(signal.SIGALRM)
+    t0 = time.monotonic()
+    before = signal.getitimer(signal.ITIMER_REAL)[0]
+
+    def alarm(signum, frame):
+        if before and time.monotonic() - t0 >= before - 1e-3 and callable(old):
+            return old(signum, frame)
+        raise _OutOfTime
+
+    signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, min(seconds, before) if before else seconds)
+    try:
+        return fn()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+        if before:
+            signal.setitimer(signal.ITIMER_REAL, max(before - (time.monotonic() - t0), 1e-3))
+
+
 #: seconds a child may still take after this process has decided its share (a claim's test has
 #: 60 s): then it is stopped, and what it did not return is decided by the tests themselves
 CHILD_GRACE = 60.0
@@ -115,8 +154,9 @@ def decide_ahead(claims: list[Claim], workers: int | None = None) -> dict:
     child's results come back pickled in a private temporary folder this process made, between
     processes of this run only.  A child that fails, dies or outlives :data:`CHILD_GRACE` costs
     time, never a verdict: a claim it did not return is decided in this process when its test
-    asks for it (and a claim whose decision raised is left to its test, where the error is
-    reported).  Returns the figures ``{"claims", "workers", "by_children"}``."""
+    asks for it (and a claim whose decision raised, or took over :data:`CLAIM_LIMIT`, is left to
+    its test, where the error or the time-out is reported).  Returns the figures
+    ``{"claims", "workers", "by_children"}``."""
     import gc
     import os
     import pickle
@@ -151,7 +191,8 @@ def decide_ahead(claims: list[Claim], workers: int | None = None) -> dict:
                     signal.signal(signal.SIGINT, signal.SIG_DFL)
                     while (n := take()) is not None:
                         try:
-                            data = pickle.dumps((claims[n].id, _decide_one(claims[n])))
+                            got = _limited(lambda n=n: _decide_one(claims[n]), CLAIM_LIMIT)
+                            data = pickle.dumps((claims[n].id, got))
                         except Exception:  # noqa: BLE001 - left to the claim's test
                             continue
                         part = folder / f"{n}.part"
@@ -163,8 +204,8 @@ def decide_ahead(claims: list[Claim], workers: int | None = None) -> dict:
         gc.unfreeze()
         while (n := take()) is not None:
             try:
-                _decide_one(claims[n])
-            except Exception:  # noqa: BLE001 - left to the claim's test
+                _limited(lambda n=n: _decide_one(claims[n]), CLAIM_LIMIT)
+            except Exception:  # noqa: BLE001 - left to the claim's test (out of time too)
                 pass
         deadline = time.monotonic() + CHILD_GRACE
         running = set(children)

@@ -111,3 +111,40 @@ def test_a_decision_that_raises_is_left_to_its_test(fresh, monkeypatch):
     assert figures["by_children"] <= 9
     assert bad not in {cid for _, cid in verdicts._PRIMED}
     assert bad not in {cid for _, cid in agreement._PRIMED_ROWS}
+
+
+def test_a_decision_that_never_ends_is_left_to_its_test(fresh, monkeypatch):
+    """Decided in its test, a claim whose decision never ends meets pytest's time limit; decided
+    ahead, it is stopped after CLAIM_LIMIT and left to its test (the run goes on)."""
+    stuck = SAMPLE[2].id
+    real = testing._decide_one
+
+    def endless(claim):
+        if claim.id == stuck:
+            while True:
+                time.sleep(0.05)
+        return real(claim)
+
+    monkeypatch.setattr(testing, "_decide_one", endless)
+    monkeypatch.setattr(testing, "CLAIM_LIMIT", 1.0)
+    monkeypatch.setattr(testing, "CHILD_GRACE", 5.0)
+    t0 = time.monotonic()
+    figures = testing.decide_ahead(SAMPLE[:6], workers=2)
+    assert time.monotonic() - t0 < 30, figures
+    assert stuck not in {cid for _, cid in agreement._PRIMED_ROWS}
+    assert len(agreement._PRIMED_ROWS) >= 1
+
+
+def test_the_claim_limit_stops_a_decision_and_keeps_pytests_own_alarm():
+    """``_limited`` stops an endless call after its limit, and pytest-timeout's alarm (set for
+    this test) is set again afterwards for what is left of it."""
+    import signal
+
+    before = signal.getitimer(signal.ITIMER_REAL)[0]
+    t0 = time.monotonic()
+    with pytest.raises(testing._OutOfTime):
+        testing._limited(lambda: time.sleep(120), 1.0)
+    assert time.monotonic() - t0 < 10
+    assert testing._limited(lambda: 7, 1.0) == 7
+    after = signal.getitimer(signal.ITIMER_REAL)[0]
+    assert (after > 0) == (before > 0), (before, after)
