@@ -62,16 +62,21 @@ def test_children_return_the_verdicts_this_process_computes(fresh, monkeypatch):
     assert ahead == here
 
 
-def test_a_child_that_dies_costs_no_verdict(fresh, monkeypatch):
+def _in_children(monkeypatch, act) -> None:
+    """The children's decisions replaced by ``act()`` (this process decides as before)."""
     parent = os.getpid()
     real = testing._decide_one
 
-    def dying(claim):
+    def decide(claim):
         if os.getpid() != parent:
-            os._exit(9)
+            act()
         return real(claim)
 
-    monkeypatch.setattr(testing, "_decide_one", dying)
+    monkeypatch.setattr(testing, "_decide_one", decide)
+
+
+def test_a_child_that_dies_costs_no_verdict(fresh, monkeypatch):
+    _in_children(monkeypatch, lambda: os._exit(9))
     before = _children()
     figures = testing.decide_ahead(SAMPLE[:8], workers=2)
     assert figures["by_children"] == 0 and _children() <= before
@@ -80,15 +85,7 @@ def test_a_child_that_dies_costs_no_verdict(fresh, monkeypatch):
 
 
 def test_a_child_that_hangs_is_stopped_after_its_grace(fresh, monkeypatch):
-    parent = os.getpid()
-    real = testing._decide_one
-
-    def hanging(claim):
-        if os.getpid() != parent:
-            time.sleep(120)
-        return real(claim)
-
-    monkeypatch.setattr(testing, "_decide_one", hanging)
+    _in_children(monkeypatch, lambda: time.sleep(120))
     monkeypatch.setattr(testing, "CHILD_GRACE", 1.0)
     before = _children()
     t0 = time.monotonic()
