@@ -168,7 +168,7 @@ def numeric_cell(claim: Claim, primary: Verdict) -> str:
 def z3_verdict(claim_id: str) -> Verdict:
     """The z3 column's verdict of ``claim_id`` for the encoding in force (:mod:`peproof.scope`)."""
     key = (scope.key(), claim_id)
-    return _PRIMED_Z3.get(key) or _z3_verdict(*key)
+    return _PRIMED_Z3[key] if key in _PRIMED_Z3 else _z3_verdict(*key)
 
 
 #: z3 verdicts and rows computed by another process of this run (:func:`prime`)
@@ -232,7 +232,7 @@ def row(claim_id: str) -> dict:
     primary and z3 verdicts share their falsification searches of the claim's statement
     (:func:`peproof.kernel.falsify.shared_searches`)."""
     key = (scope.key(), claim_id)
-    return _PRIMED_ROWS.get(key) or _row(*key)
+    return _PRIMED_ROWS[key] if key in _PRIMED_ROWS else _row(*key)
 
 
 @cache

@@ -20,7 +20,7 @@ def verdict_of(claim_id: str) -> Verdict:
     once per process and encoding.  Read inside a proof function, it is recorded as a lemma the
     verdict being decided rests on (:func:`peproof.engines.decide.note_lemma`)."""
     key = (scope.key(), claim_id)
-    v = _PRIMED.get(key) or _verdict_of(*key)
+    v = _PRIMED[key] if key in _PRIMED else _verdict_of(*key)
     note_lemma(claim_id)
     return v
 

@@ -145,3 +145,17 @@ def test_the_claim_limit_stops_a_decision_and_keeps_pytests_own_alarm():
     assert testing._limited(lambda: 7, 1.0) == 7
     after = signal.getitimer(signal.ITIMER_REAL)[0]
     assert (after > 0) == (before > 0), (before, after)
+
+
+def test_the_claim_limit_is_not_swallowed_by_an_engines_except_exception():
+    """An engine that reads any ``Exception`` as "unknown" must not turn the time limit into a
+    verdict (which the caches would then keep): the limit passes through it."""
+    def engine():
+        try:
+            time.sleep(120)
+        except Exception:  # noqa: BLE001 - what an engine's fallback does
+            return "unknown"
+        return "proved"
+
+    with pytest.raises(testing._OutOfTime):
+        testing._limited(engine, 1.0)
