@@ -178,25 +178,33 @@ def check_claims(claims: list[Claim], verdicts: dict | None = None,
     root = Path(cache_dir) if cache_dir else run.cache_root()
     memo: dict = {}
     fresh: dict[str, dict] = {}
-    for c in claims:
-        name = plans.key_of(c, verdicts.get(c.id), memo) if key is not None else ""
-        kept = plans.load(root, key, name) if use_cache and name else None
-        if kept is not None:
-            try:
-                job, info = plans.job_of(kept["job"]), _result_of(kept["info"])
-            except (TypeError, KeyError, ValueError):  # not of this code's shape
-                kept = None
-        if kept is None:
-            job, info = plan(c, verdicts.get(c.id))
-            if name:
-                fresh[name] = plans.data_of(job, info)
-        if job is None:
-            out[c.id] = info
-        else:
-            jobs.append(job)
-            infos[c.id] = info
-    done = run.check_jobs(jobs, build_dir=build_dir, cache_dir=cache_dir, workers=workers,
-                          use_cache=use_cache, key=key)
+    # the library compiles (coqc, on the other core) while the claims are planned (Python)
+    ahead = run.LibraryAhead(cache_dir, key, workers) if any(
+        c.statement is not None for c in claims) else None
+    try:
+        for c in claims:
+            name = plans.key_of(c, verdicts.get(c.id), memo) if key is not None else ""
+            kept = plans.load(root, key, name) if use_cache and name else None
+            if kept is not None:
+                try:
+                    job, info = plans.job_of(kept["job"]), _result_of(kept["info"])
+                except (TypeError, KeyError, ValueError):  # not of this code's shape
+                    kept = None
+            if kept is None:
+                job, info = plan(c, verdicts.get(c.id))
+                if name:
+                    fresh[name] = plans.data_of(job, info)
+            if job is None:
+                out[c.id] = info
+            else:
+                jobs.append(job)
+                infos[c.id] = info
+        done = run.check_jobs(jobs, build_dir=build_dir, cache_dir=cache_dir, workers=workers,
+                              use_cache=use_cache, key=key, ahead=ahead)
+    except BaseException:  # a fault or an interrupt: the build stops, its coqc killed
+        if ahead is not None:
+            ahead.stop()
+        raise
     if root.is_dir():  # plans are kept where the results are (not created without coqc)
         for name, data in fresh.items():
             plans.store(root, key, name, data)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 
 def arg(s: str) -> str:
     """``s`` as an argument of an application: parenthesized unless atomic or already one
@@ -22,3 +24,12 @@ def closing(s: str) -> int:
         if depth == 0:
             return k
     return -1
+
+
+@functools.lru_cache(maxsize=16384)
+def ordered_terms(e) -> tuple:
+    """``e.as_ordered_terms()``, remembered: the printers print the same sums many times over
+    (the goal, the statement's meaning, the scripts' terms) and SymPy's ordering costs most of
+    the planning's time (a quarter of a second per hundred sums).  SymPy expressions are
+    immutable and hashed by structure: the same sum, the same order."""
+    return tuple(e.as_ordered_terms())

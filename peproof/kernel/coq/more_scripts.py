@@ -8,6 +8,8 @@ built from the standard library and the library's Ltac; nothing here changes the
 
 from __future__ import annotations
 
+import random
+
 import sympy as sp
 
 #: sin^2 + cos^2 = 1 (``sin2_cos2``) for every angle of the goal, then ``nra``
@@ -29,8 +31,33 @@ def constant_summand(exprs):
     for e in exprs:
         for node in sp.preorder_traversal(e):
             if isinstance(node, sp.Sum) and not node.function.is_number and node.function.has(
-                    sp.sin, sp.cos):
+                    sp.sin, sp.cos) and not _varies(node.function):
                 c = sp.trigsimp(node.function)
                 if c.is_Rational:
                     return c
     return None
+
+
+def _varies(f) -> bool:
+    """``f`` takes two different values at two points of its variables' domains (integers for
+    integer symbols, the sign their assumptions give): then it is no constant and SymPy's
+    ``trigsimp`` (a tenth of a second a call) is not asked.  Any doubt (a value not a finite
+    real, close values) answers False: the guess is made as before."""
+    syms = sorted(f.free_symbols, key=lambda s: s.name)
+    draw = random.Random(len(syms))  # the same points every run
+    vals = []
+    for _ in range(4):
+        pt = {}
+        for s in syms:
+            v = sp.Integer(draw.randint(1, 12)) if s.is_integer else sp.Rational(
+                draw.randint(1, 40), draw.randint(1, 13))
+            pt[s] = -v if s.is_negative or s.is_nonpositive else v
+        try:
+            x = complex(f.xreplace(pt).evalf(30))
+        except (TypeError, ValueError, ArithmeticError):
+            return False
+        if x.imag or x.real != x.real or abs(x.real) == float("inf"):
+            return False
+        vals.append(x.real)
+    top = max(abs(v) for v in vals)
+    return top > 1e-20 and max(vals) - min(vals) > 1e-12 * top

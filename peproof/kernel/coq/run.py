@@ -5,9 +5,11 @@ A :class:`Job` is a lemma: its name, its goal (printed by :mod:`.translate`) and
 per job (what the report links) and compiles the jobs in batches (one ``coqc`` per batch, two
 at a time; loading the reals and CoqInterval costs most of a second per run), each lemma in its
 own module with the fallback ``first [solve [script] | exact (peproof_not_proved _)]``, so that
-a failing script marks its lemma instead of stopping the batch.  After the modules, for each
-lemma the batch re-states the goal (``Definition audit_x : <goal> := M_x.x``: the lemma proves
-the printed statement, not another one) and prints its assumptions.
+a failing script marks its lemma instead of stopping the batch.  Then an audit, in a fresh
+coqc run that requires the compiled batches, re-states each goal (``Definition audit_x :
+<goal> := M_x.x``: the lemma proves the printed statement, not another one) and prints the
+assumptions of all of them: one audit for the lemmas that rest on CoqInterval, one for the
+rest (:func:`_audit_groups`), each started when its batches have compiled.
 
 A lemma is **checked** only when the batch compiled, its audit definition type-checked, and
 every axiom ``Print Assumptions`` lists is on :data:`ALLOWED` (the reals' axioms, classical
@@ -210,7 +212,22 @@ class _Batch:
     jobs: list[Job]
     needs: frozenset
     spans: dict = field(default_factory=dict)  # lemma -> (first line, last line), 1-based
-    audit_spans: dict = field(default_factory=dict)  # the same in the audit file
+    name: str = ""  # the compiled module (``PEBatch.<name>``)
+    ok: list = field(default_factory=list)  # the jobs (indices) that compiled, to audit
+    times: dict = field(default_factory=dict)  # index -> CPU seconds of its script
+
+
+@dataclass
+class _Audit:
+    """Lemmas of one or more compiled batches audited in one coqc run."""
+    batches: list  # [_Batch]
+    spans: dict = field(default_factory=dict)  # (batch no., lemma no.) -> lines, 1-based
+
+    def lemmas(self) -> list[tuple[int, int]]:
+        return [(b, n) for b, batch in enumerate(self.batches) for n in batch.ok]
+
+    def job(self, ref: tuple[int, int]) -> Job:
+        return self.batches[ref[0]].jobs[ref[1]]
 
 
 def coqc() -> str | None:
@@ -301,13 +318,19 @@ def _load_library(dest: Path, lh: str, key: bytes) -> Library | None:
         return None
 
 
-def _compile_modules(exe: str, tmp: Path, srcs: dict[str, str],
-                     workers: int) -> tuple[list[str], dict[str, str]]:
+class Cancelled(Exception):
+    """The caller no longer wants the library (:meth:`LibraryAhead.stop`)."""
+
+
+def _compile_modules(exe: str, tmp: Path, srcs: dict[str, str], workers: int,
+                     cancel: threading.Event | None = None
+                     ) -> tuple[list[str], dict[str, str]]:
     """Compile the modules ``srcs`` in ``tmp`` along their imports, at most ``workers`` coqc at
     once (a module starts when every module it imports has compiled): (the compiled modules in
     :func:`_order`'s order, module -> error).  A module that does not compile is recorded, and
     so is every module that imports it; a fault of the environment (:func:`output_fault`)
-    stops every coqc of the build and is raised as :class:`EnvFault`."""
+    stops every coqc of the build and is raised as :class:`EnvFault`; ``cancel`` set stops
+    them too (:class:`Cancelled`)."""
     order = _order(srcs)
     deps = {n: _deps(srcs[n], srcs) for n in order}
     done: set[str] = set()
@@ -317,6 +340,8 @@ def _compile_modules(exe: str, tmp: Path, srcs: dict[str, str],
     pool = ThreadPoolExecutor(max_workers=max(1, workers))
     try:
         while pending or running:
+            if cancel is not None and cancel.is_set():
+                raise Cancelled("the library build was stopped")
             for name in list(pending):
                 if any(d in errors for d in deps[name]):
                     errors[name] = "a module it imports did not compile"
@@ -350,7 +375,7 @@ def _compile_modules(exe: str, tmp: Path, srcs: dict[str, str],
 
 
 def build_library(exe: str, version: str, root: Path, key: bytes | None = None,
-                  workers: int = 2) -> Library:
+                  workers: int = 2, cancel: threading.Event | None = None) -> Library:
     """Compile the library into ``root/lib-<hash>`` once (a module that does not compile is
     recorded: the jobs that need it are not checked; independent modules are compiled side
     by side, at most ``workers`` at once).  A library whose record is not signed
@@ -366,7 +391,7 @@ def build_library(exe: str, version: str, root: Path, key: bytes | None = None,
     try:
         root.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix="lib-build-", dir=root))
-        ok, errors = _compile_modules(exe, tmp, library_sources(), workers)
+        ok, errors = _compile_modules(exe, tmp, library_sources(), workers, cancel)
         meta = {"modules": ok, "errors": errors, "files": _vo_hashes(tmp)}
         (tmp / "built.json").write_text(json.dumps(record(key, "library", lh, meta)))
         if dest.exists():  # damaged or not ours: set aside, then removed
@@ -394,6 +419,45 @@ def build_library(exe: str, version: str, root: Path, key: bytes | None = None,
         return Library(None, lh, frozenset(), {}, f"the compiled library in {dest} cannot be "
                        "read back (changed while it was being installed)")
     return lib
+
+
+class LibraryAhead:
+    """The compiled library made ready in a thread while the caller plans its jobs
+    (:func:`peproof.kernel.coq.check.check_claims`: planning is Python, the library is coqc's
+    work on the other core).  :meth:`result` is what :func:`check_jobs` would have found
+    (``(coqc, version, library)``; ``library`` None without coqc); :meth:`stop` ends the
+    build (its coqc killed, nothing installed) when the caller gives up."""
+
+    def __init__(self, cache_dir: Path | None, key: bytes | None, workers: int):
+        self.root = Path(cache_dir) if cache_dir else cache_root()
+        self._cancel = threading.Event()
+        self._out: tuple | None = None
+        self._exc: BaseException | None = None
+        self._thread = threading.Thread(target=self._build, args=(key, workers), daemon=True,
+                                        name="peproof-coq-library")
+        self._thread.start()
+
+    def _build(self, key, workers) -> None:
+        try:
+            exe = coqc()
+            version = coq_version(exe) if exe else None
+            lib = build_library(exe, version, self.root, key or _PROCESS_KEY, workers,
+                                cancel=self._cancel) if exe and version else None
+            self._out = (exe, version, lib)
+        except BaseException as exc:  # handed to the caller by result()
+            self._exc = exc
+
+    def result(self) -> tuple:
+        while self._thread.is_alive():  # short waits: a signal reaches the main thread
+            self._thread.join(POLL)
+        if self._exc is not None:
+            raise self._exc
+        return self._out
+
+    def stop(self) -> None:
+        self._cancel.set()
+        while self._thread.is_alive():
+            self._thread.join(POLL)
 
 
 def _run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess:
@@ -589,35 +653,57 @@ def batch_text(batch: _Batch) -> str:
     return "\n".join(lines) + "\n"
 
 
-def audit_text(batch: _Batch, module: str, ok: list[int], each: bool) -> str:
-    """Stage 2, in a fresh environment: the compiled batch is required (not imported), each
+def _sem(needs: frozenset) -> tuple[str, ...]:
+    """The library modules that give a statement of a job with ``needs`` its meaning."""
+    return ("Defs", "Sem") + (("Decay",) if "interval" in needs else ()) + (
+        ("Integral",) if "integral" in needs else ()) + (("Round",) if "round" in needs else ())
+
+
+def audit_text(audit: _Audit, each: bool, lemmas: list[tuple[int, int]] | None = None) -> str:
+    """Stage 2, in a fresh environment: the compiled batches are required (not imported), each
     goal is printed again and must be the type of its lemma, then ``Print Assumptions`` of all
-    of them at once (one traversal: the union) or, ``each``, lemma by lemma."""
-    sem = "Defs Sem" + (" Decay" if "interval" in batch.needs else "") + (
-        " Integral" if "integral" in batch.needs else "") + (
-        " Round" if "round" in batch.needs else "")  # the meaning
-    lines = ["From Coq Require Import ZArith Reals.", f"From PEProof Require Import {sem}.",
-             f"Require PEBatch.{module}.", "Open Scope R_scope."]
-    ref = {}  # n -> the audit definition's name (in a module of its own with the hint)
-    for n in ok:
-        job = batch.jobs[n]
-        start = len(lines) + 1
-        st = _indent(job.statement).splitlines()
-        hint = some_hint(job.statement)
-        lines += [f"Module A_{n}.", SOME_HINT] if hint else []
-        lines += [f"Definition audit_{n} :", *st[:-1],
-                  st[-1] + f" := PEBatch.{module}.M_{job.lemma}.{job.lemma}."]
-        lines += [f"End A_{n}."] if hint else []
-        ref[n] = f"A_{n}.audit_{n}" if hint else f"audit_{n}"
-        batch.audit_spans["audit " + job.lemma] = (start, len(lines))
+    of them at once (one traversal: the union) or, ``each``, lemma by lemma.
+
+    The goals are read where only their meaning is imported (Defs, Sem and the modules of
+    their kind, :func:`_sem`): one module per set of meaning modules, whose ``Import`` ends
+    with it, so that batches of several kinds are audited in one run (a run loads the reals
+    and walks the library behind its lemmas once: Print Assumptions of CoqInterval's
+    proofs takes ~6 s, once for every lemma audited with it)."""
+    lemmas = audit.lemmas() if lemmas is None else lemmas
+    audit.spans.clear()
+    sems = sorted({_sem(audit.batches[b].needs) for b, _ in lemmas})
+    mods = sorted({m for sem in sems for m in sem})
+    used = sorted({audit.batches[b].name for b, _ in lemmas})
+    lines = ["From Coq Require Import ZArith Reals.", f"From PEProof Require {' '.join(mods)}.",
+             *(f"Require PEBatch.{name}." for name in used), "Open Scope R_scope."]
+    ref = {}  # (b, n) -> the audit definition's name
+    for g, sem in enumerate(sems):
+        lines += [f"Module S_{g}.", f"Import {' '.join(sem)}.", "Open Scope R_scope."]
+        for b, n in lemmas:
+            batch = audit.batches[b]
+            if _sem(batch.needs) != sem:
+                continue
+            job = batch.jobs[n]
+            start = len(lines) + 1
+            st = _indent(job.statement).splitlines()
+            hint = some_hint(job.statement)
+            name = f"audit_{b}_{n}"
+            lines += [f"Module A_{b}_{n}.", SOME_HINT] if hint else []
+            lines += [f"Definition {name} :", *st[:-1],
+                      st[-1] + f" := PEBatch.{batch.name}.M_{job.lemma}.{job.lemma}."]
+            lines += [f"End A_{b}_{n}."] if hint else []
+            ref[b, n] = f"S_{g}." + (f"A_{b}_{n}.{name}" if hint else name)
+            audit.spans[b, n] = (start, len(lines))
+        lines.append(f"End S_{g}.")
     if each:
-        for n in ok:
-            lines += [f'Goal True. idtac "{MARK} {n}". Abort.', f"Print Assumptions {ref[n]}."]
-    elif ok:
+        for b, n in lemmas:
+            lines += [f'Goal True. idtac "{MARK} {b}_{n}". Abort.',
+                      f"Print Assumptions {ref[b, n]}."]
+    elif lemmas:
         # one constant that names them all, each once (a tuple's type repeats the statements
         # after each component: quadratic, 15 s of a 116-lemma audit)
         lines += ["Definition audit_all : True :=",
-                  *(f"  let a_{n} := {ref[n]} in" for n in ok), "  I.",
+                  *(f"  let a_{b}_{n} := {ref[b, n]} in" for b, n in lemmas), "  I.",
                   f'Goal True. idtac "{MARK} all". Abort.', "Print Assumptions audit_all."]
     return "\n".join(lines) + "\n"
 
@@ -634,15 +720,16 @@ def _coqc(exe: str, lib: Library, workdir: Path, path: Path) -> subprocess.Compl
     return r
 
 
-def _run_batch(exe: str, lib: Library, batch: _Batch, workdir: Path, name: str,
-               version: str) -> dict[str, Outcome]:
-    """Compile one batch (a job whose text stops coqc is taken out and the rest re-run), then
-    audit it."""
+def _compile_batch(exe: str, lib: Library, batch: _Batch, workdir: Path,
+                   version: str) -> dict[str, Outcome]:
+    """Compile one batch (a job whose text stops coqc is taken out and the rest re-run); the
+    outcomes of the jobs that failed, ``batch.ok`` the ones to audit (:func:`_audit`)."""
     out: dict[str, Outcome] = {}
     todo = list(batch.jobs)
+    batch.ok = []
     while todo:
         b = _Batch(todo, batch.needs)
-        path = workdir / f"{name}.v"
+        path = workdir / f"{batch.name}.v"
         try:
             path.write_text(batch_text(b))
             r = _coqc(exe, lib, workdir, path)
@@ -669,11 +756,11 @@ def _run_batch(exe: str, lib: Library, batch: _Batch, workdir: Path, name: str,
                     "failed", f"the proof script ran out of time ({limit} s wall)" if late
                     else "the proof script did not close the goal", coq_version=version,
                     cacheable=not late)
-            ok = [n for n in range(len(todo)) if n not in fell]
-            out.update(_audit(exe, lib, b, workdir, name, version, ok))
-            for n, j in enumerate(todo):
-                if n < len(times) and j.key in out:
-                    out[j.key].seconds = times[n][1]
+            batch.jobs, batch.spans = b.jobs, b.spans  # what was compiled
+            batch.ok = [n for n in range(len(todo)) if n not in fell]
+            batch.times = {n: times[n][1] for n in range(min(len(times), len(todo)))}
+            for n in fell:
+                out[todo[n].key].seconds = batch.times.get(n, 0.0)
             break
         culprit, msg = _culprit(r.stdout + r.stderr, b.spans)
         if culprit is None:
@@ -685,46 +772,51 @@ def _run_batch(exe: str, lib: Library, batch: _Batch, workdir: Path, name: str,
     return out
 
 
-def _audit(exe, lib, b: _Batch, workdir: Path, name: str, version: str, ok: list[int],
-           each: bool = False) -> dict[str, Outcome]:
+def _audit(exe, lib, audit: _Audit, workdir: Path, name: str, version: str,
+           each: bool = False, only: list | None = None) -> dict[str, Outcome]:
+    """Judge the compiled lemmas of ``audit``'s batches (see :func:`audit_text`): a lemma whose
+    printed statement is not its type fails and the rest are audited again; a union whose
+    assumptions are not all allowed is read again lemma by lemma, to say which."""
     out: dict[str, Outcome] = {}
+    ok = audit.lemmas() if only is None else list(only)
     while ok:
-        path = workdir / f"{name}_audit{'_each' if each else ''}.v"
+        path = workdir / f"{name}{'_each' if each else ''}.v"
         try:
-            path.write_text(audit_text(b, name, ok, each))
+            path.write_text(audit_text(audit, each, ok))
             r = _coqc(exe, lib, workdir, path)
         except subprocess.TimeoutExpired:
-            return out | {b.jobs[n].key: Outcome("failed", "the audit timed out",
-                                                 coq_version=version) for n in ok}
+            return out | {audit.job(x).key: Outcome("failed", "the audit timed out",
+                                                    coq_version=version) for x in ok}
         except EnvFault as exc:
-            return out | {b.jobs[n].key: Outcome("failed", f"the audit: {exc}",
-                                                 coq_version=version) for n in ok}
+            return out | {audit.job(x).key: Outcome("failed", f"the audit: {exc}",
+                                                    coq_version=version) for x in ok}
         except OSError as exc:
-            return out | {b.jobs[n].key: Outcome("failed", os_fault(
-                exc, "cannot write the audit"), coq_version=version) for n in ok}
+            return out | {audit.job(x).key: Outcome("failed", os_fault(
+                exc, "cannot write the audit"), coq_version=version) for x in ok}
         if r.returncode != 0:
-            culprit, msg = _culprit(r.stdout + r.stderr, b.audit_spans)
-            if culprit is None or not culprit.startswith("audit "):
-                return out | {b.jobs[n].key: Outcome("failed", f"the audit failed: {msg}",
-                                                     coq_version=version) for n in ok}
-            n = next(k for k in ok if b.jobs[k].lemma == culprit.removeprefix("audit "))
-            out[b.jobs[n].key] = Outcome(
+            culprit, msg = _culprit(r.stdout + r.stderr, audit.spans)
+            if culprit is None:
+                return out | {audit.job(x).key: Outcome("failed", f"the audit failed: {msg}",
+                                                        coq_version=version) for x in ok}
+            out[audit.job(culprit).key] = Outcome(
                 "failed", f"the lemma does not prove the printed statement: {msg}",
                 coq_version=version, cacheable=True)
-            ok = [k for k in ok if k != n]
+            ok = [x for x in ok if x != culprit]
             continue
         blocks = _blocks(r.stdout)
         if each:
-            for n in ok:
-                out[b.jobs[n].key] = judge(b.jobs[n], blocks.get(str(n), ""), version, "lemma")
+            for b, n in ok:
+                out[audit.job((b, n)).key] = judge(audit.job((b, n)), blocks.get(f"{b}_{n}", ""),
+                                                   version, "lemma")
             return out
-        union = judge(b.jobs[ok[0]], blocks.get("all", ""), version, f"batch of {len(ok)}")
+        union = judge(audit.job(ok[0]), blocks.get("all", ""), version, f"batch of {len(ok)}")
         if union.status != "checked":  # attribute: lemma by lemma
-            return out | _audit(exe, lib, b, workdir, name, version, ok, each=True)
-        for n in ok:
-            out[b.jobs[n].key] = Outcome("checked", "", union.assumptions, version,
-                                         output=union.output, scope=union.scope,
-                                         cacheable=True)
+            return out | _audit(exe, lib, _Audit(audit.batches), workdir, name, version,
+                                each=True, only=ok)
+        for x in ok:
+            out[audit.job(x).key] = Outcome("checked", "", union.assumptions, version,
+                                            output=union.output, scope=union.scope,
+                                            cacheable=True)
         return out
     return out
 
@@ -756,13 +848,19 @@ def _culprit(text: str, spans: dict) -> tuple[str | None, str]:
 
 def check_jobs(jobs: list[Job], build_dir: Path | None = None, cache_dir: Path | None = None,
                workers: int = 2, batch_size: int = 150, use_cache: bool = True,
-               key: bytes | None = None) -> dict[str, Outcome]:
+               key: bytes | None = None, ahead: LibraryAhead | None = None
+               ) -> dict[str, Outcome]:
     """Check every job; the result of each: checked / failed (why) / absent (no coqc).
     ``use_cache`` False ignores the cached results (they are still written); ``key`` signs and
-    authenticates the cache (see the module's docstring)."""
+    authenticates the cache (see the module's docstring); ``ahead``: the library, started
+    by the caller with the same folder and key (:class:`LibraryAhead`)."""
     key = key or _PROCESS_KEY
-    exe = coqc()
-    version = coq_version(exe) if exe else None
+    root = Path(cache_dir) if cache_dir else cache_root()
+    if ahead is not None and ahead.root == root:
+        exe, version, lib = ahead.result()
+    else:
+        exe, lib = coqc(), None
+        version = coq_version(exe) if exe else None
     if build_dir is not None:
         build_dir.mkdir(parents=True, exist_ok=True)
     out: dict[str, Outcome] = {}
@@ -770,8 +868,8 @@ def check_jobs(jobs: list[Job], build_dir: Path | None = None, cache_dir: Path |
         for j in jobs:
             out[j.key] = Outcome("absent", "coq not installed")
         return out
-    root = Path(cache_dir) if cache_dir else cache_root()
-    lib = build_library(exe, version, root, key, workers) if jobs else None
+    if lib is None and jobs:
+        lib = build_library(exe, version, root, key, workers)
     results = root / "results"
     pending: list[Job] = []
     for j in jobs:
@@ -811,15 +909,38 @@ def check_jobs(jobs: list[Job], build_dir: Path | None = None, cache_dir: Path |
             return out | {j.key: Outcome("failed", fault, coq_version=version)
                           for j in pending}
     batches = _make_batches(pending, workers, batch_size)
+    for n, b in enumerate(batches):
+        b.name = f"batch{n}"
+    audits = _audit_groups(batches, workers)
     pool = ThreadPoolExecutor(max_workers=max(1, workers))
     try:
-        futs = [pool.submit(_run_batch, exe, lib, b, work, f"batch{n}", version)
-                for n, b in enumerate(batches)]
-        running = set(futs)
+        compiling = {pool.submit(_compile_batch, exe, lib, b, work, version): b
+                     for b in batches}
+        left = {id(a): {id(b) for b in a.batches} for a in audits}
+        auditing = []
+        running = set(compiling)
         while running:  # never one long wait: SIGINT / SIGTERM must reach the main thread
-            running = wait(running, timeout=POLL).not_done
-        for f in futs:
-            out.update(f.result())
+            done, running = wait(running, timeout=POLL, return_when=FIRST_COMPLETED)
+            for f in done:
+                out.update(f.result())
+                if f not in compiling:
+                    continue
+                b = compiling[f]
+                for k, a in enumerate(audits):
+                    if id(a) not in left:  # started already
+                        continue
+                    left[id(a)].discard(id(b))
+                    if not left[id(a)]:  # its batches compiled: audit them (beside the rest)
+                        del left[id(a)]
+                        a.batches = [x for x in a.batches if x.ok]
+                        if a.batches:
+                            g = pool.submit(_audit, exe, lib, a, work, f"audit{k}", version)
+                            auditing.append(g)
+                            running.add(g)
+        for b in batches:
+            for n, t in b.times.items():
+                if b.jobs[n].key in out:
+                    out[b.jobs[n].key].seconds = t
     except BaseException:  # an interrupt: no coqc of this pass is left running or waited for
         pool.shutdown(wait=False, cancel_futures=True)
         kill_all()
@@ -834,6 +955,19 @@ def check_jobs(jobs: list[Job], build_dir: Path | None = None, cache_dir: Path |
             name = job_key(j, lib, version)
             _write_cached(results / f"{name}.json", record(key, "result", name, o.as_dict()))
     return out
+
+
+def _audit_groups(batches: list[_Batch], workers: int) -> list[_Audit]:
+    """The audits of a pass: every batch whose lemmas rest on CoqInterval in one, the others
+    in another (one with a single worker).  An audit's cost is mostly the walk of the library
+    behind its lemmas (CoqInterval's: ~6 s, the reals' alone: ~1 s), paid once per audit
+    however many lemmas share it; two audits let the cheaper one run beside the costly one,
+    each started as soon as its batches are compiled."""
+    if workers <= 1:
+        return [_Audit(list(batches))] if batches else []
+    heavy = [b for b in batches if "interval" in b.needs]
+    light = [b for b in batches if "interval" not in b.needs]
+    return [_Audit(g) for g in (heavy, light) if g]
 
 
 def _room(work: Path, probe: int = 1 << 16) -> Path:

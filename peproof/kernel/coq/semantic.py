@@ -29,6 +29,7 @@ import sympy as sp
 
 from peproof.kernel.coq import decay, integral, sem_round
 from peproof.kernel.coq.coqtext import arg as _a
+from peproof.kernel.coq.coqtext import ordered_terms
 
 SREL = {"==": "oeq", "<=": "ole", "<": "olt", "!=": "one"}
 SUNARY = {sp.sin: "osin", sp.cos: "ocos", sp.exp: "oexp", sp.atan: "oatan", sp.Abs: "oabs",
@@ -130,7 +131,7 @@ class SemPrinter:
 
     def _add(self, e) -> str:
         out = None
-        for t in e.as_ordered_terms():
+        for t in ordered_terms(e):
             c, _ = t.as_coeff_Mul()
             if c.is_negative:
                 body = self.term(-t)

@@ -389,8 +389,14 @@ def _dispatch(pre: str, per: list[str]) -> str:
     return f"{pre}pe_split; [ " + "\n  | ".join(per) + " ]"
 
 
+def _same(a, b) -> bool:
+    """``a`` and ``b`` print the same (``srepr``), tested only when they are equal as trees
+    (same ``srepr`` implies equal trees; the tree test is cheap, the printing is not)."""
+    return a == b and sp.srepr(a) == sp.srepr(b)
+
+
 def _closed(r, pr: Printer | None = None) -> str:
-    if r.op == "==" and sp.srepr(r.lhs) == sp.srepr(r.rhs):
+    if r.op == "==" and _same(r.lhs, r.rhs):
         return "reflexivity"
     if r.op == "==":
         alts = ["reflexivity", "solve [field]", "solve [lra]", "solve [pe_zsum_eval; field]"]
@@ -404,7 +410,7 @@ def _closer(r, pr: Printer, quick: bool = False) -> tuple[str, str, set]:
     """The tactic of one conclusion of a ``forall`` goal, its class and what it needs
     (``quick``: only the class and the needs)."""
     exprs = [r.lhs, r.rhs]
-    if r.op == "==" and sp.srepr(r.lhs) == sp.srepr(r.rhs):
+    if r.op == "==" and _same(r.lhs, r.rhs):
         return "reflexivity", "algebra", set()
     trig = _has(exprs, sp.sin | sp.cos)
     if quick:

@@ -56,7 +56,7 @@ import sympy as sp
 
 from peproof.claims import INT_DOMAINS, Rel, Statement
 from peproof.kernel.coq import decay, integral, sem_piecewise, sem_round
-from peproof.kernel.coq.coqtext import arg
+from peproof.kernel.coq.coqtext import arg, ordered_terms
 from peproof.kernel.coq.semantic import SemPrinter, Unprintable, den_factor
 
 
@@ -395,7 +395,7 @@ class Printer:
             raise Untranslatable(f"{what} {sp.sstr(e)} is not an integer polynomial in "
                                  "integer variables")
         z = ""
-        for t in e.as_ordered_terms():
+        for t in ordered_terms(e):
             c, m = t.as_coeff_Mul()
             c = sp.Rational(c)
             mz = "" if m == 1 else self.zexact(m)
@@ -472,7 +472,7 @@ class Printer:
 
     def _add(self, e) -> str:
         out = ""
-        for t in e.as_ordered_terms():
+        for t in ordered_terms(e):
             c, rest = t.as_coeff_Mul()
             if c.is_negative:
                 body = self.term(-t)
