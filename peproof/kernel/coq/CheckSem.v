@@ -286,3 +286,17 @@ Ltac pe_case_close :=
         | solve [pe_pos_facts; pe_rinv; pe_pos_facts; pe_prod_hints; nra] ].
 
 Ltac pe_cases := pe_split; pe_dec; pe_split.
+
+(** Merging before the split: [pe_same_arg a b] replaces the term [a] of the goal by [b],
+    with a proof that the two [Sem] terms are equal under the hypotheses ([pe_same_value]:
+    every decision split, a branch where both are undefined by [reflexivity], a branch where
+    both are defined by [field], each denominator nonzero by a hypothesis or [lra]).  A branch
+    where one side is defined and the other is not, or a denominator not known to be nonzero,
+    leaves a goal, and the merge fails: the goal is then as it was.  The case split scripts
+    propose merges of arguments equal as rational functions (case_scripts.py), so that one
+    decision covers both; this tactic decides whether they are equal. *)
+Ltac pe_same_value :=
+  pe_dec; first [ reflexivity
+                | f_equal; first [ reflexivity | field; repeat split; first [ assumption | lra ] ] ].
+
+Ltac pe_same_arg a b := replace a with b by (solve [pe_same_value]).
