@@ -32,8 +32,8 @@ MIN_CLAIMS = 16
 
 
 def _decide_ahead(session) -> None:
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        return
+    if os.environ.get("PYTEST_XDIST_WORKER") or session.config.option.collectonly:
+        return  # xdist's workers share the cores already; --collect-only decides nothing
     want = os.environ.get("PEPROOF_PROOFS_WORKERS", "")
     workers = int(want) if want.isdigit() and int(want) > 0 else None
     claims = [item.callspec.params["claim"] for item in session.items

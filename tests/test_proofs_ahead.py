@@ -159,3 +159,35 @@ def test_the_claim_limit_is_not_swallowed_by_an_engines_except_exception():
 
     with pytest.raises(testing._OutOfTime):
         testing._limited(engine, 1.0)
+
+
+def test_the_suite_decides_ahead_when_it_runs_and_not_when_it_only_lists(monkeypatch):
+    """``proofs/conftest.py`` starts the deciding after collection for a run of the suite, but
+    not for ``--collect-only`` (a listing: nothing is decided) nor on an xdist worker."""
+    import importlib.util
+    from types import SimpleNamespace
+
+    spec = importlib.util.spec_from_file_location(
+        "proofs_conftest_under_test", registry.__file__.replace(
+            "peproof/registry.py", "proofs/conftest.py"))
+    conftest = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conftest)
+    called = []
+    monkeypatch.setattr(testing, "decide_ahead", lambda claims, workers: called.append(claims))
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    monkeypatch.delenv("PEPROOF_PROOFS_WORKERS", raising=False)
+    items = [SimpleNamespace(callspec=SimpleNamespace(params={"claim": c})) for c in SAMPLE]
+    assert len(items) >= conftest.MIN_CLAIMS
+
+    def session(collectonly):
+        return SimpleNamespace(items=items, config=SimpleNamespace(
+            option=SimpleNamespace(collectonly=collectonly)))
+
+    conftest._decide_ahead(session(True))
+    assert called == []
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw0")
+    conftest._decide_ahead(session(False))
+    assert called == []
+    monkeypatch.delenv("PYTEST_XDIST_WORKER")
+    conftest._decide_ahead(session(False))
+    assert called == [SAMPLE]
