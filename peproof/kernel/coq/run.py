@@ -368,6 +368,7 @@ def _compile_modules(exe: str, tmp: Path, srcs: dict[str, str], workers: int,
         pool.shutdown(wait=False, cancel_futures=True)
         for p in _live_in(tmp):
             _kill(p)
+        pool.shutdown(wait=True)  # their threads see them end: none is left registered
         raise
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
