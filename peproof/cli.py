@@ -231,6 +231,11 @@ def main(argv: list[str] | None = None) -> int:
     except MemoryError:
         return _fail("error: out of memory (ask for less, or see --max-memory)", 2)
     except Exception as exc:  # noqa: BLE001 - never a traceback unless asked for
+        if signals.received() is not None:  # the interrupt, wrapped on its way out (a ctypes
+            # call of z3 turns it into ArgumentError, the numeric engine into its own error)
+            interrupted = signals.Interrupted(signals.received())
+            _reap(argv)
+            return _fail(f"interrupted by {interrupted.name}; stopped", interrupted.exit_code)
         if _traceback():
             raise
         line = (str(exc).strip().splitlines() or [""])[0][:200]

@@ -94,3 +94,40 @@ def test_bad_input_is_one_line_exit_2(args):
     assert r.returncode == 2
     assert "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+@pytest.mark.parametrize("wrap", ["ctypes", "numeric"])
+def test_an_interrupt_wrapped_on_its_way_out_is_still_an_interrupt(capsys, monkeypatch, wrap):
+    """SIGTERM that arrives inside a ctypes call (z3's) leaves it as ``ctypes.ArgumentError``,
+    and inside the numeric engine as that engine's own error: either way ``peproof`` says it
+    was interrupted by SIGTERM, in one line, exit 143 -- not "internal error", exit 3 (seen
+    with a real SIGTERM while ``peproof prove`` decided).  The same error without a signal is
+    still an internal error."""
+    import ctypes
+    import signal
+
+    from peproof import cli
+    from peproof.guard import signals
+    from peproof.numeric.engine import Interrupted as NumericInterrupted
+
+    def wrapped():
+        return (ctypes.ArgumentError("argument 1: Interrupted: SIGTERM") if wrap == "ctypes"
+                else NumericInterrupted(0, 1, None, signal.SIGTERM))
+
+    def interrupted(args):
+        try:
+            signals._handler(signal.SIGTERM, None)  # the real handler: records, raises
+        except signals.Interrupted:
+            raise wrapped() from None
+
+    monkeypatch.setattr(cli, "cmd_prove", interrupted)
+    assert main(["prove"]) == 143
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["peproof: interrupted by SIGTERM; stopped"], err
+
+    def no_signal(args):
+        raise wrapped()
+
+    monkeypatch.setattr(cli, "cmd_prove", no_signal)
+    assert main(["prove"]) == 3
+    assert "internal error" in capsys.readouterr().err

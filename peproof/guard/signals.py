@@ -49,6 +49,11 @@ class Interrupted(KeyboardInterrupt):
 _received: list[int] = []
 
 
+def received() -> int | None:
+    """The signal received since :func:`install` (SIGINT / SIGTERM), or None."""
+    return _received[0] if _received else None
+
+
 def _handler(signum, _frame):
     if _received:  # already stopping: a second signal must not break the clean-up
         return
