@@ -186,6 +186,10 @@ def test_constant_sums_keep_their_guess_and_varying_ones_skip_trigsimp(monkeypat
                + (sp.cos(pos * w) - sp.cos((k + pos) * w)) ** 2]
     for f in constant:
         assert not more_scripts._varies(f), f
+    # constant only where its assumptions hold (k odd): sampled off its parity, it would vary
+    odd = sp.Symbol("k", integer=True, odd=True, positive=True)
+    assert not more_scripts._varies(2 * sp.floor(odd / 2) - odd + sp.sin(x) ** 2
+                                    + sp.cos(x) ** 2)
     for f in varying:
         assert more_scripts._varies(f), f
     calls = []

@@ -27,7 +27,7 @@ import sympy as sp
 
 from peproof.kernel.coq import sem_round
 from peproof.kernel.coq.coqtext import closing
-from peproof.kernel.coq.reparse import _P, ParseError, tokenize
+from peproof.kernel.coq.reparse import ParseError, parse_sem_term
 from peproof.kernel.coq.tactics import NoScript, Script, point_values
 
 #: partial operations a case split decides, counted as the split takes them: each conclusion
@@ -151,13 +151,9 @@ def _reading(text: str, symbols: dict):
     if len(text) > MAX_ARG_CHARS or "fun" in text.split():
         return None
     try:
-        p = _P(tokenize(text), dict(symbols))
-        e = p.sarg()
-        if p.peek() is not None:
-            return None
+        return parse_sem_term(text, symbols)
     except (ParseError, TypeError, ValueError, AttributeError, IndexError):
         return None
-    return e
 
 
 def _zero(e) -> bool:

@@ -39,8 +39,9 @@ def constant_summand(exprs):
 
 
 def _varies(f) -> bool:
-    """``f`` takes two different values at two points of its variables' domains (integers for
-    integer symbols, the sign their assumptions give): then it is no constant and SymPy's
+    """``f`` takes different values at four points of its variables' domains (integers for
+    integer symbols, the sign and parity their assumptions give): then it is no constant and
+    SymPy's
     ``trigsimp`` (a tenth of a second a call) is not asked.  Any doubt (a value not a finite
     real, close values) answers False: the guess is made as before."""
     syms = sorted(f.free_symbols, key=lambda s: s.name)
@@ -51,6 +52,8 @@ def _varies(f) -> bool:
         for s in syms:
             v = sp.Integer(draw.randint(1, 12)) if s.is_integer else sp.Rational(
                 draw.randint(1, 40), draw.randint(1, 13))
+            if s.is_even or s.is_odd:  # the parity its assumptions give it
+                v = 2 * (v // 2) + (1 if s.is_odd else 0) or 2
             pt[s] = -v if s.is_negative or s.is_nonpositive else v
         try:
             x = complex(f.xreplace(pt).evalf(30))

@@ -530,6 +530,16 @@ def parse_goal(text: str) -> Parsed:
     return out
 
 
+def parse_sem_term(text: str, symbols: dict) -> sp.Expr:
+    """One parenthesized ``Sem.v`` term (``(oadd (Some l) (Some 1))``) as SymPy, names resolved
+    in ``symbols``."""
+    p = _P(tokenize(text), dict(symbols))
+    e = p.sarg()
+    if p.peek() is not None:
+        raise ParseError(f"trailing tokens: {p.t[p.i:p.i + 5]}")
+    return e
+
+
 def parse_term(text: str, symbols: dict) -> sp.Expr:
     """One real term (names resolved in ``symbols``: name -> SymPy symbol)."""
     p = _P(tokenize(text), dict(symbols))

@@ -1034,8 +1034,8 @@ SPLIT_MIN = 15.0
 
 
 def _make_batches(jobs: list[Job], workers: int, size: int) -> list[_Batch]:
-    """Few large batches: each coqc run loads the reals (and CoqInterval) once, and each audit
-    walks the library behind its lemmas once (Print Assumptions of an interval proof: ~7 s).
+    """Few large batches: each coqc run loads the reals (and CoqInterval) once (the audits are
+    per kind of library, not per batch: :func:`_audit_groups`).
     Each kind of header (with or without CoqInterval) is cut into ``workers`` batches of about
     equal estimated cost (:func:`_cost`, largest job first into the cheapest batch; one batch
     when the kind costs less than :data:`SPLIT_MIN`), more when a batch would exceed ``size``
