@@ -53,6 +53,19 @@ def test_a_cheap_kind_is_one_batch_and_a_costly_one_is_shared_evenly():
     assert sorted(j.key for b in batches for j in b.jobs) == sorted(j.key for j in cheap + costly)
 
 
+def test_a_batch_counts_the_audit_that_waits_for_it():
+    """A small batch of CoqInterval's group goes before a larger small batch of the plain
+    group: its audit (the walk of CoqInterval, ~7 s) waits for it and should run beside the
+    rest, not after it.  By its own cost alone the plain batch would go first."""
+    interval = [run.Job("i0", "i0", "True", "exact I", frozenset({"interval"}))]
+    integral = [run.Job(f"g{i}", f"g{i}", "True", "exact I", frozenset({"integral"}))
+                for i in range(8)]
+    batches = run._make_batches(integral + interval, 2, 150)
+    kinds = [sorted(b.needs) for b in batches]
+    assert kinds == [["interval"], ["integral"]], kinds
+    assert sum(map(run._cost, integral)) > sum(map(run._cost, interval))
+
+
 @needs_coq
 @pytest.mark.timeout(600)
 def test_hinted_statements_mean_what_they_say(coq_worker_cache, monkeypatch):

@@ -322,6 +322,22 @@ class Cancelled(Exception):
     """The caller no longer wants the library (:meth:`LibraryAhead.stop`)."""
 
 
+def _critical_path(srcs: dict[str, str], deps: dict[str, list[str]]) -> dict[str, int]:
+    """For each module, the longest chain of source text from it through the modules that
+    import it (a module's compile time is roughly its length): the ready module with the
+    longest chain is compiled first, so that the chain that ends the build starts early
+    (Defs, Sem, Decay, Floor: not Sem's users in name order, which left one core idle)."""
+    users = {n: [m for m in srcs if n in deps[m]] for n in srcs}
+    memo: dict[str, int] = {}
+
+    def chain(n: str) -> int:
+        if n not in memo:
+            memo[n] = len(srcs[n]) + max((chain(u) for u in users[n]), default=0)
+        return memo[n]
+
+    return {n: chain(n) for n in srcs}
+
+
 def _compile_modules(exe: str, tmp: Path, srcs: dict[str, str], workers: int,
                      cancel: threading.Event | None = None
                      ) -> tuple[list[str], dict[str, str]]:
@@ -335,7 +351,7 @@ def _compile_modules(exe: str, tmp: Path, srcs: dict[str, str], workers: int,
     deps = {n: _deps(srcs[n], srcs) for n in order}
     done: set[str] = set()
     errors: dict[str, str] = {}
-    pending = list(order)
+    pending = sorted(order, key=_critical_path(srcs, deps).__getitem__, reverse=True)
     running: dict = {}  # future -> module
     pool = ThreadPoolExecutor(max_workers=max(1, workers))
     try:
@@ -1039,8 +1055,8 @@ def _make_batches(jobs: list[Job], workers: int, size: int) -> list[_Batch]:
     Each kind of header (with or without CoqInterval) is cut into ``workers`` batches of about
     equal estimated cost (:func:`_cost`, largest job first into the cheapest batch; one batch
     when the kind costs less than :data:`SPLIT_MIN`), more when a batch would exceed ``size``
-    jobs; the batches are returned most costly first, so that the
-    pool's workers finish together."""
+    jobs; the batches are returned most costly first, each counted with the audit that waits
+    for it (:func:`_audit_cost`), so that the pool's workers finish together."""
     groups: dict[frozenset, list[Job]] = {}
     for j in jobs:
         groups.setdefault(j.needs, []).append(j)
@@ -1059,5 +1075,17 @@ def _make_batches(jobs: list[Job], workers: int, size: int) -> list[_Batch]:
             bins[k].append(j)
             load[k] += _cost(j)
         out += [(w, _Batch(b, needs)) for w, b in zip(load, bins, strict=True) if b]
-    out.sort(key=lambda wb: -wb[0])
+    # a batch's priority: its cost and that of the audit that waits for it (the audits are
+    # by group, :func:`_audit_groups`): a small batch of the CoqInterval group goes before the
+    # small batches of the other, so that its costly audit runs beside them, not after them
+    tail = {heavy: _audit_cost([j for j in jobs if ("interval" in j.needs) == heavy], heavy)
+            for heavy in (True, False)}
+    out.sort(key=lambda wb: -(wb[0] + tail["interval" in wb[1].needs]))
     return [b for _, b in out]
+
+
+def _audit_cost(jobs: list[Job], heavy: bool) -> float:
+    """A rough cost of an audit in CPU seconds: the walk of the library behind its lemmas
+    (CoqInterval's: ~6 s) and the statements elaborated again, about a second per 200 KB
+    (measured: 952 KB of plain statements 5.4 s, 144 KB of CoqInterval's kinds 7.7 s)."""
+    return (7.0 if heavy else 1.0) + sum(len(j.statement) for j in jobs) / 200000
