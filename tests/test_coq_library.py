@@ -76,10 +76,10 @@ MAIN = ("zsum_succ", "zsum_ext_gen", "zsum_const", "zsum_sum_f_R0", "rpow_pos", 
         "tprop_intro")
 
 
-def test_audit_of_main_lemmas_one_by_one(tmp_path):
+def test_audit_of_main_lemmas_one_by_one(tmp_path, built):
     """The whole is clean, so each lemma is; read one by one, a few (about a second each)."""
     some = ("zsum_ext_gen", "pe_shift", "blk_orthogonal", "norm_half_d", "paper_freq_decreasing")
-    audit = library.audit(COQC, tmp_path, only=some)
+    audit = library.audit(COQC, tmp_path, only=some, compiled=built[0])
     assert sorted(a.lemma for a in audit) == sorted(["all", *some])
     bad = [(a.module, a.lemma, a.axioms, a.problems) for a in audit if not a.ok]
     assert not bad
@@ -89,21 +89,23 @@ def test_audit_of_main_lemmas_one_by_one(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)  # half a second per lemma: lib/PiIrr.v added 32
-def test_audit_of_every_lemma_one_by_one(tmp_path):
-    audit = library.audit(COQC, tmp_path, per_lemma=True)
+def test_audit_of_every_lemma_one_by_one(tmp_path, built):
+    audit = library.audit(COQC, tmp_path, per_lemma=True, compiled=built[0])
     assert len(audit) >= 80 and set(MAIN) <= {a.lemma for a in audit}
     assert not [(a.module, a.lemma, a.axioms, a.problems) for a in audit if not a.ok]
 
 
-def test_sabotage_admitted_lemma_is_rejected(tmp_path):
+def test_sabotage_admitted_lemma_is_rejected(tmp_path, built):
     def admit(src: str) -> str:
         i = src.index("Lemma zsum_const :")
         j = src.index("Qed.", i)
         return src[:j] + "Admitted." + src[j + 4:]
 
     lib = sabotaged(tmp_path, "Defs", admit)
+    # every module imports Defs: none of the clean build's compiled files may be used
     whole, *audit = library.audit(COQC, tmp_path / "work", lib=lib,
-                                  only=("zsum_const", "norm_half_d", "zsum_succ"))
+                                  only=("zsum_const", "norm_half_d", "zsum_succ"),
+                                  compiled=built[0])
     assert not whole.ok and "zsum_const" in whole.axioms
     bad = {a.lemma: a.axioms for a in audit if not a.ok}
     # zsum_const itself, norm_half_d that rests on it; an unrelated lemma is still clean
@@ -111,14 +113,21 @@ def test_sabotage_admitted_lemma_is_rejected(tmp_path):
     assert "zsum_const" in bad["zsum_const"] and "zsum_const" in bad["norm_half_d"]
 
 
-def test_sabotage_added_axiom_is_rejected(tmp_path):
+def test_sabotage_added_axiom_is_rejected(tmp_path, built):
     def add_axiom(src: str) -> str:
         return src + ("\nAxiom pe_cheat : forall x : R, sin x = 0.\n"
                       "Lemma pe_cheat_used : sin 1 = 0.\nProof. apply pe_cheat. Qed.\n")
 
     lib = sabotaged(tmp_path, "PE", add_axiom)
-    whole, *audit = library.audit(COQC, tmp_path / "work", lib=lib,
-                                  only=("pe_cheat_used", "inner_offset"))
+    log = tmp_path / "compiled"
+    wrapper = tmp_path / "coqc"
+    wrapper.write_text(f'#!/bin/sh\nfor a in "$@"; do last="$a"; done\necho "$last" >> {log}\n'
+                       f'exec {COQC} "$@"\n')
+    wrapper.chmod(0o755)
+    whole, *audit = library.audit(str(wrapper), tmp_path / "work", lib=lib,
+                                  only=("pe_cheat_used", "inner_offset"), compiled=built[0])
+    # the clean build's files of the modules that do not import PE are copied, not compiled
+    assert log.read_text().split() == ["PE.v", "Tactics.v", "Audit.v"]
     assert not whole.ok and "pe_cheat" in whole.axioms
     bad = {a.lemma: a.axioms for a in audit if not a.ok}
     assert set(bad) == {"pe_cheat_used"}, bad
@@ -151,10 +160,10 @@ def test_an_unclean_whole_is_read_again_lemma_by_lemma(tmp_path):
     assert next(a for a in audit if a.lemma == "tiny_b").axioms == ("tiny_cheat",)
 
 
-def test_a_module_that_does_not_compile_is_an_error(tmp_path):
+def test_a_module_that_does_not_compile_is_an_error(tmp_path, built):
     lib = sabotaged(tmp_path, "PE", lambda s: s.replace("apply pair_inner.", "apply pair_norm.", 1))
     with pytest.raises(library.AuditError, match="PE.v does not compile"):
-        library.audit(COQC, tmp_path / "work", lib=lib)
+        library.audit(COQC, tmp_path / "work", lib=lib, compiled=built[0])
 
 
 # -- zsum is SymPy's Sum -----------------------------------------------------------------------

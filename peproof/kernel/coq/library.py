@@ -93,7 +93,8 @@ class AuditError(Exception):
 
 
 def audit(coqc: str, workdir: Path, lib: Path = LIB, timeout: float = 600,
-          per_lemma: bool = False, only: tuple[str, ...] = ()) -> list[LemmaAudit]:
+          per_lemma: bool = False, only: tuple[str, ...] = (),
+          compiled: Path | None = None) -> list[LemmaAudit]:
     """Compile ``lib``'s modules in ``workdir`` and read ``Print Assumptions``.
 
     ``Print Assumptions`` costs about half a second per lemma here (it walks the reals'
@@ -103,10 +104,25 @@ def audit(coqc: str, workdir: Path, lib: Path = LIB, timeout: float = 600,
     own (naming the culprits; a lemma of a clean module gets its module's answer, a superset
     of its own); with ``per_lemma`` every lemma on its own (``only``: just these lemmas, by
     name, read after the whole).  Raises :class:`AuditError` when a module
-    does not compile or the answers cannot be told apart."""
+    does not compile or the answers cannot be told apart.
+
+    ``compiled``: a folder where the library was compiled before (by this function): a module
+    whose source is the same as the one compiled there, and all of whose imports were taken
+    from there too, is copied (its compiled files) instead of compiled again; any other is
+    compiled here (Coq refuses a compiled import that does not match what it was compiled
+    against).  The audit itself is always read again."""
     workdir.mkdir(parents=True, exist_ok=True)
+    reused: set[str] = set()
     for m in MODULES:
-        shutil.copyfile(lib / f"{m}.v", workdir / f"{m}.v")
+        src = (lib / f"{m}.v").read_text()
+        (workdir / f"{m}.v").write_text(src)
+        if compiled is not None and _same_as(compiled, m, src) and all(
+                d in reused for d in _imports(src)):
+            for ext in _COMPILED:
+                if (compiled / f"{m}{ext}").exists():
+                    shutil.copyfile(compiled / f"{m}{ext}", workdir / f"{m}{ext}")
+            reused.add(m)
+            continue
         _coqc(coqc, workdir, f"{m}.v", timeout)
     names = [(m, n) for m in MODULES for n in lemma_names(source(m, lib))]
     items = [(m, n, f"{m}.{n}") for m, n in names if not only or n in only]
@@ -135,6 +151,25 @@ def audit(coqc: str, workdir: Path, lib: Path = LIB, timeout: float = 600,
     union_of = {u.module: u for u in unions}
     return [exact.get((m, n)) or LemmaAudit(m, n, union_of[m].axioms, union_of[m].problems)
             for m, n, _ in items]
+
+
+_COMPILED = (".vo", ".vos", ".vok", ".glob")
+
+
+def _same_as(compiled: Path, module: str, src: str) -> bool:
+    try:
+        return (compiled / f"{module}.v").read_text() == src and (
+            compiled / f"{module}.vo").is_file()
+    except OSError:
+        return False
+
+
+def _imports(src: str) -> list[str]:
+    """The library modules ``src`` requires."""
+    found: list[str] = []
+    for m in re.finditer(rf"From\s+{LOGICAL}\s+Require\s+(?:Import\s+|Export\s+)?([^.]*)\.", src):
+        found += [n for n in m.group(1).split() if n in MODULES]
+    return found
 
 
 def _print_assumptions(coqc: str, workdir: Path, items: list[tuple[str, str, str]],
