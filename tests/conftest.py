@@ -308,6 +308,20 @@ def _coq_library_built_once(tmp_path_factory):
 _SEED_OFF = False
 
 
+@pytest.fixture(scope="session")
+def coq_library(tmp_path_factory, _coq_library_built_once):
+    """The folder of this run's compiled Coq library (``run.build_library``: built once per run,
+    copied here), or None without Coq.  ``library.audit(..., compiled=)`` starts from it."""
+    from peproof.kernel.coq import run
+
+    exe = run.coqc()
+    version = run.coq_version(exe) if exe else None
+    if not exe or not version:
+        return None
+    lib = run.build_library(exe, version, tmp_path_factory.mktemp("coq-library"))
+    return lib.path if not lib.fault and not lib.errors else None
+
+
 @pytest.fixture(autouse=True)
 def _coq_compiles(request):
     """``@pytest.mark.coq_compiles``: this test's libraries are compiled, not copied."""

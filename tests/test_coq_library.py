@@ -32,9 +32,11 @@ HEADER = ("From Coq Require Import ZArith Reals Lia Lra Nsatz.\n"
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> tuple[Path, list[library.LemmaAudit]]:
+def built(tmp_path_factory, coq_library) -> tuple[Path, list[library.LemmaAudit]]:
+    """The library audited whole, its compiled files those of the run's build (the same
+    sources by the same coqc: tests/conftest.py's ``coq_library``)."""
     d = tmp_path_factory.mktemp("coqlib")
-    return d, library.audit(COQC, d)
+    return d, library.audit(COQC, d, compiled=coq_library)
 
 
 def coqc(workdir: Path, name: str, text: str, timeout: float = 900) -> subprocess.CompletedProcess:
