@@ -34,6 +34,7 @@ from pathlib import Path
 
 import pytest
 
+from peproof.guard import keys
 from peproof.kernel.coq import run as coqrun
 
 if "faults_harness" not in sys.modules:  # one copy for every test_faults* module
@@ -73,16 +74,36 @@ def state(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory, state):
+def built(tmp_path_factory, state, coq_library):
     """A cache folder with the library compiled (under the module's key), copied by the cases
-    that need it."""
+    that need it: the run's compiled library (tests/conftest.py's ``coq_library``) with its
+    record signed with the cases' user key, as ``peproof prove`` would have left it; checked
+    by a real ``peproof prove`` that uses it (and does not compile it again)."""
     root = tmp_path_factory.mktemp("coqbuilt")
+    cache = root / "cache"
     c = H.Case(root / "case", state)
-    c.env["PEPROOF_COQ_CACHE"] = str(root / "cache")
+    c.env["PEPROOF_COQ_CACHE"] = str(cache)
+    if coq_library is not None and Path(REAL).resolve() == Path(shutil.which("coqc")).resolve():
+        lh = coqrun.library_hash(coqrun.coq_version(REAL))
+        meta = coqrun.signed(coqrun._PROCESS_KEY, "library", lh,
+                             json.loads((coq_library / "built.json").read_text()))
+        assert isinstance(meta, dict), "the run's library record does not read back"
+        with pytest.MonkeyPatch.context() as mp:  # the cases' key (their state folder)
+            mp.setenv("XDG_STATE_HOME", str(state))
+            keys.user_key.cache_clear()
+            key, why = keys.user_key()
+            keys.user_key.cache_clear()
+        assert why is None, why
+        dest = cache / coq_library.name
+        shutil.copytree(coq_library, dest)
+        (dest / "built.json").write_text(json.dumps(coqrun.record(key, "library", lh, meta)))
+    seeded = {p.name: p.stat().st_ino for p in cache.glob("lib-*/*.vo")}
     rc, out, err = c.run(*prove(), timeout=900)
     assert rc == 0 and coq_status(out) == CHECKED, (rc, err[-2000:])
-    shutil.rmtree(root / "cache" / "results")
-    return root / "cache"
+    if seeded:  # the seeded library was used: the same files, none compiled again
+        assert {p.name: p.stat().st_ino for p in cache.glob("lib-*/*.vo")} == seeded
+    shutil.rmtree(cache / "results")
+    return cache
 
 
 @pytest.fixture
