@@ -20,6 +20,7 @@ settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHES
 # module asks for them; each test waits for its own.
 
 import json  # noqa: E402
+import shutil  # noqa: E402
 import signal  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -245,7 +246,8 @@ def _coq_library_built_once(tmp_path_factory):
         return fd
 
     def template(exe, version, lh):
-        """The run's compiled library for ``lh`` and its record's data, built on first use."""
+        """The run's compiled library for ``lh`` and the key its record is signed with, built
+        on first use."""
         folder = shared / f"coq-library-template-{lh[:20]}"
         fd = locked("template-" + lh[:20])
         try:
@@ -256,9 +258,7 @@ def _coq_library_built_once(tmp_path_factory):
             lib = real(exe, version, folder, key)
             if lib.path is None or lib.fault:
                 return None
-            meta = run.signed(key, "library", lh,
-                              json.loads((lib.path / "built.json").read_text()))
-            return (lib.path, meta) if isinstance(meta, dict) else None
+            return lib.path, key
         finally:
             os.close(fd)
 
@@ -272,13 +272,15 @@ def _coq_library_built_once(tmp_path_factory):
         made = template(exe, version, lh)
         if made is None:
             return
-        src, meta = made
+        src, template_key = made
         Path(root).mkdir(parents=True, exist_ok=True)
         tmp = Path(root) / f".seed-{os.getpid()}-{dest.name}"
         shutil.rmtree(tmp, ignore_errors=True)
-        shutil.copytree(src, tmp)
-        (tmp / "built.json").write_text(json.dumps(run.record(key or run._PROCESS_KEY,
-                                                              "library", lh, meta)))
+        try:
+            resign_library(src, tmp, lh, template_key, key or run._PROCESS_KEY)
+        except ValueError:  # the template's record does not read back: the real build
+            shutil.rmtree(tmp, ignore_errors=True)
+            return
         try:
             tmp.rename(dest)
         except OSError:  # built meanwhile: the real function reads theirs
@@ -306,6 +308,26 @@ def _coq_library_built_once(tmp_path_factory):
 
 
 _SEED_OFF = False
+
+
+def resign_library(src: Path, dest: Path, name: str, src_key: bytes, key: bytes) -> None:
+    """The compiled library ``name`` (its hash) in ``src``, its record signed with ``src_key``,
+    copied to ``dest`` with its record signed with ``key``: what a build under that key would
+    have left (the real loader still checks the signature and every compiled file's hash).
+    ValueError when the record is not that library's under ``src_key``."""
+    from peproof.kernel.coq import run
+
+    meta = run.signed(src_key, "library", name, json.loads((src / "built.json").read_text()))
+    if not isinstance(meta, dict):
+        raise ValueError(f"the library record in {src} does not read back")
+    shutil.copytree(src, dest)
+    (dest / "built.json").write_text(json.dumps(run.record(key, "library", name, meta)))
+
+
+@pytest.fixture(scope="session")
+def resign_coq_library():
+    """:func:`resign_library`, for test modules (a conftest is not imported by name)."""
+    return resign_library
 
 
 @pytest.fixture(scope="session")

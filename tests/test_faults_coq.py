@@ -74,7 +74,7 @@ def state(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory, state, coq_library):
+def built(tmp_path_factory, state, coq_library, resign_coq_library):
     """A cache folder with the library compiled (under the module's key), copied by the cases
     that need it: the run's compiled library (tests/conftest.py's ``coq_library``) with its
     record signed with the cases' user key, as ``peproof prove`` would have left it; checked
@@ -83,20 +83,16 @@ def built(tmp_path_factory, state, coq_library):
     cache = root / "cache"
     c = H.Case(root / "case", state)
     c.env["PEPROOF_COQ_CACHE"] = str(cache)
-    if coq_library is not None and Path(REAL).resolve() == Path(shutil.which("coqc")).resolve():
-        lh = coqrun.library_hash(coqrun.coq_version(REAL))
-        meta = coqrun.signed(coqrun._PROCESS_KEY, "library", lh,
-                             json.loads((coq_library / "built.json").read_text()))
-        assert isinstance(meta, dict), "the run's library record does not read back"
+    installed = shutil.which("coqc")
+    if coq_library is not None and installed and Path(REAL).resolve() == Path(installed).resolve():
         with pytest.MonkeyPatch.context() as mp:  # the cases' key (their state folder)
             mp.setenv("XDG_STATE_HOME", str(state))
             keys.user_key.cache_clear()
             key, why = keys.user_key()
             keys.user_key.cache_clear()
         assert why is None, why
-        dest = cache / coq_library.name
-        shutil.copytree(coq_library, dest)
-        (dest / "built.json").write_text(json.dumps(coqrun.record(key, "library", lh, meta)))
+        resign_coq_library(coq_library, cache / coq_library.name,
+                           coqrun.library_hash(coqrun.coq_version(REAL)), coqrun._PROCESS_KEY, key)
     seeded = {p.name: p.stat().st_ino for p in cache.glob("lib-*/*.vo")}
     rc, out, err = c.run(*prove(), timeout=900)
     assert rc == 0 and coq_status(out) == CHECKED, (rc, err[-2000:])

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from peproof.claims import Statement
-from peproof.kernel.coq.run import ALLOWED, REALS, parse_assumptions
+from peproof.kernel.coq.run import ALLOWED, REALS, _deps, parse_assumptions
 from peproof.kernel.coq.translate import Goal
 
 LIB = Path(__file__).resolve().parent / "lib"
@@ -117,7 +117,7 @@ def audit(coqc: str, workdir: Path, lib: Path = LIB, timeout: float = 600,
         src = (lib / f"{m}.v").read_text()
         (workdir / f"{m}.v").write_text(src)
         if compiled is not None and _same_as(compiled, m, src) and all(
-                d in reused for d in _imports(src)):
+                d in reused for d in _deps(src, MODULES)):
             for ext in _COMPILED:
                 if (compiled / f"{m}{ext}").exists():
                     shutil.copyfile(compiled / f"{m}{ext}", workdir / f"{m}{ext}")
@@ -162,14 +162,6 @@ def _same_as(compiled: Path, module: str, src: str) -> bool:
             compiled / f"{module}.vo").is_file()
     except OSError:
         return False
-
-
-def _imports(src: str) -> list[str]:
-    """The library modules ``src`` requires."""
-    found: list[str] = []
-    for m in re.finditer(rf"From\s+{LOGICAL}\s+Require\s+(?:Import\s+|Export\s+)?([^.]*)\.", src):
-        found += [n for n in m.group(1).split() if n in MODULES]
-    return found
 
 
 def _print_assumptions(coqc: str, workdir: Path, items: list[tuple[str, str, str]],

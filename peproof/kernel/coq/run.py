@@ -982,8 +982,8 @@ def _audit_groups(batches: list[_Batch], workers: int) -> list[_Audit]:
     each started as soon as its batches are compiled."""
     if workers <= 1:
         return [_Audit(list(batches))] if batches else []
-    heavy = [b for b in batches if "interval" in b.needs]
-    light = [b for b in batches if "interval" not in b.needs]
+    heavy = [b for b in batches if _heavy(b.needs)]
+    light = [b for b in batches if not _heavy(b.needs)]
     return [_Audit(g) for g in (heavy, light) if g]
 
 
@@ -1078,10 +1078,15 @@ def _make_batches(jobs: list[Job], workers: int, size: int) -> list[_Batch]:
     # a batch's priority: its cost and that of the audit that waits for it (the audits are
     # by group, :func:`_audit_groups`): a small batch of the CoqInterval group goes before the
     # small batches of the other, so that its costly audit runs beside them, not after them
-    tail = {heavy: _audit_cost([j for j in jobs if ("interval" in j.needs) == heavy], heavy)
+    tail = {heavy: _audit_cost([j for j in jobs if _heavy(j.needs) == heavy], heavy)
             for heavy in (True, False)}
-    out.sort(key=lambda wb: -(wb[0] + tail["interval" in wb[1].needs]))
+    out.sort(key=lambda wb: -(wb[0] + tail[_heavy(wb[1].needs)]))
     return [b for _, b in out]
+
+
+def _heavy(needs: frozenset) -> bool:
+    """Do a job's lemmas rest on CoqInterval (their audit group, :func:`_audit_groups`)?"""
+    return "interval" in needs
 
 
 def _audit_cost(jobs: list[Job], heavy: bool) -> float:
