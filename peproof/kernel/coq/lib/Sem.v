@@ -444,13 +444,41 @@ Ltac pe_not_int z q :=
   | - (IZR ?p / IZR ?r) => apply (not_int z (- p) r); pe_ni_close z q
   end.
 
+(** Is there a value [pe_absurd]'s rewrite step could evaluate ([sqrt 0], [sin PI], [cos (- x)],
+    ...)?  Only then is the rewrite worth its cost (it walks every hypothesis for each of its
+    fourteen lemmas); without one it is [lra] alone, tried just before. *)
+Ltac pe_has_value :=
+  match goal with
+  | H : context [sqrt (IZR _)] |- _ => idtac | H : context [sqrt R0] |- _ => idtac
+  | H : context [sqrt R1] |- _ => idtac
+  | H : context [ln (IZR _)] |- _ => idtac | H : context [ln R1] |- _ => idtac
+  | H : context [exp (IZR _)] |- _ => idtac | H : context [exp R0] |- _ => idtac
+  | H : context [Rabs (IZR _)] |- _ => idtac | H : context [Rabs R0] |- _ => idtac
+  | H : context [Int_part (IZR _)] |- _ => idtac
+  | H : context [sin (- _)] |- _ => idtac | H : context [cos (- _)] |- _ => idtac
+  | H : context [sin (IZR _)] |- _ => idtac | H : context [cos (IZR _)] |- _ => idtac
+  | H : context [sin R0] |- _ => idtac | H : context [cos R0] |- _ => idtac
+  | H : context [sin PI] |- _ => idtac | H : context [cos PI] |- _ => idtac
+  | H : context [sin (PI / _)] |- _ => idtac | H : context [cos (PI / _)] |- _ => idtac
+  end.
+
+(** The integer step of [pe_absurd]'s [H : ~ P]: [lia] on [P] when [P] can be an integer fact
+    ([IZR a <> IZR b] through [IZR_neq]); never on a relation of reals, which [lia] proves
+    only from a contradiction among the integer hypotheses, tried before ([exfalso; lia]). *)
+Ltac pe_neg_lia :=
+  lazymatch goal with
+  | |- IZR _ <> IZR _ => apply IZR_neq; lia
+  | |- @eq R _ _ => fail | |- Rlt _ _ => fail | |- Rle _ _ => fail
+  | |- Rgt _ _ => fail | |- Rge _ _ => fail | |- ~ (@eq R _ _) => fail
+  | |- _ => lia
+  end.
+
 Ltac pe_absurd :=
   first [ contradiction | discriminate
         | solve [exfalso; lra] | solve [exfalso; lia]
-        | match goal with H : ~ _ |- _ => solve [exfalso; apply H; first [lra | assumption
-                                                                       | apply IZR_neq; lia
-                                                                       | apply not_0_IZR; lia
-                                                                       | lia] ] end
+        | match goal with H : ?a <> ?a |- _ => exact (False_ind _ (H eq_refl)) end
+        | match goal with H : ~ _ |- _ =>
+            solve [exfalso; apply H; first [lra | assumption | pe_neg_lia]] end
         | match goal with H : ?x <> ?y, E : ?x = ?y |- _ => solve [exfalso; exact (H E)] end
         | match goal with H : rpow ?b ?e = 0 |- _ => exact (False_ind _ (rpow_neq_0 b e H)) end
         | match goal with H : exp ?x = 0 |- _ =>
@@ -459,8 +487,9 @@ Ltac pe_absurd :=
         | match goal with H : sqrt ?x = 0 |- _ =>
             solve [exfalso; pose proof (sqrt_lt_R0 x ltac:(lra)); lra] end
         | match goal with H : IZR ?z = ?q |- _ => solve [exfalso; pe_not_int z q] end
-        | solve [exfalso; rewrite ?sqrt_0, ?sqrt_1, ?ln_1, ?exp_0, ?sin_0, ?cos_0, ?sin_PI,
-                   ?cos_PI, ?sin_PI2, ?cos_PI2, ?cos_neg, ?sin_neg, ?Rabs_R0, ?Int_part_IZR in *;
+        | solve [exfalso; pe_has_value;
+                 rewrite ?sqrt_0, ?sqrt_1, ?ln_1, ?exp_0, ?sin_0, ?cos_0, ?sin_PI, ?cos_PI,
+                   ?sin_PI2, ?cos_PI2, ?cos_neg, ?sin_neg, ?Rabs_R0, ?Int_part_IZR in *;
                  first [ lra | match goal with H : ?a <> ?a |- _ => exact (H eq_refl) end ]]
         | match goal with H : PI = 0 |- _ => exact (False_ind _ (PI_neq0 H)) end
         (* a product that is zero: one factor is (a nonzero denominator [L * s], [155 * PI]) *)
