@@ -264,7 +264,7 @@ def _coq_library_built_once(tmp_path_factory):
 
     def seed(exe, version, root, key) -> None:
         lh = run.library_hash(version)
-        dest = Path(root) / f"lib-{lh[:20]}"
+        dest = run.library_dir(root, lh, key or run._PROCESS_KEY)
         if _SEED_OFF or os.environ.get("PEPROOF_TEST_LIBRARY_COPY") == "0" or dest.exists() \
                 or not installed or \
                 Path(exe).resolve() != Path(installed).resolve():

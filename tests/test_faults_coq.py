@@ -91,8 +91,9 @@ def built(tmp_path_factory, state, coq_library, resign_coq_library):
             key, why = keys.user_key()
             keys.user_key.cache_clear()
         assert why is None, why
-        resign_coq_library(coq_library, cache / coq_library.name,
-                           coqrun.library_hash(coqrun.coq_version(REAL)), coqrun._PROCESS_KEY, key)
+        lh = coqrun.library_hash(coqrun.coq_version(REAL))
+        resign_coq_library(coq_library, coqrun.library_dir(cache, lh, key), lh,
+                           coqrun._PROCESS_KEY, key)
     seeded = {p.name: p.stat().st_ino for p in cache.glob("lib-*/*.vo")}
     rc, out, err = c.run(*prove(), timeout=900)
     assert rc == 0 and coq_status(out) == CHECKED, (rc, err[-2000:])

@@ -391,16 +391,23 @@ def _compile_modules(exe: str, tmp: Path, srcs: dict[str, str], workers: int,
     return [n for n in order if n in done], errors
 
 
+def library_dir(root: Path, lh: str, key: bytes) -> Path:
+    """Where the library ``lh`` signed with ``key`` is kept in ``root``: one folder per key, so
+    that runs with different keys sharing a cache (a test's process key beside the user's)
+    never replace each other's library while a pass compiles against it."""
+    return Path(root) / f"lib-{lh[:20]}-{hashlib.sha256(key).hexdigest()[:8]}"
+
+
 def build_library(exe: str, version: str, root: Path, key: bytes | None = None,
                   workers: int = 2, cancel: threading.Event | None = None) -> Library:
-    """Compile the library into ``root/lib-<hash>`` once (a module that does not compile is
-    recorded: the jobs that need it are not checked; independent modules are compiled side
-    by side, at most ``workers`` at once).  A library whose record is not signed
+    """Compile the library into ``root/lib-<hash>-<key>`` (:func:`library_dir`) once (a module
+    that does not compile is recorded: the jobs that need it are not checked; independent
+    modules are compiled side by side, at most ``workers`` at once).  A library whose record is not signed
     with ``key`` or whose compiled files differ from it is compiled again; a fault of the
     environment (coqc killed, no room) is returned as ``fault`` and recorded nowhere."""
     key = key or _PROCESS_KEY
     lh = library_hash(version)
-    dest = root / f"lib-{lh[:20]}"
+    dest = library_dir(root, lh, key)
     lib = _load_library(dest, lh, key)
     if lib is not None:
         return lib
@@ -411,15 +418,19 @@ def build_library(exe: str, version: str, root: Path, key: bytes | None = None,
         ok, errors = _compile_modules(exe, tmp, library_sources(), workers, cancel)
         meta = {"modules": ok, "errors": errors, "files": _vo_hashes(tmp)}
         (tmp / "built.json").write_text(json.dumps(record(key, "library", lh, meta)))
-        if dest.exists():  # damaged or not ours: set aside, then removed
-            aside = root / f".stale-{dest.name}-{os.getpid()}"
-            os.replace(dest, aside)
-            shutil.rmtree(aside, ignore_errors=True)
-        try:
-            tmp.rename(dest)
-            tmp = None
-        except OSError:  # built meanwhile by another run: use theirs if it is sound
-            pass
+        # a library built meanwhile by another run with this key is used, never replaced: its
+        # batches may be compiling against it (a replaced library fails their audit with
+        # "inconsistent assumptions")
+        if _load_library(dest, lh, key) is None:
+            if dest.exists():  # damaged: set aside, then removed
+                aside = root / f".stale-{dest.name}-{os.getpid()}"
+                os.replace(dest, aside)
+                shutil.rmtree(aside, ignore_errors=True)
+            try:
+                tmp.rename(dest)
+                tmp = None
+            except OSError:  # built meanwhile by another run: use theirs if it is sound
+                pass
     except subprocess.TimeoutExpired:
         return Library(None, lh, frozenset(), {}, f"coqc timed out after {BATCH_TIMEOUT} s "
                        "while compiling the library")

@@ -1,0 +1,89 @@
+"""Runs that share a Coq cache never replace each other's compiled library
+(peproof/kernel/coq/run.py, ``build_library`` and ``library_dir``).
+
+Seen in a test run: a pass compiled its batches against the library in the shared cache while
+another run, which had started compiling the same library before it was there, finished and
+replaced it; the first pass's audit then failed ("Compiled library PEBatch.batch0 makes
+inconsistent assumptions over library PEProof.Defs") and its claims were "not checked in Coq".
+Now a library built meanwhile with the same key is used, and runs with different keys (a
+test's process key beside the user's) keep one folder each.
+
+A fake ``coqc`` (a shell script that writes each module's compiled file) stands for Coq: what is
+tested is where the real ``build_library`` installs, reads and replaces libraries."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+from peproof.kernel.coq import run
+
+FAKE = """#!/bin/sh
+for a in "$@"; do last="$a"; done
+name=$(basename "$last" .v)
+echo "compiled by $$" > "$(dirname "$last")/$name.vo"
+"""
+VERSION = "8.16.1"
+#: the real function (tests/conftest.py wraps it to copy a compiled library, one build per
+#: folder at a time: the nested build below would wait for itself)
+build_library = getattr(run.build_library, "__wrapped__", run.build_library)
+
+
+def _fake(tmp_path: Path) -> str:
+    exe = tmp_path / "coqc"
+    exe.write_text(FAKE)
+    exe.chmod(exe.stat().st_mode | stat.S_IXUSR)
+    return str(exe)
+
+
+def _inodes(folder: Path) -> dict[str, int]:
+    return {p.name: p.stat().st_ino for p in folder.iterdir()}
+
+
+def test_a_library_built_meanwhile_with_the_same_key_is_used_not_replaced(tmp_path,
+                                                                          monkeypatch):
+    exe, root, key = _fake(tmp_path), tmp_path / "cache", b"k" * 32
+    lh = run.library_hash(VERSION)
+    dest = run.library_dir(root, lh, key)
+    real = run._compile_modules
+    theirs = {}
+
+    def meanwhile(*args, **kwargs):
+        # another run, started later, installs the same library while this one compiles
+        monkeypatch.setattr(run, "_compile_modules", real)
+        other = build_library(exe, VERSION, root, key)
+        assert other.path == dest and not other.fault
+        theirs.update(_inodes(dest))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(run, "_compile_modules", meanwhile)
+    lib = build_library(exe, VERSION, root, key)
+    assert theirs, "the other run did not install its library"
+    assert lib.path == dest and not lib.fault, lib
+    assert _inodes(dest) == theirs, "the library another run installed was replaced"
+    assert [p.name for p in root.iterdir()] == [dest.name], list(root.iterdir())
+
+
+def test_two_keys_keep_two_libraries(tmp_path):
+    exe, root = _fake(tmp_path), tmp_path / "cache"
+    lh = run.library_hash(VERSION)
+    first = build_library(exe, VERSION, root, b"1" * 32)
+    kept = _inodes(first.path)
+    second = build_library(exe, VERSION, root, b"2" * 32)
+    assert first.path != second.path and not first.fault and not second.fault
+    assert run._load_library(first.path, lh, b"1" * 32) is not None
+    assert _inodes(first.path) == kept
+    # each run reads its own again, nothing compiled
+    assert build_library(exe, VERSION, root, b"1" * 32).path == first.path
+    assert _inodes(first.path) == kept
+
+
+def test_a_damaged_library_of_this_key_is_still_replaced(tmp_path):
+    exe, root, key = _fake(tmp_path), tmp_path / "cache", b"k" * 32
+    lib = build_library(exe, VERSION, root, key)
+    vo = next(lib.path.glob("*.vo"))
+    vo.write_text("damaged")
+    again = build_library(exe, VERSION, root, key)
+    assert again.path == lib.path and not again.fault
+    assert vo.read_text() != "damaged"
+    assert run._load_library(lib.path, run.library_hash(VERSION), key) is not None
