@@ -402,9 +402,10 @@ def build_library(exe: str, version: str, root: Path, key: bytes | None = None,
                   workers: int = 2, cancel: threading.Event | None = None) -> Library:
     """Compile the library into ``root/lib-<hash>-<key>`` (:func:`library_dir`) once (a module
     that does not compile is recorded: the jobs that need it are not checked; independent
-    modules are compiled side by side, at most ``workers`` at once).  A library whose record is not signed
-    with ``key`` or whose compiled files differ from it is compiled again; a fault of the
-    environment (coqc killed, no room) is returned as ``fault`` and recorded nowhere."""
+    modules are compiled side by side, at most ``workers`` at once).  A library whose record
+    is not signed with ``key`` or whose compiled files differ from it is compiled again; a
+    fault of the environment (coqc killed, no room) is returned as ``fault`` and recorded
+    nowhere."""
     key = key or _PROCESS_KEY
     lh = library_hash(version)
     dest = library_dir(root, lh, key)
