@@ -476,7 +476,6 @@ Ltac pe_neg_lia :=
 Ltac pe_absurd :=
   first [ contradiction | discriminate
         | solve [exfalso; lra] | solve [exfalso; lia]
-        | match goal with H : ?a <> ?a |- _ => exact (False_ind _ (H eq_refl)) end
         | match goal with H : ~ _ |- _ =>
             solve [exfalso; apply H; first [lra | assumption | pe_neg_lia]] end
         | match goal with H : ?x <> ?y, E : ?x = ?y |- _ => solve [exfalso; exact (H E)] end
