@@ -6,6 +6,7 @@ so ``pytest proofs tests numeric`` (``make test``, CI) runs the fast set only.
 """
 
 import os
+import sys
 from pathlib import Path
 
 from hypothesis import HealthCheck, settings
@@ -16,6 +17,7 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None, max_examples=60)
 settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+sys.dont_write_bytecode = False  # rewritten tests kept: see tests/conftest.py
 
 HERE = Path(__file__).resolve().parent
 

@@ -2,6 +2,7 @@
 
 import gc
 import os
+import sys
 
 from hypothesis import HealthCheck, settings
 
@@ -11,6 +12,7 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None, max_examples=60)
 settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+sys.dont_write_bytecode = False  # rewritten tests kept: see tests/conftest.py
 
 
 # ``gc.freeze`` moves every object alive now into a generation the cyclic collector never

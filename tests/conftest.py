@@ -1,6 +1,7 @@
 """``pytest proofs``: one test per claim, test id = claim id."""
 
 import os
+import sys
 
 from hypothesis import HealthCheck, settings
 
@@ -10,6 +11,14 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None, max_examples=60)
 settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+# pytest's rewritten test modules are kept in __pycache__ even where PYTHONDONTWRITEBYTECODE
+# is set (our CI machines set it): otherwise every process that collects -- each xdist worker,
+# each pytest a test starts -- rewrites all of them again (collection of the three suites
+# 10.2 s -> 7.2 s of CPU).  The Makefile's BYTECODE step compiles the project's own modules
+# for the same reason.
+sys.dont_write_bytecode = False
 
 
 # ----------------------------------------------------------------------------- hostile input
@@ -23,7 +32,6 @@ import json  # noqa: E402
 import shutil  # noqa: E402
 import signal  # noqa: E402
 import subprocess  # noqa: E402
-import sys  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
 from concurrent.futures import ThreadPoolExecutor  # noqa: E402
