@@ -28,7 +28,6 @@ from peproof.commands._runs import (
     write_output,
 )
 from peproof.commands.separation import WORKER_BASE, envelope, render
-from peproof.encoding import ParameterError
 from peproof.guard import UsageError
 from peproof.guard.limits import RATES, Estimate, Limits, count
 from peproof.guard.limits import add_arguments as add_limit_arguments
@@ -144,6 +143,8 @@ def cmd_rope_decay(args) -> int:
     if out is not None and out.suffix not in OUT_SUFFIXES:
         raise UsageError(f"--out must end in {', '.join(OUT_SUFFIXES)}, got {args.out!r}")
     out = out_file(out)
+    from peproof.encoding import ParameterError  # SymPy: not imported by the other commands
+
     try:
         check_params(d, n_end, args.base)
         if k_from > n_end:
