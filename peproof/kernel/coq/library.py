@@ -106,11 +106,12 @@ def audit(coqc: str, workdir: Path, lib: Path = LIB, timeout: float = 600,
     name, read after the whole).  Raises :class:`AuditError` when a module
     does not compile or the answers cannot be told apart.
 
-    ``compiled``: a folder where the library was compiled before (by this function): a module
-    whose source is the same as the one compiled there, and all of whose imports were taken
-    from there too, is copied (its compiled files) instead of compiled again; any other is
-    compiled here (Coq refuses a compiled import that does not match what it was compiled
-    against).  The audit itself is always read again."""
+    ``compiled``: a folder where these modules were compiled before by the same coqc (the
+    runner's compiled library, or an earlier audit's work folder): a module whose source is
+    the same as the one compiled there, and all of whose imports were taken from there too,
+    is copied (its compiled files) instead of compiled again; any other is compiled here (Coq
+    refuses a compiled import that does not match what it was compiled against).  The audit
+    itself is always read again."""
     workdir.mkdir(parents=True, exist_ok=True)
     reused: set[str] = set()
     for m in MODULES:
