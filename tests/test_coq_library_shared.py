@@ -87,3 +87,28 @@ def test_a_damaged_library_of_this_key_is_still_replaced(tmp_path):
     assert again.path == lib.path and not again.fault
     assert vo.read_text() != "damaged"
     assert run._load_library(lib.path, run.library_hash(VERSION), key) is not None
+
+
+def _version_script(tmp_path: Path, body: str) -> str:
+    exe = tmp_path / "coqc-version"
+    tmp = tmp_path / "coqc-version.new"  # replaced, not rewritten: a new file, as an upgrade
+    tmp.write_text("#!/bin/sh\n" + body + "\n")
+    tmp.chmod(tmp.stat().st_mode | stat.S_IXUSR)
+    tmp.replace(exe)
+    return str(exe)
+
+
+def test_the_version_is_read_once_per_executable_and_again_when_it_changes(tmp_path):
+    """``coq_version`` asks an executable once per process; another executable (or the same
+    path replaced, as an upgrade does) is asked again, and a version that could not be read
+    (exit code 1, no output) is never remembered."""
+    count = tmp_path / "asked"
+    exe = _version_script(tmp_path, f'echo x >> {count}; echo "8.16.1 compiled with OCaml"')
+    assert run.coq_version(exe) == "8.16.1" and run.coq_version(exe) == "8.16.1"
+    assert count.read_text().count("x") == 1
+    exe = _version_script(tmp_path, f'echo x >> {count}; echo "8.17.0 compiled with OCaml"')
+    assert run.coq_version(exe) == "8.17.0"
+    exe = _version_script(tmp_path, f"echo x >> {count}; exit 1")
+    assert run.coq_version(exe) is None and run.coq_version(exe) is None
+    assert count.read_text().count("x") == 4
+    assert run.coq_version(str(tmp_path / "absent")) is None

@@ -234,16 +234,31 @@ def coqc() -> str | None:
     return shutil.which(os.environ.get("PEPROOF_COQC", "coqc"))
 
 
+#: versions read, by the executable's file (path, inode, size, modification time): a process
+#: asks once per executable, not once per pass (a version that could not be read is asked again)
+_VERSIONS: dict[tuple, str] = {}
+
+
 def coq_version(exe: str | None = None) -> str | None:
     exe = exe or coqc()
     if not exe:
         return None
     try:
+        st = os.stat(exe)
+    except OSError:
+        return None
+    key = (os.path.realpath(exe), st.st_ino, st.st_size, st.st_mtime_ns)
+    if key in _VERSIONS:
+        return _VERSIONS[key]
+    try:
         out = subprocess.run([exe, "--print-version"], capture_output=True, text=True,
                              timeout=60)
     except (OSError, subprocess.SubprocessError):
         return None
-    return out.stdout.strip().split()[0] if out.returncode == 0 and out.stdout.strip() else None
+    if out.returncode != 0 or not out.stdout.strip():
+        return None
+    _VERSIONS[key] = out.stdout.strip().split()[0]
+    return _VERSIONS[key]
 
 
 def cache_root() -> Path:
