@@ -33,7 +33,7 @@ def run_claim(claim: Claim, falsifiers: bool = True) -> dict:
     from peproof.engines.decide import CONSTRUCTION, decide, refute
     from peproof.verdicts import verdict_of as verdict
 
-    if registry.by_id().get(claim.id) is claim:
+    if registry.is_registered(claim):
         v = verdict(claim.id)
         agree = row(claim.id)
     else:  # a claim outside the registry (a user's: peproof.user), decided here, not cached

@@ -25,6 +25,62 @@ def test_families_cover_the_issue():
     assert want <= fams, f"missing families: {sorted(want - fams)}"
 
 
+def test_a_family_lives_in_the_modules_named_after_it():
+    """The claims of family ``f`` are in the modules ``f`` or ``f_<more>`` (what
+    ``registry.select`` and ``registry.get`` rely on to import a few modules for one claim or
+    one family): each family's claims, from those modules alone, are the registry's."""
+    for fam in sorted({c.family for c in CLAIMS}):
+        modules = tuple(registry._candidates(lambda f, fam=fam: f == fam))
+        got = [c for c in registry._some_paper(modules) if c.family == fam]
+        assert got == [c for c in CLAIMS if c.family == fam], (fam, modules)
+
+
+def _patterns():
+    out = set()
+    for cid in IDS:
+        fam, name = cid.split(".", 1)
+        out |= {cid, f"{fam}.*", f"{fam}.{name[:5]}", f"{fam[1:]}.{name[:3]}", f"{fam}.*_d4",
+                f"{fam}.{name[:4]}?*", cid[:-1], f"{fam}.[a-c]*"}
+    return sorted(out) + ["no_such.family", "rotation.no_such_claim", "*.sin*", "sin_angle",
+                          "[rp]*.x*", ".", "rope."]
+
+
+def test_select_and_get_from_a_few_modules_answer_as_the_whole_registry():
+    """Every kind of pattern (an id, a family's glob, a substring naming a family's tail, a
+    glob over families, none) selects what the whole registry's filter selects, in its order."""
+    import fnmatch
+
+    for pat in _patterns():
+        glob = any(ch in pat for ch in "*?[")
+        want = [c for c in CLAIMS if (fnmatch.fnmatchcase(c.id, pat) if glob else pat in c.id)]
+        assert registry.select(pat) == want, pat
+    for cid in IDS:
+        assert registry.get(cid) is registry.by_id()[cid]
+    with pytest.raises(registry.RegistryError):
+        registry.get("rotation.no_such_claim")
+
+
+def test_one_claim_imports_its_familys_modules_only():
+    """``peproof prove <id>`` imports the modules of the claim's family (and what they import),
+    not the whole registry's 28 (~0.9 s of the command's 1.4 s)."""
+    import json
+    import subprocess
+    import sys
+
+    code = ("import sys; from peproof import registry; "
+            "c = registry.select('rotation.sin_angle_addition'); "
+            "assert [x.id for x in c] == ['rotation.sin_angle_addition'], c; "
+            "registry.get('rotation.cos_angle_addition'); "
+            "import json; print(json.dumps(sorted(m for m in sys.modules "
+            "if m.startswith('peproof.families.'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    loaded = json.loads(out)
+    every = [f"peproof.families.{m}" for m in registry._modules()]
+    assert "peproof.families.rotation" in loaded
+    assert len(set(loaded) & set(every)) < len(every) // 2, loaded
+
+
 @pytest.mark.parametrize("claim", CLAIMS, ids=IDS)
 def test_claim_is_well_formed(claim):
     by_id = registry.by_id()
