@@ -112,3 +112,38 @@ def test_the_version_is_read_once_per_executable_and_again_when_it_changes(tmp_p
     assert run.coq_version(exe) is None and run.coq_version(exe) is None
     assert count.read_text().count("x") == 4
     assert run.coq_version(str(tmp_path / "absent")) is None
+
+
+def test_the_sweep_removes_only_what_no_live_run_holds(tmp_path):
+    """``_sweep`` removes a work folder whose owner is gone (its lock free) and an ownerless one
+    older than the grace period; never one whose lock a live process holds (here another
+    process), an ownerless one just made (its run may be creating its lock), or anything else."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    live, _ = run._owned_tempdir("lib-build-", tmp_path)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import fcntl, os, sys, time; "
+         f"fd = os.open({str(live / '.owner')!r}, os.O_RDWR); fcntl.flock(fd, fcntl.LOCK_EX); "
+         "print('held', flush=True); time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+    try:
+        run._release(None, _)  # this process lets go: only the other holds it now
+        assert holder.stdout.readline().strip() == "held"
+        dead, fd = run._owned_tempdir("peproof-coq-", tmp_path)
+        os.close(fd)  # its run ended without removing it (as SIGKILL leaves it)
+        young = tmp_path / "lib-build-young"
+        young.mkdir()
+        old = tmp_path / ".stale-lib-x-1"
+        old.mkdir()
+        os.utime(old, (time.time() - 2 * run._UNOWNED_GRACE,) * 2)
+        other = tmp_path / "lib-0123-abcd"
+        other.mkdir()
+        removed = run._sweep(tmp_path)
+        assert sorted(removed) == sorted([dead.name, old.name])
+        assert live.exists() and young.exists() and other.exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    assert run._sweep(tmp_path) == [live.name]  # its holder gone

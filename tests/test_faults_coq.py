@@ -199,6 +199,37 @@ def test_coqc_killed_mid_batch_names_the_signal_and_is_not_cached(case, built):
     recovers(case)
 
 
+# the library's build in the fast suite, a batch's in the slow one
+@pytest.mark.parametrize("where", ["lib-build-", pytest.param("batch", marks=pytest.mark.slow)])
+def test_the_command_killed_leaves_its_work_folder_to_the_next_run(case, built, where):
+    """SIGKILL to ``peproof prove`` itself (the out-of-memory killer picks the largest process)
+    while coqc compiles the library or a batch: its work folder stays in the cache, since
+    nothing of the killed run can remove it; the next run removes it and checks the claim.
+    Failed on the previous code: the folder stayed for ever (a 1.3 MB ``lib-build-*`` of a
+    killed run was found in a user's cache eight hours later)."""
+    cache = Path(case.env["PEPROOF_COQ_CACHE"])
+    if where == "batch":
+        shutil.copytree(built, cache)
+    case.env.update(FAULT="hang", FAULT_ON=where)
+    p = case.start(*prove())
+    t0 = time.monotonic()
+    while not hung(case):
+        assert p.poll() is None, p.communicate()
+        assert time.monotonic() - t0 < 600, "coqc never started"
+        time.sleep(0.05)
+    os.kill(p.pid, signal.SIGKILL)
+    p.communicate()
+    for pid in hung(case):
+        _kill(pid)
+    prefix = "lib-build-" if where == "lib-build-" else "peproof-coq-"
+    left = [x.name for x in cache.iterdir() if x.name.startswith(prefix)]
+    assert left, "the killed run left no work folder: nothing for the next run to remove"
+    if where == "lib-build-":  # the library itself is compiled by the cases above
+        shutil.copytree(built, cache, dirs_exist_ok=True)
+    recovers(case)
+    assert not [n for n in left if (cache / n).exists()]
+
+
 # -- a damaged library, coqc missing ----------------------------------------------------------
 
 # "emptied" is the sweep's third case (slow): truncated and replaced stay in the fast suite

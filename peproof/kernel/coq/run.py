@@ -43,6 +43,7 @@ exception goes on.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import hmac
 import json
@@ -406,6 +407,72 @@ def _compile_modules(exe: str, tmp: Path, srcs: dict[str, str], workers: int,
     return [n for n in order if n in done], errors
 
 
+#: the folders a run writes in the cache and removes when it ends: a run killed with SIGKILL
+#: (the out-of-memory killer) leaves its own behind, which the next run removes (:func:`_sweep`)
+_WORK_PREFIXES = ("lib-build-", "peproof-coq-", ".stale-")
+#: a folder without its owner's lock is left alone this long (its run may be creating it)
+_UNOWNED_GRACE = 600.0
+
+
+def _owned_tempdir(prefix: str, root: Path | None) -> tuple[Path, int]:
+    """``mkdtemp`` in ``root`` (None: TMPDIR) with an exclusive lock held on its ``.owner``
+    file: the lock ends with the process, however it ends, and tells :func:`_sweep` the
+    folder is in use.  Returns the folder and the lock's descriptor (close it after removing
+    or renaming the folder)."""
+    tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=root))
+    try:
+        fd = os.open(tmp / ".owner", os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return tmp, fd
+
+
+def _release(tmp: Path | None, fd: int | None, remove: bool = True) -> None:
+    if tmp is not None and remove:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if fd is not None:
+        os.close(fd)
+
+
+def _sweep(root: Path) -> list[str]:
+    """Remove the work folders (:data:`_WORK_PREFIXES`) that runs killed before their end left
+    in the cache folder ``root``: one whose ``.owner`` lock can be taken (its process is gone),
+    or one without an owner file older than :data:`_UNOWNED_GRACE` seconds.  A folder in use
+    by a live run (here or in another process) is never touched.  Returns the names removed."""
+    removed = []
+    try:
+        folders = [p for p in Path(root).iterdir() if p.name.startswith(_WORK_PREFIXES)]
+    except OSError:
+        return removed
+    for p in folders:
+        try:
+            fd = os.open(p / ".owner", os.O_RDWR)
+        except FileNotFoundError:
+            try:
+                stale = time.time() - p.stat().st_mtime > _UNOWNED_GRACE
+            except OSError:
+                continue
+            if stale:
+                shutil.rmtree(p, ignore_errors=True)
+                removed.append(p.name)
+            continue
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # held: its run is alive
+            os.close(fd)
+            continue
+        try:
+            shutil.rmtree(p, ignore_errors=True)
+            removed.append(p.name)
+        finally:
+            os.close(fd)
+    return removed
+
+
 def library_dir(root: Path, lh: str, key: bytes) -> Path:
     """Where the library ``lh`` signed with ``key`` is kept in ``root``: one folder per key, so
     that runs with different keys sharing a cache (a test's process key beside the user's)
@@ -424,14 +491,16 @@ def build_library(exe: str, version: str, root: Path, key: bytes | None = None,
     key = key or _PROCESS_KEY
     lh = library_hash(version)
     dest = library_dir(root, lh, key)
+    _sweep(root)
     lib = _load_library(dest, lh, key)
     if lib is not None:
         return lib
-    tmp = None
+    tmp = owner = None
     try:
         root.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix="lib-build-", dir=root))
+        tmp, owner = _owned_tempdir("lib-build-", root)
         ok, errors = _compile_modules(exe, tmp, library_sources(), workers, cancel)
+        (tmp / ".owner").unlink()  # not part of the library (the lock stays with the descriptor)
         meta = {"modules": ok, "errors": errors, "files": _vo_hashes(tmp)}
         (tmp / "built.json").write_text(json.dumps(record(key, "library", lh, meta)))
         # a library built meanwhile by another run with this key is used, never replaced: its
@@ -456,8 +525,7 @@ def build_library(exe: str, version: str, root: Path, key: bytes | None = None,
         return Library(None, lh, frozenset(), {},
                        os_fault(exc, "cannot compile the library in the Coq cache folder"))
     finally:
-        if tmp is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
+        _release(tmp, owner)
     lib = _load_library(dest, lh, key)
     if lib is None:
         return Library(None, lh, frozenset(), {}, f"the compiled library in {dest} cannot be "
@@ -944,10 +1012,18 @@ def check_jobs(jobs: list[Job], build_dir: Path | None = None, cache_dir: Path |
     except OSError:
         pass  # a full or read-only cache folder: the results of this run are not kept
     try:
-        work = _room(Path(tempfile.mkdtemp(prefix="peproof-coq-", dir=root)))
+        work, owner = _owned_tempdir("peproof-coq-", root)
     except OSError:
+        work = owner = None
+    if work is not None:
+        try:
+            _room(work)
+        except OSError:  # removed by _room
+            _release(None, owner)
+            work = owner = None
+    if work is None:
         try:  # the cache folder full or read-only: the batches are compiled in TMPDIR
-            work = Path(tempfile.mkdtemp(prefix="peproof-coq-"))
+            work, owner = _owned_tempdir("peproof-coq-", None)
         except OSError as exc:
             fault = os_fault(exc, "cannot write a temporary folder for coqc")
             return out | {j.key: Outcome("failed", fault, coq_version=version)
@@ -991,7 +1067,7 @@ def check_jobs(jobs: list[Job], build_dir: Path | None = None, cache_dir: Path |
         raise
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
-        shutil.rmtree(work, ignore_errors=True)
+        _release(work, owner)
     for j in pending:
         o = out[j.key]
         o.vfile = str(build_dir / f"{j.lemma}.v") if build_dir is not None else None
