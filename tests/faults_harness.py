@@ -59,7 +59,12 @@ class Case:
         self.root, self.work, self.tmp = root, root / "work", root / "tmp"
         self.work.mkdir(parents=True, exist_ok=True)
         self.tmp.mkdir(exist_ok=True)
-        self.env = {**ENV, "TMPDIR": str(self.tmp), "XDG_STATE_HOME": str(state)}
+        # its own folder for prove's .v files: ENV was read at import, before the session's
+        # per-worker PEPROOF_COQ_BUILD was set (tests/conftest.py), and without one a command
+        # run from the checkout writes into its reports/build/coq (seen: a .v file there
+        # rewritten under tests/test_cli_coq_build.py, which checks that folder is left alone)
+        self.env = {**ENV, "TMPDIR": str(self.tmp), "XDG_STATE_HOME": str(state),
+                    "PEPROOF_COQ_BUILD": str(root / "coq-build")}
         self.procs: list[subprocess.Popen] = []
 
     def start(self, *argv) -> subprocess.Popen:

@@ -117,13 +117,15 @@ def test_the_version_is_read_once_per_executable_and_again_when_it_changes(tmp_p
 def test_the_sweep_removes_only_what_no_live_run_holds(tmp_path):
     """``_sweep`` removes a work folder whose owner is gone (its lock free) and an ownerless one
     older than the grace period; never one whose lock a live process holds (here another
-    process), an ownerless one just made (its run may be creating its lock), or anything else."""
+    process), an ownerless one just made, one still being made (``.new-``, its lock perhaps
+    not yet taken), or anything else.  ``_owned_tempdir`` hands out the folder locked."""
     import os
     import subprocess
     import sys
     import time
 
     live, _ = run._owned_tempdir("lib-build-", tmp_path)
+    assert live.name.startswith("lib-build-") and (live / ".owner").exists()
     holder = subprocess.Popen(
         [sys.executable, "-c", "import fcntl, os, sys, time; "
          f"fd = os.open({str(live / '.owner')!r}, os.O_RDWR); fcntl.flock(fd, fcntl.LOCK_EX); "
@@ -140,9 +142,12 @@ def test_the_sweep_removes_only_what_no_live_run_holds(tmp_path):
         os.utime(old, (time.time() - 2 * run._UNOWNED_GRACE,) * 2)
         other = tmp_path / "lib-0123-abcd"
         other.mkdir()
+        being_made = tmp_path / ".new-peproof-coq-abcd"  # its run about to take the lock
+        being_made.mkdir()
+        (being_made / ".owner").write_text("")
         removed = run._sweep(tmp_path)
         assert sorted(removed) == sorted([dead.name, old.name])
-        assert live.exists() and young.exists() and other.exists()
+        assert live.exists() and young.exists() and other.exists() and being_made.exists()
     finally:
         holder.kill()
         holder.wait()

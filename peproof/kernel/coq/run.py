@@ -409,56 +409,73 @@ def _compile_modules(exe: str, tmp: Path, srcs: dict[str, str], workers: int,
 
 #: the folders a run writes in the cache and removes when it ends: a run killed with SIGKILL
 #: (the out-of-memory killer) leaves its own behind, which the next run removes (:func:`_sweep`)
-_WORK_PREFIXES = ("lib-build-", "peproof-coq-", ".stale-")
+_WORK_PREFIXES = ("lib-build-", "peproof-coq-")
+#: folders that are not yet or no longer a run's work folder (one being set up, a damaged
+#: library set aside): removed by age alone
+_TRANSIENT_PREFIXES = (".new-", ".stale-")
 #: a folder without its owner's lock is left alone this long (its run may be creating it)
 _UNOWNED_GRACE = 600.0
 
 
 def _owned_tempdir(prefix: str, root: Path | None) -> tuple[Path, int]:
-    """``mkdtemp`` in ``root`` (None: TMPDIR) with an exclusive lock held on its ``.owner``
-    file: the lock ends with the process, however it ends, and tells :func:`_sweep` the
-    folder is in use.  Returns the folder and the lock's descriptor (close it after removing
-    or renaming the folder)."""
-    tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=root))
+    """A new folder ``<prefix>XXXX`` in ``root`` (None: TMPDIR) with an exclusive lock held on
+    its ``.owner`` file: the lock ends with the process, however it ends, and tells
+    :func:`_sweep` the folder is in use.  The folder is made and locked as ``.new-<prefix>XXXX``
+    and then renamed, so that no sweep ever sees it unlocked.  Returns the folder and the
+    lock's descriptor (close it after removing or renaming the folder)."""
+    tmp = Path(tempfile.mkdtemp(prefix=".new-" + prefix, dir=root))
+    fd = None
     try:
         fd = os.open(tmp / ".owner", os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        final = tmp.with_name(tmp.name[len(".new-"):])
+        os.rename(tmp, final)
     except OSError:
-        shutil.rmtree(tmp, ignore_errors=True)
+        _release(tmp, fd)
         raise
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    return tmp, fd
+    return final, fd
 
 
-def _release(tmp: Path | None, fd: int | None, remove: bool = True) -> None:
-    if tmp is not None and remove:
+def _release(tmp: Path | None, fd: int | None) -> None:
+    """Remove the folder ``tmp`` (if any), then let go of its lock ``fd`` (if any)."""
+    if tmp is not None:
         shutil.rmtree(tmp, ignore_errors=True)
     if fd is not None:
         os.close(fd)
 
 
+def _old(p: Path) -> bool:
+    try:
+        return time.time() - p.stat().st_mtime > _UNOWNED_GRACE
+    except OSError:
+        return False
+
+
 def _sweep(root: Path) -> list[str]:
     """Remove the work folders (:data:`_WORK_PREFIXES`) that runs killed before their end left
     in the cache folder ``root``: one whose ``.owner`` lock can be taken (its process is gone),
-    or one without an owner file older than :data:`_UNOWNED_GRACE` seconds.  A folder in use
-    by a live run (here or in another process) is never touched.  Returns the names removed."""
+    or one without an owner file older than :data:`_UNOWNED_GRACE` seconds; and the transient
+    folders (:data:`_TRANSIENT_PREFIXES`) older than that.  A folder in use by a live run (here
+    or in another process) is never touched.  Returns the names removed."""
     removed = []
     try:
-        folders = [p for p in Path(root).iterdir() if p.name.startswith(_WORK_PREFIXES)]
+        folders = [p for p in Path(root).iterdir()
+                   if p.name.startswith(_WORK_PREFIXES + _TRANSIENT_PREFIXES)]
     except OSError:
         return removed
     for p in folders:
-        try:
-            fd = os.open(p / ".owner", os.O_RDWR)
-        except FileNotFoundError:
+        fd = None
+        if not p.name.startswith(_TRANSIENT_PREFIXES):
             try:
-                stale = time.time() - p.stat().st_mtime > _UNOWNED_GRACE
+                fd = os.open(p / ".owner", os.O_RDWR)
+            except FileNotFoundError:
+                pass
             except OSError:
                 continue
-            if stale:
+        if fd is None:
+            if _old(p):
                 shutil.rmtree(p, ignore_errors=True)
                 removed.append(p.name)
-            continue
-        except OSError:
             continue
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
