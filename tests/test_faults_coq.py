@@ -135,6 +135,15 @@ def hung(c) -> list[int]:
     return [int(x) for x in p.read_text().split()] if p.exists() else []
 
 
+def wait_hung(c, p) -> None:
+    """Until the case's hanging coqc has started (the command still running)."""
+    t0 = time.monotonic()
+    while not hung(c):
+        assert p.poll() is None, p.communicate()
+        assert time.monotonic() - t0 < 600, "coqc never started"
+        time.sleep(0.05)
+
+
 def _kill(pid: int) -> None:
     try:
         os.kill(pid, signal.SIGKILL)
@@ -212,11 +221,7 @@ def test_the_command_killed_leaves_its_work_folder_to_the_next_run(case, built, 
         shutil.copytree(built, cache)
     case.env.update(FAULT="hang", FAULT_ON=where)
     p = case.start(*prove())
-    t0 = time.monotonic()
-    while not hung(case):
-        assert p.poll() is None, p.communicate()
-        assert time.monotonic() - t0 < 600, "coqc never started"
-        time.sleep(0.05)
+    wait_hung(case, p)
     os.kill(p.pid, signal.SIGKILL)
     p.communicate()
     for pid in hung(case):
@@ -361,11 +366,7 @@ def test_an_interrupt_during_the_coq_pass_stops_coqc_and_the_next_run_recovers(c
     shutil.copytree(built, case.env["PEPROOF_COQ_CACHE"])
     case.env.update(FAULT="hang", FAULT_ON="batch")
     p = case.start(*prove())
-    t0 = time.monotonic()
-    while not hung(case):
-        assert p.poll() is None, p.communicate()
-        assert time.monotonic() - t0 < 600, "coqc never started"
-        time.sleep(0.05)
+    wait_hung(case, p)
     time.sleep(0.3)
     os.kill(p.pid, sig)
     rc, out, err = case.finish(p, timeout=120)
@@ -390,11 +391,7 @@ def test_an_interrupt_during_the_reports_coq_pass(case, built, sig):
     case.env.update(FAULT="hang", FAULT_ON="batch")
     argv = ["report", CLAIM, "--numerics", "none", "--no-pdf", "--no-peers", "--out", "rep"]
     p = case.start(*argv)
-    t0 = time.monotonic()
-    while not hung(case):
-        assert p.poll() is None, p.communicate()
-        assert time.monotonic() - t0 < 600, "coqc never started"
-        time.sleep(0.05)
+    wait_hung(case, p)
     time.sleep(0.3)
     os.kill(p.pid, sig)
     rc, out, err = case.finish(p, timeout=120)
