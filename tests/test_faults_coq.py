@@ -215,7 +215,7 @@ def test_the_command_killed_leaves_its_work_folder_to_the_next_run(case, built, 
     while coqc compiles the library or a batch: its work folder stays in the cache, since
     nothing of the killed run can remove it; the next run removes it and checks the claim.
     Failed on the previous code: the folder stayed for ever (a 1.3 MB ``lib-build-*`` of a
-    killed run was found in a user's cache eight hours later)."""
+    killed run was found in a user's cache seven hours later)."""
     cache = Path(case.env["PEPROOF_COQ_CACHE"])
     if where == "batch":
         shutil.copytree(built, cache)
