@@ -194,3 +194,36 @@ def test_z3_refutes_alpha_equivalent_statements_alike():
     assert z3trig.decide_z3(first).status == "refuted"
     assert all(entry[0] != "sat" for entry in z3trig._CACHE.values()), "sat answer cached"
     assert z3trig.decide_z3(second).status == "refuted"
+
+
+def test_each_z3_trig_query_has_a_context_of_its_own(monkeypatch):
+    """Every query of the z3 trig engine runs in a fresh ``z3.Context``: z3's heuristics follow
+    its terms' ids, which in the shared main context depend on every earlier query (one
+    falsifier of ``distance.depends_only_on_offset`` took 0.1 s in a fresh process and 15 s
+    after the claim itself, stopped by the wall-clock limit, not the deterministic budget).
+    Every solver a decision makes is recorded: none is in the main context, no two share one."""
+    import z3
+
+    from peproof.engines.z3trig import decide_z3
+
+    x, VX = var("x", "real")
+    y, VY = var("y", "real")
+    stmts = [Statement((Eq(sp.sin(x) ** 2 + sp.cos(x) ** 2, 1),), (VX,)),
+             Statement((Eq(sp.sin(x + y), sp.sin(x) * sp.cos(y) + sp.cos(x) * sp.sin(y)),),
+                       (VX, VY)),
+             Statement((Eq(sp.sin(2 * x), sp.sin(x)),), (VX,))]
+    for st in stmts:  # once as the engine runs (its domain values found and kept)
+        decide_z3(st, cache=False)
+    made, real = [], z3.Solver
+
+    def solver(*args, **kwargs):
+        s = real(*args, **kwargs)
+        made.append(s.ctx)
+        return s
+
+    monkeypatch.setattr(z3, "Solver", solver)
+    got = [decide_z3(st, cache=False).status for st in stmts]
+    assert got[:2] == ["proved", "proved"] and got[2] != "proved", got
+    assert len(made) >= len(stmts)
+    assert all(c is not z3.main_ctx() for c in made)
+    assert len({id(c) for c in made}) == len(made)

@@ -49,20 +49,21 @@ def domain_axioms(zv, domain: str, *, integral_sort: bool, integrality: bool) ->
     return out
 
 
-def arith(e: sp.Expr, rec, *, use_int: bool = False):
+def arith(e: sp.Expr, rec, *, use_int: bool = False, ctx: z3.Context | None = None):
     """The z3 term of an arithmetic node (number, sum, product, power with a natural exponent)
-    whose children are translated by ``rec``; ``None`` for any other node."""
+    whose children are translated by ``rec``; ``None`` for any other node.  Constants are made
+    in ``ctx`` (None: z3's main context)."""
     if e.is_Integer:
-        return z3.IntVal(int(e)) if use_int else z3.RealVal(int(e))
+        return z3.IntVal(int(e), ctx) if use_int else z3.RealVal(int(e), ctx)
     if e.is_Rational:
-        return z3.Q(int(e.p), int(e.q))
+        return z3.Q(int(e.p), int(e.q), ctx)
     if e.is_Add:
         return z3.Sum([rec(a) for a in e.args])
     if e.is_Mul:
         return reduce(lambda x, y: x * y, [rec(a) for a in e.args])
     if e.is_Pow and e.exp.is_Integer and e.exp >= 0:
         b, n = rec(e.base), int(e.exp)
-        one = z3.IntVal(1) if use_int else z3.RealVal(1)
+        one = z3.IntVal(1, ctx) if use_int else z3.RealVal(1, ctx)
         return reduce(lambda x, y: x * y, [b] * n, one) if n else one
     return None
 
@@ -71,18 +72,19 @@ class Names:
     """Fresh z3 constant names for one query: ``label!n`` with ``n`` counting up, so no two
     constants of the query can coincide (user symbols and engine atoms alike)."""
 
-    def __init__(self):
+    def __init__(self, ctx: z3.Context | None = None):
         self.n = 0
+        self.ctx = ctx  # None: z3's main context
 
     def __call__(self, label: str) -> str:
         self.n += 1
         return f"{label}!{self.n}"
 
     def real(self, label: str):
-        return z3.Real(self(label))
+        return z3.Real(self(label), self.ctx)
 
     def int(self, label: str):
-        return z3.Int(self(label))
+        return z3.Int(self(label), self.ctx)
 
 
 def _real(x):

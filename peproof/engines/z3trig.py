@@ -87,9 +87,11 @@ class NotApplicable(NotExpressible):
 class Translation:
     """The z3 abstraction of one statement (all its relations share base angles)."""
 
-    def __init__(self, stmt: Statement, use_int: bool, strict: bool = True):
+    def __init__(self, stmt: Statement, use_int: bool, strict: bool = True,
+                 ctx: z3.Context | None = None):
         self.stmt, self.use_int, self.strict = stmt, use_int, strict
-        self.names = Names()
+        self.ctx = ctx  # every term of the query in it (None: z3's main context)
+        self.names = Names(ctx)
         self.domains = {v.symbol: v.domain for v in stmt.vars}
         self.axioms: list = []
         self.obligations: list = []  # definedness of the conclusions' terms (proved, not assumed)
@@ -104,7 +106,7 @@ class Translation:
         self.var_axioms: dict[int, tuple] = {}
         for v in stmt.vars:
             mk = z3.Int if (use_int and v.domain in INT_DOMAINS) else z3.Real
-            zv = mk(self.names(v.symbol.name))
+            zv = mk(self.names(v.symbol.name), ctx)
             self.vars[v.symbol] = zv
             self.var_axioms[zv.get_id()] = (zv, v.domain, domain_axioms(
                 zv, v.domain, integral_sort=zv.is_int(), integrality=True))
@@ -138,7 +140,7 @@ class Translation:
     def _multiple(self, m: sp.Expr, n: int):
         """sin, cos of n * phi_m via the addition and parity axioms."""
         if n == 0:
-            return z3.RealVal(0), z3.RealVal(1)
+            return z3.RealVal(0, self.ctx), z3.RealVal(1, self.ctx)
         if n == 1:
             return self._base(m)
         key = (m, n)
@@ -179,7 +181,7 @@ class Translation:
                 raise NotExpressible(f"non-integer multiple {n} of base angle {m}")
             pieces.append(self._multiple(m, int(n)))
         if not pieces:
-            return z3.RealVal(0), z3.RealVal(1)
+            return z3.RealVal(0, self.ctx), z3.RealVal(1, self.ctx)
         return reduce(self._add, pieces)
 
     # ------------------------------------------------------------- terms
@@ -188,13 +190,13 @@ class Translation:
             return self.vars[e]
         if e is sp.I or e.is_Float:
             raise NotExpressible(f"{e} is not an exact real number")
-        t = arith(e, self.term, use_int=self.use_int)
+        t = arith(e, self.term, use_int=self.use_int, ctx=self.ctx)
         if t is not None:
             return t
         if e.is_Pow and e.exp.is_Integer:  # negative exponent: real division, base proved != 0
             b, n = self.term(e.base), -int(e.exp)
             self.obligations.append(b != 0)
-            return z3.RealVal(1) / reduce(lambda x, y: x * y, [b] * n)
+            return z3.RealVal(1, self.ctx) / reduce(lambda x, y: x * y, [b] * n)
         if isinstance(e, sp.sin | sp.cos):
             s, c = self.angle(e.args[0])
             return s if isinstance(e, sp.sin) else c
@@ -255,9 +257,9 @@ class Translation:
         if isinstance(c, sp.ITE):
             return z3.If(self.cond(c.args[0]), self.cond(c.args[1]), self.cond(c.args[2]))
         if c is sp.true:
-            return z3.BoolVal(True)
+            return z3.BoolVal(True, self.ctx)
         if c is sp.false:
-            return z3.BoolVal(False)
+            return z3.BoolVal(False, self.ctx)
         ops = {sp.Eq: "==", sp.Ne: "!=", sp.Le: "<=", sp.Lt: "<", sp.Ge: ">=", sp.Gt: ">"}
         for cls, op in ops.items():
             if isinstance(c, cls):
@@ -302,7 +304,7 @@ def _domain_value(domain: str, integral_sort: bool):
     key = (domain, integral_sort)
     if key not in _DOMAIN_VALUES:
         zv = (z3.Int if integral_sort else z3.Real)("domain_value")
-        aux = z3.Solver()
+        aux = z3.Solver()  # its own query, in the main context: only its value is kept
         aux.add(*domain_axioms(zv, domain, integral_sort=integral_sort, integrality=True))
         _DOMAIN_VALUES[key] = (aux.model().eval(zv, model_completion=True)
                                if aux.check() == z3.sat else None)
@@ -506,7 +508,10 @@ def _check_block(diff_rel: Rel, more: tuple, stmt: Statement, timeout_ms: int, c
     use_int = (not _has_trig(sub) and all(v.domain in INT_DOMAINS for v in sub.vars)
                and integral_statement(sub))
     try:
-        tr = Translation(sub, use_int)
+        # a context of its own: z3's heuristics follow its terms' ids, and in the shared main
+        # context those depend on every query the process made before (one falsifier took
+        # 0.1 s in a fresh process and 15 s after its claim, ending on the wall-clock limit)
+        tr = Translation(sub, use_int, ctx=z3.Context())
         stmt = sub
         hyps = [tr.rel(h) for h in stmt.hyps]
         tr.obligations = []  # the hypotheses' terms are defined (well-formedness layer)
@@ -515,7 +520,7 @@ def _check_block(diff_rel: Rel, more: tuple, stmt: Statement, timeout_ms: int, c
         return "n/a", set(), f"outside the abstraction: {exc}"
     except (NotExpressible, z3.Z3Exception, TypeError, RecursionError) as exc:
         return "n/a", set(), f"not expressible: {exc}"
-    solver = z3.Solver()
+    solver = z3.Solver(ctx=tr.ctx)
     # the binding budget is z3's deterministic resource count, so verdicts do not depend on the
     # machine's load; the wall-clock limit (5x) is only a safety net
     solver.set("rlimit", RLIMIT_PER_MS * timeout_ms)
@@ -530,7 +535,7 @@ def _check_block(diff_rel: Rel, more: tuple, stmt: Statement, timeout_ms: int, c
         solver.push()
         for j, (sv, cv) in enumerate(tr.base.values()):
             a, b, c = _TRIPLES[j % len(_TRIPLES)]
-            solver.add(sv == z3.Q(a, c), cv == z3.Q(b, c))
+            solver.add(sv == z3.Q(a, c, tr.ctx), cv == z3.Q(b, c, tr.ctx))
         if solver.check() == z3.sat:
             res = z3.sat  # keep the pinned constraints: the model below comes from them
         else:
