@@ -152,3 +152,23 @@ def test_the_sweep_removes_only_what_no_live_run_holds(tmp_path):
         holder.kill()
         holder.wait()
     assert run._sweep(tmp_path) == [live.name]  # its holder gone
+
+
+def test_a_file_system_without_locks_keeps_every_folder(tmp_path, monkeypatch):
+    """Where ``flock`` is refused (ENOLCK: some NFS mounts) a run still gets its work folder,
+    and a sweep, whose own ``flock`` is refused too, removes none of them: as before the
+    sweep existed, never a live run's folder."""
+    import errno
+
+    def no_locks(fd, op):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(run.fcntl, "flock", no_locks)
+    mine, fd = run._owned_tempdir("peproof-coq-", tmp_path)
+    try:
+        assert mine.is_dir() and mine.name.startswith("peproof-coq-")
+        other, fd2 = run._owned_tempdir("lib-build-", tmp_path)
+        run._release(None, fd2)  # its run ended (or lives elsewhere): no lock says which
+        assert run._sweep(tmp_path) == [] and mine.is_dir() and other.is_dir()
+    finally:
+        run._release(mine, fd)

@@ -427,7 +427,10 @@ def _owned_tempdir(prefix: str, root: Path | None) -> tuple[Path, int]:
     fd = None
     try:
         fd = os.open(tmp / ".owner", os.O_RDWR | os.O_CREAT, 0o600)
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:  # a file system without locks (some NFS mounts): the sweep's own
+            pass  # flock fails there too, so the folder counts as held and is never swept
         final = tmp.with_name(tmp.name[len(".new-"):])
         os.rename(tmp, final)
     except OSError:
