@@ -274,27 +274,23 @@ def _wide_angles(table, pt: np.ndarray, rows: np.ndarray, plan: Plan, bud: Budge
         if not pair.size:
             break
     fit = np.ones(pair.size, bool)
-    misfit: dict[int, list] = {}
+    misfit = _Misfits(pair.size)
     if pair.size:
         mid, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
-        step = max(1, CHUNK // pair.size)
-        for k0 in range(0, rows.size, step):
-            k1 = min(rows.size, k0 + step)
+        act = np.arange(pair.size)  # the candidates whose answer the rows left can change
+        k0 = 0
+        while k0 < rows.size and act.size:
+            k1 = min(rows.size, k0 + max(1, CHUNK // act.size))
             phi, bad = polar(k0, k1)
             ak = a[k0:k1, None]
-            e = eps(ak * hi[None, :])
-            x = phi[:, pair] - ak * mid[None, :]
+            pa = pair[act]
+            e = eps(ak * hi[act][None, :])
+            x = phi[:, pa] - ak * mid[act][None, :]
             x = (x + np.pi) % two_pi - np.pi
-            ok = np.abs(x) <= ak * half[None, :] * (1.0 + 2.0**-50) + e + 1e-9
-            ok &= ~bad[:, pair]
-            badr = ~ok
-            if badr.any():
-                col = badr.any(axis=0)
-                fit &= ~col
-                for q in np.nonzero(col)[0]:
-                    lst = misfit.setdefault(int(q), [])
-                    if len(lst) < 8:
-                        lst.extend(rows[k0:k1][badr[:, q]][:8 - len(lst)].tolist())
+            ok = np.abs(x) <= ak * half[act][None, :] * (1.0 + 2.0**-50) + e + 1e-9
+            ok &= ~bad[:, pa]
+            act = _fold(~ok, act, rows[k0:k1], fit, misfit)
+            k0 = k1
     ok_pair = np.zeros(h, bool)
     np.logical_or.at(ok_pair, pair, fit)
     return _answer(ok_pair, (pair, lo, hi, w, misfit), rows)
@@ -356,16 +352,18 @@ def _rounded_angles(table, pt: np.ndarray, rows: np.ndarray, plan: Plan, bud: Bu
     live = j_lo <= j_hi
     pair, j_lo, j_hi = pair[live], j_lo[live], j_hi[live]
     fit = np.ones(pair.size, bool)  # each candidate interval: every row fits so far
-    misfit_rows: dict[int, list] = {}
-    step = max(1, CHUNK // max(1, pair.size))
-    for k0 in range(0, rows.size, step):
+    misfit = _Misfits(pair.size)
+    act = np.arange(pair.size)  # the candidates whose answer the rows left can change
+    k0 = 0
+    while k0 < rows.size and act.size:
+        step = max(1, CHUNK // act.size)
         rk = rows[k0:k0 + step]
         t = np.asarray(table[int(rk[0]):int(rk[-1]) + 1], dtype=np.float64)[rk - rk[0]]
-        ts, tc = t[:, sin_cols][:, pair], t[:, cos_cols][:, pair]
+        ts, tc = t[:, sin_cols][:, pair[act]], t[:, cos_cols][:, pair[act]]
         ak = a[k0:k0 + step, None]
         sk = sg[k0:k0 + step, None]
-        lo = P.round(ak * j_lo[None, :])
-        hi = P.round(ak * j_hi[None, :])
+        lo = P.round(ak * j_lo[act][None, :])
+        hi = P.round(ak * j_hi[act][None, :])
         # the candidates of each entry, in increasing order; an entry leaves the working set
         # when one fits or when its candidates run out (each entry's answer is the same as
         # trying every candidate of every entry)
@@ -384,17 +382,52 @@ def _rounded_angles(table, pt: np.ndarray, rows: np.ndarray, plan: Plan, bud: Bu
             idx, cc, hh = idx[~f][live], cc[live], hh[~f][live]
             tsk, tck, sgk = tsk[~f][live], tck[~f][live], sgk[~f][live]
         ok[idx] = True  # candidates left over: let the entry through (never seen)
-        ok = ok.reshape(lo.shape)
-        bad = ~ok
-        if bad.any():
-            fit &= ~bad.any(axis=0)
-            for q in np.nonzero(bad.any(axis=0))[0]:
-                lst = misfit_rows.setdefault(int(q), [])
-                if len(lst) < 8:
-                    lst.extend(rk[bad[:, q]][:8 - len(lst)].tolist())
+        act = _fold(~ok.reshape(lo.shape), act, rk, fit, misfit)
+        k0 += step
     ok_pair = np.zeros(h, bool)
     np.logical_or.at(ok_pair, pair, fit)
-    return _answer(ok_pair, (pair, j_lo, j_hi, w, misfit_rows), rows)
+    return _answer(ok_pair, (pair, j_lo, j_hi, w, misfit), rows)
+
+
+MISFIT_ROWS = 8  # rows kept per candidate interval that does not fit them (for the message)
+
+
+class _Misfits:
+    """The first :data:`MISFIT_ROWS` table rows each candidate interval does not fit, gathered
+    chunk by chunk of rows (arrays: a candidate kept per row a Python loop is minutes when the
+    candidates number a million, as a 16-bit table shifted by one row makes them)."""
+
+    def __init__(self, n: int):
+        self.count = np.zeros(n, np.int64)
+        self.cands: list[np.ndarray] = []
+        self.rows: list[np.ndarray] = []
+
+    def add(self, bad: np.ndarray, cands: np.ndarray, rows: np.ndarray) -> None:
+        """``bad[k, j]``: the row ``rows[k]`` does not fit the candidate ``cands[j]``."""
+        room = MISFIT_ROWS - self.count[cands]
+        seen = np.cumsum(bad, axis=0, dtype=np.int64)
+        k, j = np.nonzero(bad & (seen <= room[None, :]))
+        self.cands.append(cands[j])
+        self.rows.append(rows[k])
+        self.count[cands] += np.minimum(seen[-1], room)
+
+    def get(self, q: int) -> list:
+        """The rows candidate ``q`` does not fit, in the order they were met."""
+        out = [r[c == q] for c, r in zip(self.cands, self.rows, strict=True)]
+        return np.concatenate(out).tolist() if out else []
+
+
+def _fold(bad: np.ndarray, act: np.ndarray, rows: np.ndarray, fit: np.ndarray,
+          misfit: _Misfits) -> np.ndarray:
+    """Record the rows of one chunk (``bad[k, j]``: ``rows[k]`` does not fit candidate
+    ``act[j]``) and return the candidates later rows can still tell something about: those
+    that fit so far, or that have fewer than :data:`MISFIT_ROWS` misfits recorded (a candidate
+    dropped here has its answer: it fails, and its rows are kept)."""
+    if not bad.any():
+        return act
+    fit[act[bad.any(axis=0)]] = False
+    misfit.add(bad, act, rows)
+    return act[fit[act] | (misfit.count[act] < MISFIT_ROWS)]
 
 
 def _answer(ok_pair: np.ndarray, detail, rows) -> Consistency:
@@ -407,5 +440,5 @@ def _answer(ok_pair: np.ndarray, detail, rows) -> Consistency:
         qs = np.nonzero(pair == i)[0]
         if qs.size:  # the kept interval nearest to the pair's frequency
             q = int(qs[np.argmin(np.abs(0.5 * (j_lo[qs] + j_hi[qs]) - w[i]))])
-            bad_rows = sorted(misfit.get(q, []))[:8]
+            bad_rows = sorted(misfit.get(q))[:MISFIT_ROWS]
     return Consistency(False, "no single frequency per pair fits every row", i, bad_rows)
