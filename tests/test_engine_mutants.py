@@ -400,6 +400,32 @@ def test_z3_max_is_the_larger_argument():
     assert z3poly.prove(Statement(Le(sp.Min(x, y), x), (VX, VY)))[0] == "proved"
 
 
+def test_cyclotomic_evaluator_refuses_a_negative_power_by_itself():
+    """Kills cyclotomic-negative-power at its own layer: the fragment gate refuses ``x**-1``
+    before the evaluator sees it (the test above passes with the mutant), so the evaluator's
+    own guard is held here: ``1/sin(pi/5)`` is not the empty product 1."""
+    from peproof.kernel.arb import Unsupported
+
+    e = sin_pi(sp.Rational(1, 5)) ** -1
+    field = cyclotomic.Field(cyclotomic.field_order([e]))
+    with pytest.raises(Unsupported):
+        field.ev(e, {})
+    assert field.ev(sin_pi(sp.Rational(1, 5)) ** 2, {}) != field.const(1)
+
+
+def test_exponential_reduction_agrees_with_its_flint_recheck():
+    """Kills expoly-reduce-mod-L at its own layer: with ``Z^L = 1`` taken for ``Z = exp(i pi
+    k/L)`` SymPy's reduction calls ``sin(pi k/2)`` zero; the FLINT re-check disagrees and the
+    statement is still refuted (by arb), so the verdict alone does not show the fault.  The
+    reduction itself must not call it zero, and the periodic identity must be zero for both."""
+    from peproof.engines import expoly
+
+    res = expoly.expand_is_zero(S(sp.pi * k / 2))
+    assert not res.sympy_zero
+    res = expoly.expand_is_zero(S(sp.pi * k / 2 + 2 * sp.pi * k) - S(sp.pi * k / 2))
+    assert res.sympy_zero and res.zero
+
+
 def test_exponential_procedure_reduces_only_integer_multiples_of_pi():
     """Kills expoly-real-as-integer (cos(2 pi x) = 1 for integer x only) and
     expoly-reduce-mod-L (exp(i pi k/2) has period 4 in k, not 2: sin(pi k/2) = 1 at k = 1)."""
