@@ -268,6 +268,18 @@ def test_an_existential_states_its_domains_in_its_body():
     assert "Z.Even d" in ev and "(0 < d)%Z" in ev
 
 
+def test_an_existentials_real_goal_keeps_its_domains():
+    """The real-number goal the scripts prove (untrusted: CheckSem.v's reflection step derives
+    the statement from it) keeps the existential's domains too: without them a script may prove
+    it with a witness outside them (exists p, p <= 1 at p = 0) and the reflection step then
+    fails, so a true statement is not checked.  Kills translate-exists-drops-domains (the line
+    moved to ``real_text`` when the meaning went into Coq; the test above reads ``text``)."""
+    ex = translate(Statement(Le(p, 1), (P,), quant="exists")).real_text
+    assert ex.startswith("exists (p : R),") and "(0 < p)" in ex
+    ev = translate(Statement(Eq(d, 4), (D,), quant="exists")).real_text
+    assert "Z.Even d" in ev and "(0 < d)%Z" in ev
+
+
 def test_sqrt_of_a_negative_constant_is_an_obligation():
     """sqrt(pi - 4) is imaginary in SymPy and 0 in Coq: it needs its obligation (which is false,
     so the theorem cannot be proved).  Kills the mutant translate-sqrt-negative-constant."""
