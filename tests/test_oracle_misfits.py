@@ -58,3 +58,6 @@ def test_a_bfloat16_table_shifted_by_one_row_is_wrong():
     assert check(t, expect=v).verdict != WRONG
     rep = check(shifted, expect=v)
     assert rep.verdict == WRONG, rep.render()
+    # wrong for the reason the shift gives: every entry within its own bound, no one
+    # computation (not a bound broken somewhere, which a shift does not do in bfloat16)
+    assert "no single frequency of pair" in rep.render(), rep.render()
