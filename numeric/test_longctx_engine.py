@@ -218,3 +218,41 @@ def test_default_checkpoint_folder_is_cleaned_but_a_given_one_is_kept(tmp_path):
     assert not made.exists()
     certify(8, 5000, chunk=1000, run=RunConfig(engine="inline", checkpoint=tmp_path))
     assert tmp_path.is_dir() and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_another_thread_receives_waits_for_the_chunks_manifest_line(
+        tmp_path, monkeypatch, sig):
+    """A pool's manager thread does not mask SIGINT / SIGTERM: the kernel hands it the
+    signal, and Python runs the entry point's handler in the main thread at its next
+    instruction -- between the chunk file and its manifest line, where masking the main
+    thread alone let it through (found by tests/test_hostile_signals.py: three chunks, two
+    lines).  Here a second thread sends the signal while the chunk is being written; the
+    interrupt must come after the line."""
+    from peproof.guard import signals
+
+    jobs = [{"d": 8, "family": "paper", "base": "10000", "a": a, "b": a + 100,
+             "adj": (0.0, 1.0)} for a in (1, 101)]
+    ck = checkpoint.Checkpoint(tmp_path, scan.scan_chunk, jobs)
+    ck.open()
+    result = engine.call(scan.scan_chunk, jobs[0])["result"]
+    real = checkpoint._replace
+
+    def replace_then_signal(path, raw):
+        real(path, raw)
+        t = threading.Thread(target=os.kill, args=(os.getpid(), sig))
+        t.start()
+        t.join()
+        time.sleep(0.05)  # the main thread runs instructions: a pending handler would run
+
+    monkeypatch.setattr(checkpoint, "_replace", replace_then_signal)
+    restore = signals.install()
+    try:
+        with pytest.raises(signals.Interrupted) as exc:
+            ck.save(0, result)
+    finally:
+        restore()
+    assert exc.value.signum == sig
+    lines = (ck.dir / "manifest.log").read_text().splitlines()
+    assert [json.loads(x)["index"] for x in lines] == [0]
+    assert sorted(checkpoint.Checkpoint(tmp_path, scan.scan_chunk, jobs).open()) == [0]

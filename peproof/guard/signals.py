@@ -77,6 +77,45 @@ def install():
     return restore
 
 
+@contextmanager
+def deferred(signums=(signal.SIGINT, signal.SIGTERM)):
+    """Hold ``signums`` back while the block runs: one that arrives meanwhile is delivered
+    (its previous handler run, or the default action taken) right after the block.
+
+    Masking the signals (``pthread_sigmask``) alone does not do it in a process with other
+    threads -- a process pool's manager thread, say: the kernel then delivers the signal to
+    a thread that does not mask it, and Python runs the handler in the main thread at its
+    next instruction, inside the block.  So the main thread's handlers are replaced for the
+    block by one that only records the signal, and the calling thread masks them too (a
+    handler can be installed only from the main thread; the others rely on the mask)."""
+    signums = tuple(signums)
+    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, set(signums))
+    if threading.current_thread() is not threading.main_thread():
+        try:
+            yield
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+        return
+    got: list[tuple[int, object]] = []
+
+    def record(signum, frame):
+        got.append((signum, frame))
+
+    old = {s: signal.signal(s, record) for s in signums}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h if h is not None else signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)  # a masked one arrives here
+        for signum, frame in got[:1]:  # the first: a second would be the same request
+            h = old[signum]
+            if callable(h):
+                h(signum, frame)
+            elif h in (signal.SIG_DFL, None):
+                signal.raise_signal(signum)
+
+
 def die_with_parent(sig: int = signal.SIGTERM) -> None:
     """Ask Linux to send ``sig`` to this process when its parent exits (no-op elsewhere)."""
     try:

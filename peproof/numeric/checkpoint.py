@@ -34,8 +34,9 @@ resumed by no other run.
 
 Writes: a chunk file goes to a temporary name in the folder, is flushed, ``fsync``-ed and
 renamed (a file is whole or absent), then its manifest line is appended and synced, with SIGINT
-and SIGTERM held back meanwhile; only ``kill -9`` between the two leaves a chunk that is not
-listed, which is then recomputed.  Results go through JSON
+and SIGTERM held back meanwhile (:func:`peproof.guard.signals.deferred`, whichever thread
+the kernel hands them to); only ``kill -9`` between the two leaves a chunk that is not listed,
+which is then recomputed.  Results go through JSON
 both when written and when computed (:func:`plain`), so a result read back is the very value a
 fresh run hands to the merge (floats are written with ``repr``, which round-trips exactly).
 
@@ -59,6 +60,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import peproof
+from peproof.guard import signals
 from peproof.guard.keys import mac, user_key
 from peproof.guard.locks import LOCK_NAME, FolderLock
 from peproof.guard.paths import _stage, fsync_folder
@@ -293,12 +295,8 @@ class Checkpoint:
     def save(self, i: int, result) -> None:
         """Write chunk ``i`` and append its manifest line, with SIGINT and SIGTERM held back
         meanwhile (delivered right after), so an interrupt never separates the two."""
-        held = {signal.SIGINT, signal.SIGTERM}
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-        try:
+        with signals.deferred((signal.SIGINT, signal.SIGTERM)):
             self._save(i, result)
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
     def _save(self, i: int, result) -> None:
         raw = json.dumps({"fingerprint": self.fp, "code": code_version(), "index": i,
