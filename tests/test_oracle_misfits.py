@@ -13,6 +13,8 @@ import pytest
 from peproof.oracle import WRONG, Variant, check, reference
 from peproof.oracle.sinusoidal import consistency as C
 
+from .test_oracle_vacuous_fits import assert_no_false_difference, shifted_table
+
 
 def _naive(bad: np.ndarray, rows: np.ndarray):
     """Every candidate against every row: (fits, its first misfit rows)."""
@@ -55,9 +57,13 @@ def test_a_bfloat16_table_shifted_by_one_row_is_wrong():
     t = reference(161, 26, family=v.family, base=v.base, layout=v.layout, offset=v.offset,
                   scale=v.scale, dtype="bfloat16")
     shifted = np.roll(t.astype(np.float64), 1, axis=0).astype(t.dtype)
+    assert np.array_equal(shifted, shifted_table(), equal_nan=True)  # the table tested there
     assert check(t, expect=v).verdict != WRONG
     rep = check(shifted, expect=v)
     assert rep.verdict == WRONG, rep.render()
     # wrong for the reason the shift gives: every entry within its own bound, no one
     # computation (not a bound broken somewhere, which a shift does not do in bfloat16)
     assert "no single frequency of pair" in rep.render(), rep.render()
+    # and no variant difference is named: the variant it was made with is the one expected
+    # (tests/test_oracle_vacuous_fits.py)
+    assert_no_false_difference(rep, expected_is_generator=True)
