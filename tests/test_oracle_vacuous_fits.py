@@ -76,3 +76,21 @@ def test_the_constrained_fraction_tells_the_two_apart(shifted):
     got = diagnose._constrained(rep, table, pos, False, rep.identified.variant)
     want = diagnose._constrained(rep, table, pos, False, SHIFTED_FROM)
     assert got < 0.2 and want > 0.6, (got, want)
+
+
+def test_a_copied_row_does_not_make_the_expected_variant_another():
+    """Found by a probe of 16-bit tables with one defect each: a bfloat16 table of the expected
+    variant (h-1, base 500000, [sin|cos], offset -3, scale 1/sqrt(d), 64 x 32) whose row 28
+    repeats row 27.  Wrong (no one computation gives two equal rows), but every entry is within
+    the expected variant's error model; identification named the simpler paper family at base
+    1000000, which fits no better, and the diagnosis said "frequencies of paper base 1000000
+    where h-1 base 500000 was expected": false."""
+    v = Variant("h-1", 500000, "sin_cos", -3, "1/sqrt(d)")
+    t = reference(64, 32, family=v.family, base=v.base, layout=v.layout, offset=v.offset,
+                  scale=v.scale, dtype="bfloat16")
+    t[28] = t[27]
+    rep = check(t, expect=v)
+    assert rep.verdict == WRONG, rep.render()
+    lines = list(rep.diagnoses)
+    assert not [x for x in lines if x.startswith(DIFFERENCES)], rep.render()
+    assert any("not evidence of another variant" in x for x in lines), rep.render()
