@@ -145,6 +145,9 @@ def test_a_primary_engine_resting_on_z3_and_the_z3_column_are_one_engine(engine)
 @pytest.mark.parametrize("engine", ["chain", "a-new-engine", "", "sympy-exp+mystery"])
 def test_an_engine_of_unknown_procedures_is_never_independent(engine):
     assert level(row(engine=engine, z3=Z3_PROVED)) == E.ONE
+    # and the engine rule on its own: the procedures' rule (_disjoint) refuses an unknown
+    # engine too, and hid a rule that let one through (mutant evidence-unknown-engine-independent)
+    assert not E.independent(engine, "z3")
 
 
 def test_z3_settled_when_built_is_no_second_engine():
