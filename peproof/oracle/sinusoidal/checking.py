@@ -51,8 +51,15 @@ from ..common.verdicts import (
 from .advice import also_fitting, pipeline_unsupported
 from .compare import Comparison, compare
 from .consistency import applies
-from .identification import Identification, detect_format, identify, padding_rows
-from .posmap import PositionMap, explain
+from .identification import (
+    Identification,
+    detect_format,
+    identify,
+    name_expected,
+    padding_rows,
+    prefer_expected,
+)
+from .posmap import PositionMap, position_map
 from .reread import reread
 from .variant import Variant, describe_difference
 from .whole import Whole, rows_at
@@ -264,7 +271,7 @@ def _check(table_or_callable, d, n, positions, expect, base, layout, offset, sca
     if level is not None and want is not None and iv is not None and not iv.same_as(want, width):
         # the expected variant fits: whatever else fits too, the table is the one expected
         ident.notes.append(f"also within the error model: {iv.name(width)}")
-        ident.variant = iv = want.with_(dtype=eff.name)
+        iv = name_expected(ident, want, eff.name, spec)
     if level is None and iv is not None and want is not None and not iv.same_as(want, width):
         other = compare(arr, whole.rows(iv), iv, eff, pipe, keep=keep)
     o_level = whole.level(iv, other) if other is not None else None
@@ -305,6 +312,8 @@ def _check(table_or_callable, d, n, positions, expect, base, layout, offset, sca
         verdict = WRONG
     else:
         verdict = OUTSIDE
+    if verdict == WRONG and prefer_expected(ident, want, eff.name, spec, other, width):
+        iv, other = ident.variant, None  # the other variant fits no better (a note says so)
     collisions = scan.collisions(arr, whole.rows(target)
                                  if target is not None else pos)
     reasons: list[str] = []
@@ -320,7 +329,7 @@ def _check(table_or_callable, d, n, positions, expect, base, layout, offset, sca
                  source=source or {}, reasons=reasons, padding=pad,
                  nonfinite=scan.nonfinite_info(pos), allow_collisions=allow_collisions)
     if rep.verdict == WRONG:
-        pm = rep.position_map = _position_map(rep, whole)
+        pm = rep.position_map = position_map(rep, whole)
         if pm is not None:
             rep.explained_by = pm.variant
             if want is not None and pm.variant.same_as(want, width):
@@ -353,37 +362,6 @@ def _check(table_or_callable, d, n, positions, expect, base, layout, offset, sca
         ident.indistinguishable = also_fitting(whole, ident, width)
     rep.seconds = time.perf_counter() - t0
     return rep
-
-
-def _position_map(rep: Report, whole: Whole) -> PositionMap | None:
-    """The map of the positions under which the whole table is the expected variant, else the
-    identified one (:mod:`.posmap`), each from the first row known to depart from it at its own
-    position: outside the error model, NaN or infinite, or equal to an earlier row."""
-    if not rep.identified.confident:
-        return None
-    out = None
-    for c in (rep.spec, rep.other):
-        if c is None:
-            continue
-        first = []
-        if c.row_index is not None and c.row_budget is not None and len(c.row_budget):
-            over = np.nonzero(c.row_budget > 1.0)[0]
-            if over.size:
-                first.append(int(c.row_index[over[0]]))
-        if rep.nonfinite:
-            first.append(int(rep.nonfinite["first_row"]))
-        rows = rep.collisions.get("first_rows") or []
-        if len(rows) > 1:
-            first.append(int(rows[1]))
-        if not first:
-            continue
-        r0 = min(first)
-        held = [float(whole.rows(c.variant)[rows[0]])] if r0 in rows[1:] else []
-        out = explain(whole, c.variant, r0, held)
-        if out is not None:
-            out.variant = c.variant
-            return out
-    return out
 
 
 def _reasons(rep: Report) -> list[str]:

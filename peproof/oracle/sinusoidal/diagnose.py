@@ -64,15 +64,7 @@ def diagnose(rep, arr, pos: np.ndarray, given: bool) -> list[str]:
     if want is not None and not iv.same_as(want, d) and ident.confident:
         got_c, want_c = _constrained(rep, arr, pos, given, iv), _constrained(rep, arr, pos,
                                                                             given, want)
-        spec = rep.spec
-        if rep.verdict == WRONG and spec is not None and spec.variant.same_as(want, d) and \
-                spec.over_budget == 0:
-            # neither is one computation of the whole table, and the expected variant fits
-            # every entry as well: nothing in the table speaks for the other one
-            out.append(f"every entry is within the error model of the expected variant too; "
-                       f"the closest variant found ({_differences(want, iv, d)}) fits the "
-                       "table no better: not evidence of another variant")
-        elif got_c >= CONSTRAINED * want_c:
+        if got_c >= CONSTRAINED * want_c:
             out += _variant_lines(want, iv, d)
         else:  # it fits where the format allows any value: no evidence against the expected
             out.append(f"the closest variant found ({_differences(want, iv, d)}) fits mostly "

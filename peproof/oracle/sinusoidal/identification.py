@@ -77,10 +77,17 @@ class Identification:
         """Every examined entry is within the error model of the dtype."""
         return self.variant is not None and self.budget_ratio <= 1.0
 
+    #: set when the expected variant is named in place of the one read (:func:`name_expected`):
+    #: whether that reading was confident
+    read_confidently: bool | None = None
+
     @property
     def confident(self) -> bool:
         """Most examined entries fit the named variant: what does not is a defect of the table,
-        not a doubt about the variant."""
+        not a doubt about the variant (or, the expected variant named in place of the one
+        read, that reading was confident)."""
+        if self.read_confidently is not None:
+            return self.variant is not None and self.read_confidently
         return self.variant is not None and self.entries_within_budget >= CONFIDENT
 
     @property
@@ -149,6 +156,36 @@ def is_symmetric(table, rows: np.ndarray) -> bool:
     # not one row repeated (a constant table); rows 0 and 1 may be equal: a 16-bit format
     # rounds the large positions |k - c| of a table computed in it to one number
     return bool(np.array_equal(a, b)) and bool((a != a[:1]).any())
+
+
+def name_expected(ident: Identification, want: Variant, dtype: str, spec) -> Variant:
+    """Name the expected variant as the identified one, with the residual figures of the
+    whole-table comparison ``spec`` against it (the figures of the variant found first are not
+    its); whether the table was read confidently is not changed."""
+    confident = ident.confident
+    ident.variant, ident.equivalent = want.with_(dtype=dtype), []
+    if spec.entries:
+        ident.rows_examined = spec.rows
+        ident.residual_abs, ident.residual_ulp = spec.max_abs, spec.max_ulp
+        ident.budget_ratio = spec.max_budget_ratio
+        ident.entries_within_budget = 1.0 - spec.over_budget / spec.entries
+    ident.read_confidently = confident
+    return ident.variant
+
+
+def prefer_expected(ident: Identification, want, dtype: str, spec, other, d: int) -> bool:
+    """A table that is no one computation of the expected variant nor of the identified one
+    (verdict wrong): when the identified one leaves no fewer entries outside the error model
+    (``other`` against ``spec``), nothing in the table speaks for it -- a 16-bit table with two
+    rows swapped fits a simpler family as loosely as its own -- and the expected variant is
+    named (:func:`name_expected`), the other in a note."""
+    if spec is None or other is None or want is None or other.over_budget < spec.over_budget:
+        return False
+    ident.notes.append(f"as close, with no fewer entries outside the error model "
+                       f"({other.over_budget} against {spec.over_budget}): "
+                       f"{ident.variant.name(d)}")
+    name_expected(ident, want, dtype, spec)
+    return True
 
 
 def identify(table, positions=None, *, dtype=None, pipeline_dtype=None) -> Identification:

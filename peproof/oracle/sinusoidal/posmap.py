@@ -294,3 +294,35 @@ def unread_positions(head: np.ndarray, u: float) -> str | None:
     return (f"the finite rows are sin/cos pairs of amplitude {amp:.6g} (a sinusoidal table), but "
             "not at positions 0 .. n-1 of a variant peproof reads: " + "; ".join(bits)
             + "; give the rows' positions (positions=..., --positions) or the expected offset")
+
+
+def position_map(rep, whole: Whole) -> PositionMap | None:
+    """The map of the positions under which the whole table of the check's report ``rep`` (a
+    :class:`~peproof.oracle.sinusoidal.checking.Report`) is the expected variant, else the
+    identified one, each from the first row known to depart from it at its own
+    position: outside the error model, NaN or infinite, or equal to an earlier row."""
+    if not rep.identified.confident:
+        return None
+    out = None
+    for c in (rep.spec, rep.other):
+        if c is None:
+            continue
+        first = []
+        if c.row_index is not None and c.row_budget is not None and len(c.row_budget):
+            over = np.nonzero(c.row_budget > 1.0)[0]
+            if over.size:
+                first.append(int(c.row_index[over[0]]))
+        if rep.nonfinite:
+            first.append(int(rep.nonfinite["first_row"]))
+        rows = rep.collisions.get("first_rows") or []
+        if len(rows) > 1:
+            first.append(int(rows[1]))
+        if not first:
+            continue
+        r0 = min(first)
+        held = [float(whole.rows(c.variant)[rows[0]])] if r0 in rows[1:] else []
+        out = explain(whole, c.variant, r0, held)
+        if out is not None:
+            out.variant = c.variant
+            return out
+    return out
