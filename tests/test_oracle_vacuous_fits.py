@@ -14,7 +14,7 @@ variant's (diagnose.CONSTRAINED); otherwise one line says the fit is no evidence
 import numpy as np
 import pytest
 
-from peproof.oracle import WRONG, Variant, check, reference
+from peproof.oracle import VARIANT, WRONG, Variant, check, reference
 from peproof.oracle.sinusoidal import diagnose
 
 SHIFTED_FROM = Variant("h-1", 500000, "cos_sin", -2, "1/sqrt(d)")
@@ -104,3 +104,22 @@ def test_a_copied_or_swapped_row_does_not_make_the_expected_variant_another(layo
                and "paper family, base 1000000" in x for x in rep.identified.notes), rep.render()
     # the residual printed beside the name is the expected variant's
     assert rep.identified.residual_ulp == rep.spec.max_ulp, rep.render()
+
+
+def test_a_variant_named_only_because_it_cannot_be_ruled_out_says_so():
+    """Found by the same probe (float16, 1 of 80): h-1 base 1000 [cos|sin] at offset -3
+    (300 x 16) with channel 10 negated.  The search finds offset 108185, where float16 rounds
+    positions to multiples of 64 and the error model bounds none of the entries: the whole
+    table fits it, so the verdict's definition (within another variant's error model, one
+    computation) holds.  The report must not present that as a finding: no difference named,
+    and one line says the table does not show the variant (or the verdict is wrong)."""
+    v = Variant("h-1", 1000, "cos_sin", -3, "1")
+    t = reference(300, 16, family=v.family, base=v.base, layout=v.layout, offset=v.offset,
+                  scale=v.scale, dtype="float16")
+    t[:, 10] = -t[:, 10]
+    rep = check(t, expect=v)
+    assert rep.verdict in (VARIANT, WRONG), rep.render()
+    assert not [x for x in rep.diagnoses if x.startswith(DIFFERENCES)], rep.render()
+    if rep.verdict == VARIANT:
+        assert any("cannot be ruled out, but the table does not show it" in x
+                   for x in rep.diagnoses), rep.render()

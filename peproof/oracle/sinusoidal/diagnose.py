@@ -25,7 +25,7 @@ from peproof.formats import BFLOAT16, FLOAT16, get_format
 
 from ..common.budget import Budget
 from ..common.exact import Plan
-from ..common.verdicts import CONFORMS, DEGENERATE, OUTSIDE, WITHIN, WRONG
+from ..common.verdicts import CONFORMS, DEGENERATE, OUTSIDE, VARIANT, WITHIN, WRONG
 from .pairs import (
     other_pairing,
     other_pairing_sentence,
@@ -67,11 +67,15 @@ def diagnose(rep, arr, pos: np.ndarray, given: bool) -> list[str]:
         if got_c >= CONSTRAINED * want_c:
             out += _variant_lines(want, iv, d)
         else:  # it fits where the format allows any value: no evidence against the expected
-            out.append(f"the closest variant found ({_differences(want, iv, d)}) fits mostly "
-                       f"where {rep.pipe.name} leaves the values free: the error model bounds "
-                       f"{100 * got_c:.0f}% of its sampled entries below the amplitude, "
-                       f"{100 * want_c:.0f}% of the expected variant's; not evidence of "
-                       "another variant")
+            free = (f"{rep.pipe.name} leaves the values free: the error model bounds "
+                    f"{100 * got_c:.0f}% of its sampled entries below the amplitude, "
+                    f"{100 * want_c:.0f}% of the expected variant's")
+            out.append(f"the variant named ({_differences(want, iv, d)}) cannot be ruled out, "
+                       f"but the table does not show it: it fits mostly where {free}; a table "
+                       "of the expected variant with a defect fits it as well"
+                       if rep.verdict == VARIANT else
+                       f"the closest variant found ({_differences(want, iv, d)}) fits mostly "
+                       f"where {free}; not evidence of another variant")
     c = rep.counted
     if c is not None and c.over_budget and not rep.nonfinite:
         many = int((c.row_budget > 1.0).sum()) > 8
