@@ -33,7 +33,7 @@ from .pairs import (
     read_pairs,
     shared_sentence,
 )
-from .variant import LAYOUT_NAMES, same_frequencies, scale_expr
+from .variant import LAYOUT_NAMES, describe_difference, same_frequencies, scale_expr
 
 SAMPLE = 1024
 EXPLAINS = 0.99  # a cause must bring this fraction of the sampled entries within the bound
@@ -70,12 +70,13 @@ def diagnose(rep, arr, pos: np.ndarray, given: bool) -> list[str]:
             free = (f"{rep.pipe.name} leaves the values free: the error model bounds "
                     f"{100 * got_c:.0f}% of its sampled entries below the amplitude, "
                     f"{100 * want_c:.0f}% of the expected variant's")
-            out.append(f"the variant named ({_differences(want, iv, d)}) cannot be ruled out, "
-                       f"but the table does not show it: it fits mostly where {free}; a table "
-                       "of the expected variant with a defect fits it as well"
+            diff = describe_difference(want, iv, d)
+            out.append(f"the variant named ({diff}) cannot be ruled out, but the table does "
+                       f"not show it: it fits mostly where {free}; a table of the expected "
+                       "variant with a defect fits it as well"
                        if rep.verdict == VARIANT else
-                       f"the closest variant found ({_differences(want, iv, d)}) fits mostly "
-                       f"where {free}; not evidence of another variant")
+                       f"the closest variant found ({diff}) fits mostly where {free}; not "
+                       "evidence of another variant")
     c = rep.counted
     if c is not None and c.over_budget and not rep.nonfinite:
         many = int((c.row_budget > 1.0).sum()) > 8
@@ -112,22 +113,6 @@ def _constrained(rep, arr, pos, given, iv) -> float:
     plan, _, B = _model(rep, P, iv=iv)
     with np.errstate(invalid="ignore"):
         return float((B < abs(plan.scale)).mean()) if B.size else 0.0
-
-
-def _differences(want, got, d: int) -> str:
-    """The parameters in which ``got`` differs from ``want``, in a few words."""
-    out = []
-    if not same_frequencies(want, got, d):
-        out.append(f"{got.family} base {got.base}")
-    if want.layout != got.layout:
-        out.append(f"{LAYOUT_NAMES[got.layout]} layout")
-    if want.offset != got.offset:
-        out.append(f"offset {got.offset}")
-    if scale_expr(want.scale, d) != scale_expr(got.scale, d):
-        out.append(f"scale {got.scale}")
-    if want.order != got.order:
-        out.append(f"{got.order} order")
-    return ", ".join(out) or got.name(d)
 
 
 def _variant_lines(want, got, d: int) -> list[str]:
