@@ -179,6 +179,14 @@ def _model(rep, P, omega=None, iv=None):
     return plan, v, B
 
 
+def _explains(within: float, base: float) -> bool:
+    """A cause that leaves ``within`` of the sampled entries within the bound explains the
+    table, where the variant without it leaves ``base``: most entries, and more than without
+    it (a cause that changes nothing the bound can see -- positions rounded where the format
+    leaves the values free -- explains nothing)."""
+    return within >= EXPLAINS and within > base
+
+
 def _fraction_within(t, v, B) -> float:
     with np.errstate(invalid="ignore"):
         return float((np.abs(t - v) <= B).mean())
@@ -288,14 +296,14 @@ def _pipelines(rep, arr, pos, given, v) -> list[str]:
         if fmt.p >= rep.pipe.p:
             continue
         q = fmt.round(P + plan.offset) - plan.offset
-        if not np.array_equal(q, P) and _fraction_within(T, *_model(rep, q, iv=v)[1:]) >= max(
-                EXPLAINS, base):
+        if not np.array_equal(q, P) and _explains(_fraction_within(T, *_model(rep, q, iv=v)[1:]),
+                                                  base):
             k = np.nonzero(q != P)[0]
             return [f"positions were rounded to {fmt.name} before the product (exact only up "
                     f"to {fmt.horizon}; position {_p(P[k[0]])} became {_p(q[k[0]])})"]
         w = fmt.round(plan.omega)
-        if not np.array_equal(w, plan.omega) and _fraction_within(
-                T, *_model(rep, P, omega=w, iv=v)[1:]) >= max(EXPLAINS, base):
+        if not np.array_equal(w, plan.omega) and _explains(_fraction_within(
+                T, *_model(rep, P, omega=w, iv=v)[1:]), base):
             return [f"the frequencies were rounded to {fmt.name} before the product "
                     f"(relative error up to {fmt.u:.2g})"]
     return _exponents(rep, T, P, plan, v, base)
@@ -316,7 +324,7 @@ def _exponents(rep, T, P, plan, v, base) -> list[str]:
     i = np.arange(h, dtype=np.float64)
     for den2 in (den - 1, den + 1):
         w = plan.omega[0] * np.exp(-lnb * k * i / den2)
-        if _fraction_within(T, *_model(rep, P, omega=w, iv=v)[1:]) >= max(EXPLAINS, base):
+        if _explains(_fraction_within(T, *_model(rep, P, omega=w, iv=v)[1:]), base):
             what = {"paper": f"2i/d = 2i/{d}", "h-1": f"i/(d/2-1) = i/{h - 1}"}[v.family]
             return [f"the frequencies use the exponent {k if k > 1 else ''}i/{den2} where the "
                     f"{v.family} family's {what} was expected (the denominator off by "
