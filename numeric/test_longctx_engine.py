@@ -256,3 +256,39 @@ def test_a_signal_another_thread_receives_waits_for_the_chunks_manifest_line(
     lines = (ck.dir / "manifest.log").read_text().splitlines()
     assert [json.loads(x)["index"] for x in lines] == [0]
     assert sorted(checkpoint.Checkpoint(tmp_path, scan.scan_chunk, jobs).open()) == [0]
+
+
+def _precision_seen(job: dict) -> dict:
+    """A chunk that sets its working precision, holds it a while, and says what it saw."""
+    import flint
+
+    time.sleep(job["before"])
+    with flint.ctx.workprec(job["prec"]):
+        time.sleep(job["hold"])
+        return {"seen": flint.ctx.prec}
+
+
+def _check_precision(job: dict, result: dict) -> str | None:
+    """A scan's check that computes at its own precision while other chunks may run."""
+    import flint
+
+    with flint.ctx.workprec(500):
+        time.sleep(0.3)
+        seen = flint.ctx.prec
+    return None if seen == 500 else f"the check ran at {seen} bits, not 500"
+
+
+def test_chunks_on_threads_keep_their_own_precision():
+    """python-flint's working precision (and mpmath's) is one per process: two chunks on the
+    threads of one executor (or of a Dask worker with several threads) set and restored it
+    under each other, and a RoPE decay curve failed its own check under load ("its bound is not
+    the one its seeds give").  A chunk, and the check of a chunk, now run one at a time in a
+    process: each sees the precision it set (engine.COMPUTING)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    jobs = [{"prec": 200, "before": 0.0, "hold": 0.4}, {"prec": 300, "before": 0.1, "hold": 0.4},
+            {"prec": 400, "before": 0.0, "hold": 0.2}]
+    with ThreadPoolExecutor(3) as ex:
+        got, _ = run_chunks(_precision_seen, jobs, list, check=_check_precision,
+                            config=RunConfig(executor=ex))
+    assert [r["seen"] for r in got] == [200, 300, 400], got

@@ -134,9 +134,19 @@ def rejected_line(ck_dir, rejected: list[dict], limit: int = 4) -> str:
             f"checks: {'; '.join(parts)}{more}")
 
 
+#: one chunk (or one check of a chunk) at a time in a process: the working precision of
+#: python-flint (``flint.ctx``) and of mpmath (``mpmath.mp``) is one setting per process, not
+#: per thread, so a chunk on one thread of an executor or of a Dask worker with several threads
+#: ran at the precision another chunk had just set or restored.  Seen: a RoPE decay curve on a
+#: ThreadPoolExecutor(2) under load, "chunk 1 as computed fails the scan's check: its bound is
+#: not the one its seeds give".  The chunks are Python holding the GIL: nothing is lost.
+COMPUTING = threading.RLock()
+
+
 def call(fn, job):
     """Worker side: run one chunk; the result as plain data with the code version."""
-    return {"code": code_version(), "result": plain(fn(job))}
+    with COMPUTING:  # the chunk
+        return {"code": code_version(), "result": plain(fn(job))}
 
 
 def choose(config: RunConfig, pending: int, estimate: float | None) -> str:
@@ -265,7 +275,8 @@ def _run(job_fn, jobs, merge, cfg: RunConfig, sizes, estimate, unit, check, redo
         if out["code"] != mine:
             raise RuntimeError(f"a worker runs other peproof code ({out['code'][:12]}, this "
                                f"process {mine[:12]}): install the same version everywhere")
-        why = check(plain(jobs[i]), out["result"]) if check else None
+        with COMPUTING:  # its check
+            why = check(plain(jobs[i]), out["result"]) if check else None
         if why:
             raise RuntimeError(f"chunk {i} as computed fails the scan's check: {why}")
         if ck:

@@ -5,12 +5,12 @@
 Each mutant runs against its own ``tests`` (the test files of its module) when it lists them,
 else against the engine subset :data:`TESTS`; ``--tests`` overrides both.
 
-Each worker copies the tree (``peproof``, ``tests``, ``proofs``, ``pyproject.toml``) into a
-temporary folder once; per mutant it replaces the snippet in the copy, runs a fast engine-focused
-pytest subset there (``-x``: stop at the first failure; a wall-clock limit per mutant) and puts
-the original text back.  The working tree is never written.  The copy's ``peproof`` is the one
-imported (pytest runs in the copy, which ``python -m`` puts first on ``sys.path``; checked before
-the first mutant).
+Each worker copies the tree (``peproof``, ``tests``, ``proofs``, ``numeric``,
+``pyproject.toml``) into a temporary folder once; per mutant it replaces the snippet in the
+copy, runs a fast engine-focused pytest subset there (``-x``: stop at the first failure; a
+wall-clock limit per mutant) and puts the original text back.  The working tree is never
+written.  The copy's ``peproof`` is the one imported (pytest runs in the copy, which
+``python -m`` puts first on ``sys.path``; checked before the first mutant).
 
 Each pytest run gets a fresh, empty Coq result cache (``PEPROOF_COQ_CACHE``): a result is
 keyed by the job's inputs, not by the code that judged it, so a mutant of the Coq runner must
@@ -40,7 +40,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 LIST = Path(__file__).with_name("mutants.toml")
-COPY = ("peproof", "tests", "proofs", "pyproject.toml")
+COPY = ("peproof", "tests", "proofs", "numeric", "pyproject.toml")
 # targeted tests first (they kill most mutants in a second or two), the whole registry last
 TESTS = (
     "tests/test_engine_mutants.py",
