@@ -139,7 +139,8 @@ def rejected_line(ck_dir, rejected: list[dict], limit: int = 4) -> str:
 #: per thread, so a chunk on one thread of an executor or of a Dask worker with several threads
 #: ran at the precision another chunk had just set or restored.  Seen: a RoPE decay curve on a
 #: ThreadPoolExecutor(2) under load, "chunk 1 as computed fails the scan's check: its bound is
-#: not the one its seeds give".  The chunks are Python holding the GIL: nothing is lost.
+#: not the one its seeds give".  Nothing is lost: a 10^6-offset decay curve on two threads
+#: took as long as inline, with the lock or without it (measured once, session 15).
 COMPUTING = threading.RLock()
 
 
