@@ -1,7 +1,7 @@
 """Benchmark of ``check`` on 16-bit tables with rows moved: CPU, moved table over clean one.
 
 A 16-bit table with its rows shifted, swapped or reversed has every entry within its own bound,
-and only the one-computation test (:mod:`peproof.oracle.sinusoidal.consistency`) tells it is
+and only the one-computation test (:mod:`peproof.oracle.common.consistency`) tells it is
 wrong: it follows every candidate frequency across the rows.  Shifted by one row, a bfloat16 table
 at base 500000 makes about a million candidates fail at once; their misfit rows, kept by a loop
 per candidate, made its ``check`` take 126 s of CPU against about 1 s for the clean table.

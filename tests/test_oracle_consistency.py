@@ -2,7 +2,7 @@
 
 In bfloat16 the error model lets one entry's angle be anything beyond a few positions (a frequency
 may be off by ~12 %), so a check entry by entry passes a table with two rows swapped. A computation
-has one frequency per pair and one position per row (:mod:`peproof.oracle.sinusoidal.consistency`):
+has one frequency per pair and one position per row (:mod:`peproof.oracle.common.consistency`):
 these tests hold the oracle to that.  Tables are built here the way libraries build them: in float32
 and cast (what ``model.to(bfloat16)`` does), or every step in the 16-bit format (ml_dtypes / NumPy
 round each operation to it, as PyTorch does).
@@ -158,7 +158,7 @@ def _sin_cos_16(lib, dt, x64):
 @pytest.mark.parametrize("lib", ["numpy", "torch", "mlx"])
 @pytest.mark.parametrize("dt", list(DT))
 def test_16_bit_sin_and_cos_reduce_their_argument_in_float32_or_wider(lib, dt):
-    """Evidence for the model's premise (peproof.oracle.sinusoidal.consistency): a library's sin and
+    """Evidence for the model's premise (peproof.oracle.common.consistency): a library's sin and
     cos of a 16-bit angle are within 2 ulps of the 16-bit format of the exact sin and cos of that
     very number, plus 2**-24 relative to it at most (an argument reduction in float32 or wider),
     even where one ulp of the angle is many radians.  A reduction in the 16-bit format itself would

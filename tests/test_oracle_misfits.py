@@ -1,6 +1,6 @@
 """The rows a 16-bit table's candidate frequencies do not fit, and a table that made them many.
 
-:func:`peproof.oracle.sinusoidal.consistency.consistent` follows up to a million candidate
+:func:`peproof.oracle.common.consistency.consistent` follows up to a million candidate
 frequency intervals across the rows and keeps, for each, the first rows it does not fit (the
 message names them).  A bfloat16 table shifted by one row (h-1, base 500000) made about a million
 candidates fail at once; kept by a Python loop per candidate, its ``check`` took 126 s of CPU
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from peproof.oracle import WRONG, Variant, check, reference
-from peproof.oracle.sinusoidal import consistency as C
+from peproof.oracle.common import consistency as C
 
 from .test_oracle_vacuous_fits import assert_no_false_difference, shifted_table
 

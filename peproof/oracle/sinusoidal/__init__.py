@@ -9,8 +9,8 @@ Where a verdict comes from (:func:`.checking.check`, re-exported as :func:`pepro
 2. every entry is streamed against the expected variant by :mod:`.compare`: spec-exact values
    (:mod:`..common.exact`, sharper decisions in :mod:`.decisions`) and the proved error model of the
    dtype (:mod:`..common.budget`), with the known recipes of :mod:`.recipes` run as evidence;
-3. in a 16-bit pipeline, :mod:`.consistency` asks whether one computation (one frequency per pair,
-   one position per row) explains every row;
+3. in a 16-bit pipeline, :mod:`..common.consistency` asks whether one computation (one frequency
+   per pair, one position per row) explains every row;
 4. :mod:`.checking` turns the counts into one verdict (:mod:`..common.verdicts`), then
    :mod:`.diagnose` names what is wrong where a cause explains the entries; :mod:`.report` writes
    the JSON envelope (``peproof.check/1``) and the human rendering.

@@ -10,7 +10,7 @@ Verdicts, one meaning each:
     is right and the errors are the ones that dtype makes.  In a 16-bit pipeline, where one
     entry's bound lets its angle be anything beyond a few positions, the rows must moreover be
     one computation's: one frequency per pair, one position per row
-    (:mod:`peproof.oracle.sinusoidal.consistency`), so rows swapped, shifted or copied fail.
+    (:mod:`peproof.oracle.common.consistency`), so rows swapped, shifted or copied fail.
 ``different variant``
     Not the expected variant, but within the error model of another one, which is named.
 ``wrong``
@@ -37,6 +37,7 @@ import numpy as np
 from peproof.encoding import Encoding
 from peproof.formats import Format, get_format
 
+from ..common.consistency import applies
 from ..common.rowscan import RowScan, horizon
 from ..common.tables import InputError, as_table, call_table
 from ..common.verdicts import (
@@ -50,7 +51,6 @@ from ..common.verdicts import (
 )
 from .advice import also_fitting, pipeline_unsupported
 from .compare import Comparison, compare
-from .consistency import applies
 from .identification import (
     Identification,
     detect_format,

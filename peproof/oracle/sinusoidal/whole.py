@@ -28,9 +28,9 @@ import numpy as np
 
 from peproof.formats import Format
 
+from ..common.consistency import applies
 from ..common.verdicts import CONFORMS, WITHIN
 from .compare import Comparison, compare
-from .consistency import applies
 from .variant import Variant
 
 SCREEN_ROWS = 128
@@ -58,11 +58,11 @@ def one_computation(arr, pos: np.ndarray, v: Variant, stored: Format, pipe: Form
     lets the angle of one entry be anything beyond a few positions, so rows swapped or shifted
     would pass.  The table is within the model when one computation gives every row: one
     frequency per pair, one position per row (exact, or rounded to ``pipe``), the angle rounded
-    to ``pipe`` or computed in float32 or wider (:mod:`peproof.oracle.sinusoidal.consistency`).
+    to ``pipe`` or computed in float32 or wider (:mod:`peproof.oracle.common.consistency`).
     """
     from ..common.budget import Budget
+    from ..common.consistency import consistent
     from ..common.exact import Plan
-    from .consistency import consistent
 
     if not applies(pipe):
         return WITHIN

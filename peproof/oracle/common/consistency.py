@@ -40,8 +40,8 @@ import numpy as np
 from peproof.families.error_model import CONSTANTS
 from peproof.formats import Format
 
-from ..common.budget import SLACK, Budget
-from ..common.exact import Plan
+from .budget import SLACK, Budget
+from .exact import Plan
 
 U_REDUCTION = 2.0**-24  # sin/cos of a 16-bit angle are evaluated in float32 or wider
 MAX_ANCHOR = 4096  # angles enumerated at the anchor row, per pair
@@ -104,26 +104,31 @@ def consistent(table, positions: np.ndarray, plan: Plan, bud: Budget,
     first = None
     # exact positions: the angle in float32 or wider, or that angle rounded to ``P`` once
     # (``torch.outer(t, inv_freq).to(bfloat16)``: positions and product in float32, the angle cast)
-    models = [("wide", ps[rows]), ("rounded", ps[rows])]
     with np.errstate(over="ignore", invalid="ignore"):
-        rounded = [P.round(ps[rows])]
-        if plan.offset != 0.0:
-            rounded.append(P.round(P.round(p0[rows]) + plan.offset))
-        rounded += _position_models(P, p0[rows], float(plan.offset), rows, unit, n)
-    seen: list[np.ndarray] = []
-    for pt in rounded:
-        if np.isfinite(pt).all() and not any(np.array_equal(pt, q) for q in seen):
-            seen.append(pt)
-            models += [("rounded", pt), ("wide", pt)]
+        also = [P.round(P.round(p0[rows]) + plan.offset)] if plan.offset != 0.0 else []
+    vecs = position_vectors(P, ps[rows], rows, unit, n, also)
+    models = [(_wide_angles, vecs[0]), (_rounded_angles, vecs[0])]
+    models += [(f, pt) for pt in vecs[1:] for f in (_rounded_angles, _wide_angles)]
     for how, pt in models:
-        if how == "wide":
-            c = _wide_angles(table, pt, rows, plan, bud)
-        else:
-            c = _rounded_angles(table, pt, rows, plan, bud)
+        c = how(table, pt, rows, plan, bud)
         if c.ok is None or c.ok:
             return c
         first = first or c
     return first
+
+
+def position_vectors(P: Format, ps: np.ndarray, rows: np.ndarray, unit: float = 1.0,
+                     n: int | None = None, also=()) -> list[np.ndarray]:
+    """The positions a computation in ``P`` may give ``rows`` (of ``n``) at ``ps`` (offset in):
+    exact, rounded to ``P`` once, ``also``, :func:`_position_models`' recipes (each once)."""
+    out = [ps := np.asarray(ps, dtype=np.float64)]
+    with np.errstate(over="ignore", invalid="ignore"):
+        more = [P.round(ps), *also] + _position_models(
+            P, ps, 0.0, rows, unit, ps.shape[0] if n is None else n)
+    for pt in more:
+        if np.isfinite(pt).all() and not any(np.array_equal(pt, q) for q in out):
+            out.append(pt)
+    return out
 
 
 def _law(x: np.ndarray, k: np.ndarray):
