@@ -27,6 +27,7 @@ from .ident import identify_frequencies
 from .model import AngleModel, freq_map, thetas
 from .report import RotaryReport
 from .simplest import Variant, select
+from .tied import untied_angles
 
 
 def _read_row(A, pos, st, pipe):
@@ -49,7 +50,7 @@ def _angle_model(v: Variant, seq_len, st) -> AngleModel:
     """A variant's angle model: its map's frequencies times the positions' scale (one more
     rounding in the frequency's error when that scale is not 1)."""
     return AngleModel(thetas(v.rope, seq_len) * float(v.pos_scale), v.pipe, st,
-                      freq_map(v.rope, seq_len, int(v.pos_scale != 1)))
+                      freq_map(v.rope, seq_len, int(v.pos_scale != 1)), float(v.pos_scale))
 
 
 def identify_angles(art: Artefact, pos, hint, seq_len, st, pipes, lay):
@@ -138,8 +139,9 @@ def check_angles(art: Artefact, want, hint, seq_len, st, pipes, notes, pos, exp_
                 for name in ("float16", "bfloat16"):
                     f = get_format(name)
                     rp = f.round(pos)
-                    if np.any(rp != pos) and compare_angles(art.copies, pos, model,
-                                                            angle_pos=rp).fits:
+                    if np.any(rp != pos) and compare_angles(
+                            art.copies, pos, model, angle_pos=rp).fits and not untied_angles(
+                            art.copies, rp, model):
                         first = float(pos[np.nonzero(rp != pos)[0][0]])
                         verdict = WRONG
                         diagnoses.append(f"positions held in {name} before the product: from "
@@ -149,9 +151,9 @@ def check_angles(art: Artefact, want, hint, seq_len, st, pipes, notes, pos, exp_
             if verdict == OUTSIDE and tally.over < 0.5 * tally.entries:
                 if want is not None:
                     verdict = WRONG
-                    diagnoses.append(_worst_text(tally, want is not None))
+                    diagnoses.append(tally.untied or _worst_text(tally, want is not None))
                 else:
-                    diagnoses.append(_unsure_text(target, tally))
+                    diagnoses.append(tally.untied or _unsure_text(target, tally))
     if verdict == OUTSIDE and not diagnoses:
         diagnoses.append("not a RoPE angle table peproof can express: "
                          f"frequencies read from the last row {np.array2string(w[:3], precision=6)}"

@@ -59,7 +59,7 @@ def _model_of(v: Variant, seq_len, st):
     rounding in the frequency's error when that scale is not 1)."""
     th = thetas(v.rope, seq_len) * float(v.pos_scale)
     return cache_model(v.rope, seq_len, v.attention, v.pipe, st, thetas=th,
-                       extra_roundings=int(v.pos_scale != 1))
+                       extra_roundings=int(v.pos_scale != 1), pos_scale=float(v.pos_scale))
 
 
 def _fits_as(v: Variant, art: Artefact, pos, seq_len, st):
@@ -276,11 +276,16 @@ def check_cache(art: Artefact, want, hint, seq_len, st, pipes, notes, pos, exp_l
                 # the expected RoPE but for its amplitude, and no named bug explains that
                 verdict, other = VARIANT, v_tally
                 diagnoses.append(f"attention factor {a_seen:.9g} where {a_t:.9g} was expected")
+            elif tally.untied and want is not None:
+                # every entry within its own (16-bit) bound, but no one computation: rows
+                # swapped, shifted or copied (:mod:`.tied`)
+                verdict = WRONG
+                diagnoses.append(tally.untied)
             elif tally.over < 0.5 * tally.entries and want is not None:
                 verdict = WRONG
                 diagnoses.append(_worst_text(tally, want is not None))
             elif want is None and len(cands) <= 1:
-                diagnoses.append(_unsure_text(target, tally))
+                diagnoses.append(tally.untied or _unsure_text(target, tally))
             elif want is None and len(cands) > 1:
                 # no expectation and a reading that allowed several RoPEs, none of which fits:
                 # the identification, not the cache, may be what is off

@@ -41,6 +41,8 @@ class Tally:
     first_over_position: float | None = None
     worst: list = field(default_factory=list)
     over_pairs: np.ndarray | None = None
+    #: in a 16-bit pipeline, why no one computation gives every row (:mod:`.tied`), else ""
+    untied: str = ""
 
     @property
     def undecided(self) -> int:
@@ -56,15 +58,17 @@ class Tally:
 
     @property
     def fits(self) -> bool:
-        """No entry certainly outside (undecided ones allowed)."""
-        return self.entries > 0 and self.over == 0
+        """No entry certainly outside (undecided ones allowed), and in a 16-bit pipeline one
+        computation for every row."""
+        return self.entries > 0 and self.over == 0 and not self.untied
 
     def to_json(self) -> dict:
         return {"entries": self.entries, "outside_model": self.over,
                 "within_model": self.within, "undecided": self.undecided,
                 "within_1_ulp": self.faithful, "not_within_1_ulp": self.not_faithful,
                 "max_abs_error": self.max_abs, "max_ulp_error": self.max_ulp,
-                "first_outside_position": self.first_over_position, "worst": self.worst}
+                "first_outside_position": self.first_over_position, "worst": self.worst,
+                **({"not_one_computation": self.untied} if self.untied else {})}
 
 
 #: rows of one block of the angle-addition reference: cos and sin of ``fl(k theta)``, ``k <
@@ -131,8 +135,13 @@ def compare_cache(copies, pos: np.ndarray, model: CacheModel, *, angle_pos=None,
     An entry ``t`` with reference ``v`` (error ``E``) and model bound ``B = beta |v| + D`` is
     outside when ``|t - v| - B > E (1 + beta)`` and within when ``|t - v| - B <= -E (1 + beta)``
     (``B`` moves by at most ``beta E`` when ``v`` does by ``E``); both limits are formed once per
-    entry and shared by the copies."""
+    entry and shared by the copies.
+
+    Compared on every row at their own positions in a 16-bit pipeline, a cache with no entry
+    outside is also asked for one computation (:func:`.tied.untied`): there an entry's own
+    bound lets its angle be almost anything."""
     t = Tally()
+    whole = rows is None and angle_pos is None
     th = np.asarray(model.thetas, dtype=np.float64)
     h = th.shape[0]
     t.over_pairs = np.zeros(h, dtype=np.int64)
@@ -218,6 +227,10 @@ def compare_cache(copies, pos: np.ndarray, model: CacheModel, *, angle_pos=None,
     cand.sort(key=lambda z: -z[0])
     t.worst = [{"position": _num(c[1]), "pair": c[2], "part": c[3], "value": c[4],
                 "expected": c[5], "abs_error": c[6], "x_bound": c[0]} for c in cand[:worst]]
+    if whole and t.entries and not t.over:
+        from .tied import untied
+
+        t.untied = untied(copies, pos, model)
     return t
 
 
@@ -261,8 +274,10 @@ def compare_angles(copies, pos: np.ndarray, model: AngleModel, *, angle_pos=None
     """Compare angle-table copies (each ``rows x pairs``) with the model at positions ``pos``
     (``angle_pos``: the positions the angle uses, for hypotheses).  Outside when
     ``|t - x| > B(|x| (1 + R_X)) + R_X |x|``, within when ``|t - x| <= B(|x| (1 - R_X)) -
-    R_X |x|`` (``x`` the reference)."""
+    R_X |x|`` (``x`` the reference).  At their own positions in a 16-bit pipeline, a table with
+    no angle outside is also asked for one computation (:func:`.tied.untied_angles`)."""
     t = Tally()
+    whole = angle_pos is None
     th = np.asarray(model.thetas, dtype=np.float64)
     h = th.shape[0]
     t.over_pairs = np.zeros(h, dtype=np.int64)
@@ -315,4 +330,8 @@ def compare_angles(copies, pos: np.ndarray, model: AngleModel, *, angle_pos=None
     cand.sort(key=lambda z: -z[0])
     t.worst = [{"position": _num(c[1]), "pair": c[2], "part": c[3], "value": c[4],
                 "expected": c[5], "abs_error": c[6], "x_bound": c[0]} for c in cand[:worst]]
+    if whole and t.entries and not t.over:
+        from .tied import untied_angles
+
+        t.untied = untied_angles(copies, pos, model)
     return t

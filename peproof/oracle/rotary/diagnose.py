@@ -20,6 +20,7 @@ from .config import head_dim_of
 from .expected import ASPECTS, allowed, unstated_text
 from .ident_maps import implied_factors
 from .model import cache_model, thetas
+from .tied import untied
 
 
 def _per_frequency(w, rel, d, hint, want, seq_len):
@@ -201,8 +202,10 @@ def _hypotheses(copies, pos, sub, target: Rope, seq_len, a, pipe, st) -> list[st
     th = thetas(target, seq_len)
 
     def fits(model, cps=copies, apos=None):
+        # on the sampled rows, then (a 16-bit pipeline, where an entry's own bound is loose)
+        # one computation for every row: a bug is named only when it gives the whole cache
         t = compare_cache(cps, pos, model, angle_pos=apos, rows=sub)
-        return t.fits
+        return t.fits and not untied(cps, pos if apos is None else apos, model)
 
     if fits(cache_model(target, seq_len, a, pipe, st), [(s, c) for c, s in copies]):
         found.append("cos and sin swapped: the cos cache holds the sines and the sin cache the "

@@ -145,13 +145,17 @@ class CacheModel:
     pipe: Format
     stored: Format
     fmap: FreqMap | None = None
+    #: the positions' scale multiplied into ``thetas`` (a code may divide its positions instead)
+    pos_scale: float = 1.0
     K0: np.ndarray = field(init=False)
     K1: np.ndarray = field(init=False)
+    ew: np.ndarray = field(init=False)  # per pair, the frequency's relative error bound
 
     def __post_init__(self):
         c, P = CONSTANTS, self.pipe
         u, n = P.u, tiny(P)
         ew = freq_rel_error(self.thetas, P, self.fmap)
+        self.ew = ew
         self.ew_max = float(ew.max()) if ew.size else 0.0
         rest = (1.0 + ew) * (1.0 + u) * (1.0 + c.c_red * u)
         self.K0 = (rest - 1.0) * SLACK
@@ -174,13 +178,13 @@ class CacheModel:
                 "alpha": self.alpha, "beta": self.beta, "gamma": self.gamma}
 
 def cache_model(rope, seq_len, a: float, pipe: Format, stored: Format, thetas=None,
-                extra_roundings: int = 0) -> CacheModel:
+                extra_roundings: int = 0, pos_scale: float = 1.0) -> CacheModel:
     """The :class:`CacheModel` of ``rope`` at ``seq_len`` with attention factor ``a`` (``thetas``:
     other frequencies than the rope's own, for a hypothesis; ``extra_roundings``: roundings
-    after the map, a position scale's product)."""
+    after the map, a position scale's product; ``pos_scale``: that scale)."""
     th = _thetas(rope, seq_len).copy() if thetas is None else thetas
     return CacheModel(th, a, Fraction(a) * (1 + Fraction(1, 2**50)), pipe, stored,
-                      freq_map(rope, seq_len, extra_roundings))
+                      freq_map(rope, seq_len, extra_roundings), pos_scale)
 
 
 @dataclass
@@ -196,11 +200,14 @@ class AngleModel:
     pipe: Format
     stored: Format
     fmap: FreqMap | None = None
+    #: the positions' scale multiplied into ``thetas`` (a code may divide its positions instead)
+    pos_scale: float = 1.0
 
     def __post_init__(self):
         c, P = CONSTANTS, self.pipe
         u, n = P.u, tiny(P)
         ew = freq_rel_error(self.thetas, P, self.fmap)
+        self.ew = ew  # per pair, the frequency's relative error bound
         self.ew_max = float(ew.max()) if ew.size else 0.0
         S = self.stored
         us, ns = (0.0, 0.0) if S == P else (S.u, tiny(S))

@@ -1,0 +1,119 @@
+"""A 16-bit rotary cache or angle table is "within the error model" only when one computation gives
+every row (:mod:`peproof.oracle.rotary.tied`).
+
+In a 16-bit pipeline an entry's own bound lets its angle be almost anything past a few dozen
+positions, so a bfloat16 cache with two adjacent rows swapped had every entry within its bound and
+was called "within the error model of its dtype" (28 of 96 swapped torch caches in the probe of
+the session that found it).  The tables here are built the way their users build them (PyTorch,
+transformers' recipe: ``inv_freq`` from an integer ``arange``, ``outer``, ``cat``, ``cos``/``sin``,
+cast), in the pipelines real code runs: float32 cast at the end, the ``inv_freq`` buffer cast to the
+16-bit dtype with the product in float32, everything in the 16-bit dtype, positions divided by a
+linear scaling factor.  Correct ones must keep passing (an oracle that cries wolf is worse than
+none); rows swapped must never pass.
+"""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from peproof.oracle.common.verdicts import CONFORMS, DEGENERATE, OUTSIDE, WITHIN, WRONG  # noqa: E402
+from peproof.oracle.rotary.check import check_rotary  # noqa: E402
+from peproof.rope import Rope  # noqa: E402
+from peproof.rope_scaling import Linear  # noqa: E402
+
+DT = {"bfloat16": torch.bfloat16, "float16": torch.float16}
+
+
+def _angles(recipe: str, base: float, d: int, n: int, dt, factor: float = 1.0):
+    inv32 = 1.0 / (base ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d))
+    if recipe == "float32":  # transformers: every step in float32, the cache cast at the end
+        return torch.outer(torch.arange(n).float() / factor, inv32)
+    if recipe == "buffer16":  # model.to(dtype) casts the inv_freq buffer; the product in float32
+        return torch.outer(torch.arange(n).float() / factor, inv32.to(dt).float())
+    if recipe == "all16":  # positions, frequencies and product in the 16-bit dtype
+        return torch.outer(torch.arange(n, dtype=dt) / factor, inv32.to(dt))
+    raise ValueError(recipe)
+
+
+def _cache(recipe, base, d, n, dtype, factor=1.0):
+    dt = DT[dtype]
+    f = _angles(recipe, base, d, n, dt, factor)
+    emb = torch.cat((f, f), dim=-1)
+    return emb.cos().to(dt).float().numpy(), emb.sin().to(dt).float().numpy()
+
+
+def _swap(a: np.ndarray, r1: int, r2: int) -> np.ndarray:
+    a = a.copy()
+    a[[r1, r2]] = a[[r2, r1]]
+    return a
+
+
+# the cases the old check called "within": bfloat16, rows past ~30 (there the bound of a
+# single entry admits any angle of pair 0), and float16 beyond its own limit
+SWAPS = [("bfloat16", 1e4, 64, (30, 31)), ("bfloat16", 1e4, 128, (50, 51)),
+         ("bfloat16", 5e5, 64, (40, 41)), ("float16", 1e4, 64, (200, 201)),
+         ("bfloat16", 1e4, 64, (10, 12))]
+
+
+@pytest.mark.parametrize("dtype,base,d,rows", SWAPS)
+def test_swapped_rows_of_a_16_bit_cache_are_wrong_and_named(dtype, base, d, rows):
+    n = 256
+    c, s = _cache("float32", base, d, n, dtype)
+    c, s = _swap(c, *rows), _swap(s, *rows)
+    rep = check_rotary(cos=c, sin=s, dtype=dtype, expect=Rope(d, int(base)))
+    assert rep.verdict == WRONG, str(rep)
+    text = " ".join(rep.diagnoses)
+    # the swapped rows named: by the one-computation test, or (rows 10 and 12, far enough apart
+    # for the entries' own bounds) as the first position outside
+    assert f"rows {rows[0]}, {rows[1]}" in text or f"first at position {rows[0]};" in text, text
+    # without an expectation: never a pass, and the reason said
+    bare = check_rotary(cos=c, sin=s, dtype=dtype)
+    assert bare.verdict not in (CONFORMS, WITHIN, DEGENERATE), str(bare)
+
+
+@pytest.mark.parametrize("dtype,rows", [("bfloat16", (30, 31)), ("bfloat16", (60, 63)),
+                                        ("float16", (120, 121))])
+def test_swapped_rows_of_a_16_bit_angle_table_are_never_within(dtype, rows):
+    d, n = 64, 128
+    a = _swap(_angles("all16", 1e4, d, n, DT[dtype]).to(DT[dtype]).float().numpy(), *rows)
+    rep = check_rotary(angles=a, dtype=dtype, expect=Rope(d, 10000))
+    assert rep.verdict == WRONG, str(rep)
+    assert f"{rows[0]}" in " ".join(rep.diagnoses), rep.diagnoses
+    assert check_rotary(angles=a, dtype=dtype).verdict in (WRONG, OUTSIDE)
+
+
+@pytest.mark.parametrize("recipe", ["float32", "buffer16", "all16"])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("factor", [1.0, 4.0])
+def test_correct_16_bit_caches_are_one_computation(recipe, dtype, factor):
+    d, n, base = 64, 200, 1e4
+    c, s = _cache(recipe, base, d, n, dtype, factor)
+    want = Rope(d, 10000) if factor == 1.0 else Rope(d, 10000, scaling=Linear(factor))
+    rep = check_rotary(cos=c, sin=s, dtype=dtype, expect=want)
+    # all16 in bfloat16 collides rows past 256 / factor: degenerate is the right answer there
+    assert rep.verdict in (CONFORMS, WITHIN, DEGENERATE), str(rep)
+    assert rep.tally is not None and not rep.tally.untied, rep.tally.untied
+
+
+@pytest.mark.parametrize("recipe", ["float32", "all16"])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_correct_16_bit_angle_tables_are_one_computation(recipe, dtype):
+    d, n = 64, 200
+    a = _angles(recipe, 1e4, d, n, DT[dtype]).to(DT[dtype]).float().numpy()
+    rep = check_rotary(angles=a, dtype=dtype, expect=Rope(d, 10000))
+    assert rep.verdict in (CONFORMS, WITHIN, DEGENERATE), str(rep)
+    assert not rep.tally.untied, rep.tally.untied
+
+
+def test_no_named_bug_is_read_into_rows_swapped():
+    """The known bugs are tried in the 16-bit pipeline too; there each fits a swapped cache entry
+    by entry ("inv_freq rounded to bfloat16", "attention factor applied twice" were printed for
+    rows 30 and 31 swapped), so a bug is named only when one computation gives the whole cache."""
+    c, s = _cache("float32", 1e4, 64, 64, "bfloat16")
+    c, s = _swap(c, 30, 31), _swap(s, 30, 31)
+    for expect in (None, Rope(64, 10000)):
+        rep = check_rotary(cos=c, sin=s, dtype="bfloat16", expect=expect)
+        text = " ".join(rep.diagnoses) + str(rep)
+        assert "rounded to" not in text and "applied twice" not in text, text
+        assert "no one computation" in text, text
