@@ -208,6 +208,8 @@ def check_claims(claims: list[Claim], verdicts: dict | None = None,
     if root.is_dir():  # plans are kept where the results are (not created without coqc)
         for name, data in fresh.items():
             plans.store(root, key, name, data)
+        if fresh:
+            run.trim_entries(root)
     for job in jobs:
         o, info = done[job.key], infos[job.key]
         info.coq_version, info.seconds, info.cached = o.coq_version, o.seconds, o.cached

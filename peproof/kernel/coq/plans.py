@@ -102,11 +102,15 @@ def _folder(root: Path) -> Path:
 def load(root: Path, key: bytes, name: str) -> dict | None:
     """The plan filed under ``name`` (``{"job": ..., "info": ...}`` as :func:`store` wrote
     it), or None: absent, unreadable, or not signed with ``key`` for ``name``."""
+    path = _folder(root) / f"{name}.json"
     try:
-        d = run.signed(key, KIND, name, json.loads((_folder(root) / f"{name}.json").read_text()))
+        d = run.signed(key, KIND, name, json.loads(path.read_text()))
     except (OSError, ValueError):
         return None
-    return d if isinstance(d, dict) and {"job", "info"} <= d.keys() else None
+    if not (isinstance(d, dict) and {"job", "info"} <= d.keys()):
+        return None
+    run._used(path)  # the least recently used are trimmed first (:func:`run.trim_entries`)
+    return d
 
 
 def job_of(d: dict | None):

@@ -1094,6 +1094,7 @@ def check_jobs(jobs: list[Job], build_dir: Path | None = None, cache_dir: Path |
         if o.cacheable:
             name = job_key(j, lib, version)
             _write_cached(results / f"{name}.json", record(key, "result", name, o.as_dict()))
+    trim_entries(root)
     return out
 
 
@@ -1123,6 +1124,59 @@ def _room(work: Path, probe: int = 1 << 16) -> Path:
     return work
 
 
+#: the kept entries (results, and the plans of :mod:`.plans`) are trimmed to this many bytes,
+#: the least recently used first: every change of peproof's code or Coq library files its
+#: entries under new keys, and the old ones were never read again (141 MB of plans in a
+#: developer's cache after a few weeks)
+CACHE_BYTES = 256 * 2**20
+ENTRY_FOLDERS = ("results", "plans")
+
+
+def _used(path: Path) -> None:
+    """Mark a cache entry as used now (its modification time, what :func:`trim_entries`
+    orders by; a read-only cache keeps its times)."""
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+
+
+def trim_entries(root: Path, limit: int | None = None) -> int:
+    """When the entries of ``root`` (``*.json`` in :data:`ENTRY_FOLDERS`) take more than
+    ``limit`` bytes (default :data:`CACHE_BYTES`), remove the least recently used until they
+    take at most three quarters of it; the number removed.  Nothing else in the folder is
+    touched (the compiled library, work folders, files being written).  Another process may be
+    reading an entry removed here: it has it open, or misses it and computes it again."""
+    limit = CACHE_BYTES if limit is None else limit
+    entries = []
+    for sub in ENTRY_FOLDERS:
+        try:
+            with os.scandir(Path(root) / sub) as it:
+                for e in it:
+                    if e.name.endswith(".json") and not e.name.startswith("."):
+                        try:
+                            st = e.stat(follow_symlinks=False)
+                        except OSError:
+                            continue
+                        entries.append((st.st_mtime, st.st_size, e.path))
+        except OSError:
+            continue
+    total = sum(size for _, size, _ in entries)
+    if total <= limit:
+        return 0
+    removed = 0
+    for _, size, path in sorted(entries):
+        if total <= 3 * limit // 4:
+            break
+        try:
+            os.unlink(path)
+        except OSError:
+            continue
+        total -= size
+        removed += 1
+    return removed
+
+
 def _read_cached(path: Path, key: bytes, name: str) -> dict | None:
     """The cached result filed under the content key ``name``, or None: absent, unreadable, or
     not a result signed with ``key`` for ``name`` (forged, edited, copied from another entry,
@@ -1135,6 +1189,7 @@ def _read_cached(path: Path, key: bytes, name: str) -> dict | None:
     if not isinstance(d, dict) or not keys <= d.keys() or d["status"] not in ("checked",
                                                                               "failed"):
         return None
+    _used(path)
     return d
 
 
