@@ -117,3 +117,69 @@ def test_no_named_bug_is_read_into_rows_swapped():
         text = " ".join(rep.diagnoses) + str(rep)
         assert "rounded to" not in text and "applied twice" not in text, text
         assert "no one computation" in text, text
+
+
+LLAMA3 = {"rope_type": "llama3", "rope_theta": 10000.0, "factor": 8.0, "low_freq_factor": 1.0,
+          "high_freq_factor": 4.0, "original_max_position_embeddings": 1024}
+
+
+def _llama3(dtype: str, n: int, cast: bool):
+    """transformers' own Llama rotary module (model.to(dtype) casts its inv_freq buffer)."""
+    transformers = pytest.importorskip("transformers")
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    cfg = transformers.LlamaConfig(head_dim=64, hidden_size=128, num_attention_heads=2,
+                                   max_position_embeddings=8192, rope_parameters=LLAMA3)
+    e = LlamaRotaryEmbedding(cfg)
+    e = e.to(DT[dtype]) if cast else e
+    with torch.no_grad():
+        cos, sin = e(torch.zeros(1, n, 64, dtype=DT[dtype]), torch.arange(n)[None])
+    return cos.float().numpy()[0].copy(), sin.float().numpy()[0].copy()
+
+
+@pytest.mark.parametrize("dtype,n,cast,row", [("bfloat16", 300, False, 102),
+                                              ("bfloat16", 2048, True, 928),
+                                              ("float16", 300, False, 242)])
+def test_swapped_rows_under_a_loose_frequency_bound_are_wrong(dtype, n, cast, row):
+    """Llama 3's map has a proved frequency bound of about 200 % in bfloat16: every angle at the
+    row of largest position is possible, too many to enumerate, and the test used to give up
+    (the cache "within", or "a different variant").  The frequencies are narrowed first at rows
+    of smaller positions, where the 16-bit angle is within its rounding of the product."""
+    c, s = _llama3(dtype, n, cast)
+    c, s = _swap(c, row, row + 1), _swap(s, row, row + 1)
+    rep = check_rotary(cos=c, sin=s, dtype=dtype, expect=LLAMA3, max_position_embeddings=8192)
+    assert rep.verdict == WRONG, str(rep)
+    assert f"rows {row}, {row + 1}" in " ".join(rep.diagnoses), rep.diagnoses
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("cast", [False, True])
+def test_llama3_caches_of_transformers_are_one_computation(dtype, cast):
+    c, s = _llama3(dtype, 2048, cast)
+    rep = check_rotary(cos=c, sin=s, dtype=dtype, expect=LLAMA3, max_position_embeddings=8192)
+    assert rep.verdict in (CONFORMS, WITHIN), str(rep)
+    assert not rep.tally.untied, rep.tally.untied
+
+
+@pytest.mark.parametrize("dtype,n", [("bfloat16", 250), ("float16", 2048)])
+def test_llama3_caches_computed_in_16_bits_are_one_computation(dtype, n):
+    """The same map with every step in the 16-bit dtype (the angle rounded there: the rounded
+    model, whose frequencies are narrowed under the loose bound; a pair whose interval reaches
+    down to 0 is let through, never counted as fitting no row)."""
+    transformers = pytest.importorskip("transformers")
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    cfg = transformers.LlamaConfig(head_dim=64, hidden_size=128, num_attention_heads=2,
+                                   max_position_embeddings=8192, rope_parameters=LLAMA3)
+    inv, _ = ROPE_INIT_FUNCTIONS["llama3"](cfg, "cpu")
+    dt = DT[dtype]
+    f = torch.outer(torch.arange(n, dtype=dt), inv.to(dt))
+    emb = torch.cat((f, f), dim=-1)
+    c, s = emb.cos().float().numpy(), emb.sin().float().numpy()
+    rep = check_rotary(cos=c, sin=s, dtype=dtype, expect=LLAMA3, max_position_embeddings=8192)
+    assert rep.verdict in (CONFORMS, WITHIN, DEGENERATE), str(rep)
+    assert not rep.tally.untied, rep.tally.untied
+    # and two rows swapped in it are not
+    c, s = _swap(c, n - 40, n - 39), _swap(s, n - 40, n - 39)
+    bad = check_rotary(cos=c, sin=s, dtype=dtype, expect=LLAMA3, max_position_embeddings=8192)
+    assert bad.verdict == WRONG, str(bad)

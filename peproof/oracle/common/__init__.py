@@ -8,7 +8,9 @@
   escalating precision, correct rounding to a format (:class:`~.exact.Plan` for a sinusoidal
   encoding; ``round_ball`` / ``ball_bounds`` for any real number);
 * ``consistency`` -- one computation for a whole 16-bit table (one frequency per pair, one
-  position per row), the test that tells rows swapped or shifted from rounding in both oracles;
+  position per row), the test that tells rows swapped or shifted from rounding in both oracles,
+  with ``positions`` (the ways a computation forms its rows' positions) and ``misfits`` (the rows
+  a candidate frequency does not fit, for the message);
 * ``tables``    -- turning what a user hands over into an array, and :class:`~.tables.InputError`
   (the one-line error of bad input);
 * ``loaders``, ``npfiles`` -- the file formats (``.npy``/``.npz``, ``.safetensors``, ``.pt``,

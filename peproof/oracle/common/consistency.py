@@ -11,7 +11,7 @@ computation does not choose its errors entry by entry:
 * each row's position is **one** number: ``p~ = RN_P(p + offset)``, the position rounded to the
   pipeline's format (an integer position is exact there, or rounded once), or the number a
   stated recipe computes from the row's index (``o + s k``, ``|k - c| s``: in float32, in ``P``,
-  torch's blocked ``arange``; :func:`_position_models`), never a per-row choice;
+  torch's blocked ``arange``; :mod:`.positions`), never a per-row choice;
 * the angle is the product rounded once, ``theta~ = RN_P(p~ W_i)`` (a product with a frequency
   held in ``P``, or a division by an inverse frequency held in ``P``: both are ``p~`` times one
   real number, rounded once), so rows with the same ``p~`` get the same angle;
@@ -42,6 +42,8 @@ from peproof.formats import Format
 
 from .budget import SLACK, Budget
 from .exact import Plan
+from .misfits import MISFIT_ROWS, _fold, _Misfits  # noqa: F401 - MISFIT_ROWS re-exported
+from .positions import position_vectors
 
 U_REDUCTION = 2.0**-24  # sin/cos of a 16-bit angle are evaluated in float32 or wider
 MAX_ANCHOR = 4096  # angles enumerated at the anchor row, per pair
@@ -86,7 +88,7 @@ def consistent(table, positions: np.ndarray, plan: Plan, bud: Budget,
     Positions that are not integers (a fractional, negative or reversed step, symmetric
     ``|k - c|``), and a variant whose frequencies carry a factor ``unit`` (its maximum
     frequency) the code may have put on its positions instead, are tied the same way
-    (:func:`_position_models`): each row's position is the one number a stated recipe gives it,
+    (:mod:`.positions`): each row's position is the one number a stated recipe gives it,
     never a per-row choice (and so are integer positions computed in ``P`` by torch's blocked
     ``arange``, which are not ``RN_P(k)`` beyond the format's horizon).  The first model that
     fits answers; none fitting, the table is not one computation."""
@@ -117,99 +119,6 @@ def consistent(table, positions: np.ndarray, plan: Plan, bud: Budget,
     return first
 
 
-def position_vectors(P: Format, ps: np.ndarray, rows: np.ndarray, unit: float = 1.0,
-                     n: int | None = None, also=()) -> list[np.ndarray]:
-    """The positions a computation in ``P`` may give ``rows`` (of ``n``) at ``ps`` (offset in):
-    exact, rounded to ``P`` once, ``also``, :func:`_position_models`' recipes (each once)."""
-    out = [ps := np.asarray(ps, dtype=np.float64)]
-    with np.errstate(over="ignore", invalid="ignore"):
-        more = [P.round(ps), *also] + _position_models(
-            P, ps, 0.0, rows, unit, ps.shape[0] if n is None else n)
-    for pt in more:
-        if np.isfinite(pt).all() and not any(np.array_equal(pt, q) for q in out):
-            out.append(pt)
-    return out
-
-
-def _law(x: np.ndarray, k: np.ndarray):
-    """``(o, s)`` with ``x = o + s k`` (to float64 accuracy), else ``None``."""
-    if x.size < 2:
-        return None
-    s = (x[-1] - x[0]) / (k[-1] - k[0]) if k[-1] != k[0] else 0.0
-    o = x[0] - s * k[0]
-    tol = 2.0**-20 * (np.abs(x).max() + 1.0)  # positions given as float32 numbers
-    return (o, s) if np.abs(o + s * k - x).max() <= tol else None
-
-
-def _torch_arange(P: Format, k: np.ndarray, o: float, s: float, n: int) -> np.ndarray:
-    """``torch.arange(o, o + n s, s, dtype=P)`` on a CPU, as measured (torch 2.x): blocks of 16
-    rows, each from its first value rounded to ``P``, ``RN_P(RN_32(b + j s))`` with
-    ``b = RN_P(RN_32(o + 16 q s))``; the rows after the last full block ``RN_P(RN_32(o + k s))``."""
-    R32 = np.float32
-    q, j = k // 16, k % 16
-    b = P.round((R32(o) + (q * 16).astype(R32) * R32(s)).astype(R32).astype(np.float64))
-    y = P.round((b.astype(R32) + j.astype(R32) * R32(s)).astype(R32).astype(np.float64))
-    tail = k >= (n // 16) * 16
-    y[tail] = P.round((R32(o) + k[tail].astype(R32) * R32(s)).astype(R32).astype(np.float64))
-    return y
-
-
-def _position_models(P: Format, p0: np.ndarray, offset: float, rows: np.ndarray, unit: float,
-                     n: int) -> list[np.ndarray]:
-    """Positions (in the variant's units) the recipes of real code give rows at ``p0`` (+
-    ``offset``), one vector per recipe: the code's position is ``x = (p0 + offset) / m`` for
-    ``m`` in ``{1, 1/unit, the law's step}``, rounded to ``P`` once (from float64 or from float32),
-    or computed in ``P`` from the row index ``k`` as ``x = o + s k`` (``arange(n) * s``: the
-    product rounded, the index and step rounded or the step a float32 scalar; NumPy's ``arange``
-    in ``P``: ``RN_P(k RN_P(s))``; torch's ``arange`` in ``P``, :func:`_torch_arange`), or
-    ``|k - c| s`` for a symmetric law."""
-    R32 = np.float32
-    out = []
-    ps = p0 + offset
-    k = rows.astype(np.float64)
-    units = {1.0, 1.0 / float(unit)}  # positions k f where the variant has frequencies f omega
-    law = _law(ps, k)
-    sym = None
-    if law is None and ps.size > 2:  # symmetric: |k - c| s
-        i = int(np.argmin(np.abs(ps)))
-        for c in (k[i], k[i] - 0.5, k[i] + 0.5):
-            s_ = (ps[0] / abs(k[0] - c)) if k[0] != c else (ps[-1] / abs(k[-1] - c))
-            if np.allclose(ps, np.abs(k - c) * s_, rtol=2.0**-20, atol=2.0**-20):
-                sym = (c, s_)
-                break
-    if law is not None and law[1] not in (0.0,):
-        units.add(abs(float(law[1])))
-    if sym is not None and sym[1] != 0.0:
-        units.add(abs(float(sym[1])))
-    for m in units:
-        if not (np.isfinite(m) and m > 0):
-            continue
-        x = ps / m
-        out.append(P.round(x) * m)
-        out.append(P.round(x.astype(R32).astype(np.float64)) * m)
-        if law is not None:
-            o, s = law[0] / m, law[1] / m
-            sP = float(P.round(np.array(s)))
-            s32 = float(R32(s))
-            prods = [_torch_arange(P, k, 0.0, s, n)]
-            # the index k exact, rounded to P, or torch's arange(n) in P; times the step
-            # in P, as a float32 scalar (PyTorch's opmath) or exactly, then rounded to P
-            for kk in (k, P.round(k), _torch_arange(P, k, 0.0, 1.0, n)):
-                prods += [P.round(kk * sP), P.round((kk * s32).astype(R32).astype(np.float64)),
-                          P.round(kk * s)]
-            oP = float(P.round(np.array(o)))
-            for q in prods:
-                out.append((q if o == 0.0 else P.round(q + oP)) * m)
-            if o != 0.0:  # arange(o, o + n s, s) in P
-                out.append(_torch_arange(P, k, o, s, n) * m)
-        if sym is not None:
-            c, s = sym[0], sym[1] / m
-            base = np.abs(k - c)
-            out.append(P.round(P.round(base) * float(P.round(np.array(s)))) * m)
-            out.append(P.round((P.round(base) * float(R32(s))).astype(R32).astype(np.float64)) * m)
-    return out
-
-
 def _wide_angles(table, pt: np.ndarray, rows: np.ndarray, plan: Plan, bud: Budget
                  ) -> Consistency:
     """The angle ``p~ W_i`` computed in float32 or wider (relative error ``u_32``), ``sin`` and
@@ -225,8 +134,58 @@ def _wide_angles(table, pt: np.ndarray, rows: np.ndarray, plan: Plan, bud: Budge
     w_lo = w * (1.0 - ew) / SLACK
     w_hi = w * (1.0 + ew) * SLACK
     a = np.abs(pt)
-    sg = np.where(pt < 0, -1.0, 1.0)
     two_pi = 2.0 * np.pi
+    polar, eps = _polar_of(table, pt, rows, plan), _eps_of(bud, s)
+    nar = _narrow(polar, a, w_lo, w_hi, eps, rows)
+    if isinstance(nar, Consistency):
+        return nar
+    pair, lo, hi = nar
+    fit = np.ones(pair.size, bool)
+    misfit = _Misfits(pair.size)
+    if pair.size:
+        mid, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
+        act = np.arange(pair.size)  # the candidates whose answer the rows left can change
+        k0 = 0
+        while k0 < rows.size and act.size:
+            k1 = min(rows.size, k0 + max(1, CHUNK // act.size))
+            phi, bad = polar(k0, k1)
+            ak = a[k0:k1, None]
+            pa = pair[act]
+            e = eps(ak * hi[act][None, :])
+            x = phi[:, pa] - ak * mid[act][None, :]
+            x = (x + np.pi) % two_pi - np.pi
+            ok = np.abs(x) <= ak * half[act][None, :] * (1.0 + 2.0**-50) + e + 1e-9
+            ok &= ~bad[:, pa]
+            act = _fold(~ok, act, rows[k0:k1], fit, misfit)
+            k0 = k1
+    ok_pair = np.zeros(h, bool)
+    np.logical_or.at(ok_pair, pair, fit)
+    return _answer(ok_pair, (pair, lo, hi, w, misfit), rows)
+
+
+def _anchor_angles(P: Format, aa: float, lo: np.ndarray, hi: np.ndarray, free=None):
+    """Every angle ``RN_P(aa W)``, ``W`` in ``[lo, hi]`` (a column per interval, NaN past its
+    range), or None past :data:`MAX_ANCHOR` of them; with ``free`` (a boolean array), a column
+    with more is left out instead and marked there (its pair is then not tested)."""
+    c, top = P.round(aa * lo), P.round(aa * hi)
+    cand = []
+    while (c <= top).any():
+        cand.append(np.where(c <= top, c, np.nan))
+        c = _succ(P, c)
+        if len(cand) > MAX_ANCHOR:
+            if free is None:
+                return None
+            free |= c <= top
+            cand = [np.where(free, np.nan, x) for x in cand]
+            c = np.where(free, np.inf, c)
+    return np.array(cand).reshape(len(cand), lo.size)
+
+
+def _polar_of(table, pt: np.ndarray, rows: np.ndarray, plan):
+    """``polar(k0, k1)``: the polar angle of each pair's entries ``(sin, cos) / s`` at the rows
+    ``rows[k0:k1]`` (sign of the position folded in), and which entries are not finite."""
+    sin_cols, cos_cols = plan.pair_columns
+    s, sg = plan.scale, np.where(pt < 0, -1.0, 1.0)
 
     def polar(k0, k1):
         t = np.asarray(table[int(rows[k0]):int(rows[k1 - 1]) + 1], dtype=np.float64)
@@ -234,14 +193,31 @@ def _wide_angles(table, pt: np.ndarray, rows: np.ndarray, plan: Plan, bud: Budge
         ts, tc = t[:, sin_cols], t[:, cos_cols]
         phi = np.arctan2(sg[k0:k1, None] * ts / s, tc / s)
         return phi, ~(np.isfinite(ts) & np.isfinite(tc))
+    return polar
 
+
+def _eps_of(bud: Budget, s: float, u_angle: float = 0.0):
+    """``eps(theta)``: how far the entries' polar angle may be from an angle of size ``theta``
+    (the float32 reduction, the entry bound as an angle, float64's own error), plus
+    ``u_angle theta``: the angle rounded to the pipeline (the rounded model, whose angle is
+    within ``u |p~ W|`` of the product)."""
     def eps(theta_max):
         D = np.minimum((2.0 + CONSTANTS.c_red) * U_REDUCTION * SLACK * theta_max, 2.0)
         e = np.sqrt(2.0) * (bud.alpha * D + bud.beta * abs(s) + bud.gamma) * SLACK / abs(s)
         out = np.where(e < 1.0, np.arcsin(np.minimum(e, 1.0)) * SLACK, np.inf)
-        return out + 1e-12 + 2.0**-48 * theta_max  # float64 angles and their reduction
+        return out + 1e-12 + (2.0**-48 + u_angle * SLACK) * theta_max
+    return eps
 
-    pair = np.arange(h)
+
+def _narrow(polar, a: np.ndarray, w_lo: np.ndarray, w_hi: np.ndarray, eps, rows: np.ndarray):
+    """The frequencies each pair may have, narrowed at rows of growing ``|p|`` (``a``; eightfold
+    from 2 up to the largest): ``(pair, lo, hi)``, the candidate intervals (several per pair
+    where the angle's turns leave several), or a :class:`Consistency` (a row not finite: no
+    computation; too many candidates: the test does not apply).  ``polar(k0, k1)`` gives the
+    entries' polar angles at those rows, ``eps(theta)`` how far they may be from an angle of
+    size ``theta``."""
+    two_pi = 2.0 * np.pi
+    pair = np.arange(w_lo.shape[0])
     lo, hi = w_lo.copy(), w_hi.copy()
     order = np.argsort(a, kind="stable")
     targets, t_ = [], 2.0
@@ -278,27 +254,7 @@ def _wide_angles(table, pt: np.ndarray, rows: np.ndarray, plan: Plan, bud: Budge
         pair, lo, hi = pair[rep][live], nlo[live], nhi[live]
         if not pair.size:
             break
-    fit = np.ones(pair.size, bool)
-    misfit = _Misfits(pair.size)
-    if pair.size:
-        mid, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
-        act = np.arange(pair.size)  # the candidates whose answer the rows left can change
-        k0 = 0
-        while k0 < rows.size and act.size:
-            k1 = min(rows.size, k0 + max(1, CHUNK // act.size))
-            phi, bad = polar(k0, k1)
-            ak = a[k0:k1, None]
-            pa = pair[act]
-            e = eps(ak * hi[act][None, :])
-            x = phi[:, pa] - ak * mid[act][None, :]
-            x = (x + np.pi) % two_pi - np.pi
-            ok = np.abs(x) <= ak * half[act][None, :] * (1.0 + 2.0**-50) + e + 1e-9
-            ok &= ~bad[:, pa]
-            act = _fold(~ok, act, rows[k0:k1], fit, misfit)
-            k0 = k1
-    ok_pair = np.zeros(h, bool)
-    np.logical_or.at(ok_pair, pair, fit)
-    return _answer(ok_pair, (pair, lo, hi, w, misfit), rows)
+    return pair, lo, hi
 
 
 def _rounded_angles(table, pt: np.ndarray, rows: np.ndarray, plan: Plan, bud: Budget
@@ -334,26 +290,35 @@ def _rounded_angles(table, pt: np.ndarray, rows: np.ndarray, plan: Plan, bud: Bu
         ok = fits(np.zeros((1, h)), 1.0, ta[:, sin_cols], ta[:, cos_cols]).all(axis=0)
         return _answer(ok, None, rows)
     trow = np.asarray(table[int(rows[ia]):int(rows[ia]) + 1], dtype=np.float64)[0]
-    c = P.round(aa * w_lo)
-    top = P.round(aa * w_hi)
-    cand, steps = [], 0
-    while (c <= top).any():
-        cand.append(np.where(c <= top, c, np.nan))
-        c = _succ(P, c)
-        steps += 1
-        if steps > MAX_ANCHOR:
-            return Consistency(None, "too many angles at the anchor row")
-    C = np.array(cand)  # steps x h, NaN beyond each pair's range
-    with np.errstate(invalid="ignore"):
-        good = fits(C, sg[ia], trow[sin_cols][None, :], trow[cos_cols][None, :]) & ~np.isnan(C)
-    k_idx, pair = np.nonzero(good)
-    th = C[k_idx, pair]
+    cp, clo, chi = np.arange(h), w_lo, w_hi  # the candidate intervals: one per pair
+    let = np.zeros(0, np.int64)  # pairs let through untested
+    C = _anchor_angles(P, aa, clo, chi)
+    if C is None and (w > 0).all():
+        # too many angles (a loose frequency bound, Llama 3's in bfloat16): the intervals are
+        # narrowed first at rows of smaller |p|, where the rounded angle is within u |p~ W| of
+        # the product; a frequency is positive
+        nar = _narrow(_polar_of(table, pt, rows, plan), a, w_lo, w_hi, _eps_of(bud, s, P.u),
+                      rows)
+        if isinstance(nar, Consistency) or nar[0].size > 2 * h:  # not narrowed enough
+            return nar if isinstance(nar, Consistency) and nar.ok is False else Consistency(
+                None, "too many angles at the anchor row")
+        cp, clo, chi = nar[0], np.maximum(nar[1], 0.0), nar[2]
+        free = np.zeros(cp.size, bool)  # an interval reaching down to 0: its pair not tested
+        C = _anchor_angles(P, aa, clo, chi, free)
+        let = cp[free]
+    if C is None:
+        return Consistency(None, "too many angles at the anchor row")
+    with np.errstate(invalid="ignore"):  # C: steps x candidates, NaN past each one's range
+        good = fits(C, sg[ia], trow[sin_cols[cp]][None, :], trow[cos_cols[cp]][None, :]) \
+            & ~np.isnan(C)
+    k_idx, col = np.nonzero(good)
+    pair, th = cp[col], C[k_idx, col]
     if not th.size:
-        return _answer(np.zeros(h, bool), None, rows)
+        return _answer(np.isin(np.arange(h), let), None, rows)
     # frequencies that round to that angle at the anchor (closed: ties either way), widened
     # by the float64 error of the divisions
-    j_lo = np.maximum((th - 0.5 * (th - _pred(P, th))) / aa * (1.0 - 2.0**-50), w_lo[pair])
-    j_hi = np.minimum((th + 0.5 * P.ulp(th)) / aa * (1.0 + 2.0**-50), w_hi[pair])
+    j_lo = np.maximum((th - 0.5 * (th - _pred(P, th))) / aa * (1.0 - 2.0**-50), clo[col])
+    j_hi = np.minimum((th + 0.5 * P.ulp(th)) / aa * (1.0 + 2.0**-50), chi[col])
     live = j_lo <= j_hi
     pair, j_lo, j_hi = pair[live], j_lo[live], j_hi[live]
     fit = np.ones(pair.size, bool)  # each candidate interval: every row fits so far
@@ -389,50 +354,9 @@ def _rounded_angles(table, pt: np.ndarray, rows: np.ndarray, plan: Plan, bud: Bu
         ok[idx] = True  # candidates left over: let the entry through (never seen)
         act = _fold(~ok.reshape(lo.shape), act, rk, fit, misfit)
         k0 += step
-    ok_pair = np.zeros(h, bool)
+    ok_pair = np.isin(np.arange(h), let)
     np.logical_or.at(ok_pair, pair, fit)
     return _answer(ok_pair, (pair, j_lo, j_hi, w, misfit), rows)
-
-
-MISFIT_ROWS = 8  # rows kept per candidate interval that does not fit them (for the message)
-
-
-class _Misfits:
-    """The first :data:`MISFIT_ROWS` table rows each candidate interval does not fit, gathered
-    chunk by chunk of rows (arrays: a candidate kept per row a Python loop is minutes when the
-    candidates number a million, as a 16-bit table shifted by one row makes them)."""
-
-    def __init__(self, n: int):
-        self.count = np.zeros(n, np.int64)
-        self.cands: list[np.ndarray] = []
-        self.rows: list[np.ndarray] = []
-
-    def add(self, bad: np.ndarray, cands: np.ndarray, rows: np.ndarray) -> None:
-        """``bad[k, j]``: the row ``rows[k]`` does not fit the candidate ``cands[j]``."""
-        room = MISFIT_ROWS - self.count[cands]
-        seen = np.cumsum(bad, axis=0, dtype=np.int64)
-        k, j = np.nonzero(bad & (seen <= room[None, :]))
-        self.cands.append(cands[j])
-        self.rows.append(rows[k])
-        self.count[cands] += np.minimum(seen[-1], room)
-
-    def get(self, q: int) -> list:
-        """The rows candidate ``q`` does not fit, in the order they were met."""
-        out = [r[c == q] for c, r in zip(self.cands, self.rows, strict=True)]
-        return np.concatenate(out).tolist() if out else []
-
-
-def _fold(bad: np.ndarray, act: np.ndarray, rows: np.ndarray, fit: np.ndarray,
-          misfit: _Misfits) -> np.ndarray:
-    """Record the rows of one chunk (``bad[k, j]``: ``rows[k]`` does not fit candidate
-    ``act[j]``) and return the candidates later rows can still tell something about: those
-    that fit so far, or that have fewer than :data:`MISFIT_ROWS` misfits recorded (a candidate
-    dropped here has its answer: it fails, and its rows are kept)."""
-    if not bad.any():
-        return act
-    fit[act[bad.any(axis=0)]] = False
-    misfit.add(bad, act, rows)
-    return act[fit[act] | (misfit.count[act] < MISFIT_ROWS)]
 
 
 def _answer(ok_pair: np.ndarray, detail, rows) -> Consistency:

@@ -21,7 +21,8 @@ import numpy as np
 from peproof.formats import Format
 
 from ..common.budget import SLACK
-from ..common.consistency import applies, consistent, position_vectors
+from ..common.consistency import applies, consistent
+from ..common.positions import position_vectors
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,7 @@ def untied(copies, pos: np.ndarray, model) -> str:
 def untied_angles(copies, pos: np.ndarray, model) -> str:
     """The same test for an angle table (each copy ``rows x pairs`` of stored angles
     ``fl(p~ W_i)``): for every way the positions may have been formed
-    (:func:`~peproof.oracle.common.consistency.position_vectors`), each row ``k`` allows the
+    (:func:`~peproof.oracle.common.positions.position_vectors`), each row ``k`` allows the
     frequencies ``W_i`` whose product with its position rounds (in the pipeline, once more from
     float32, then to the stored format) to the stored angle, an interval; the table is one
     computation when, for one way of forming the positions, every pair's intervals meet within
