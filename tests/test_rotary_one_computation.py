@@ -183,3 +183,20 @@ def test_llama3_caches_computed_in_16_bits_are_one_computation(dtype, n):
     c, s = _swap(c, n - 40, n - 39), _swap(s, n - 40, n - 39)
     bad = check_rotary(cos=c, sin=s, dtype=dtype, expect=LLAMA3, max_position_embeddings=8192)
     assert bad.verdict == WRONG, str(bad)
+
+
+def test_positions_that_are_not_numbers_never_untie_a_table():
+    """The test does not apply to positions that are not finite: nothing is said against the
+    table (a "wrong" needs a computation ruled out, not a position no computation has)."""
+    from peproof.formats import get_format
+    from peproof.oracle.rotary.model import AngleModel
+    from peproof.oracle.rotary.tied import untied_angles
+
+    bf = get_format("bfloat16")
+    th = np.array([1.0, 0.01])
+    pos = np.array([0.0, 1.0, 2.0, np.inf])
+    table = bf.round(np.outer(np.array([0.0, 1.0, 2.0, 3.0]), th))
+    assert untied_angles([table], pos, AngleModel(th, bf, bf)) == ""
+    # the same table at finite positions with two rows swapped is untied (the test can fail)
+    swapped = _swap(table, 1, 2)
+    assert untied_angles([swapped], np.array([0.0, 1.0, 2.0, 3.0]), AngleModel(th, bf, bf))

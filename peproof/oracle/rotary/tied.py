@@ -162,7 +162,7 @@ def _meet(A, pt: np.ndarray, k: float, cc: float, w_lo: np.ndarray, w_hi: np.nda
     the first pair whose intervals do not, with the rows that exclude the frequency most rows
     allow (the median of the intervals' middles)."""
     if not np.isfinite(pt).all():
-        return 0, []
+        return None  # positions not numbers: the test does not apply
     lo, hi = w_lo.copy(), w_hi.copy()
     n = pt.shape[0]
     step = max(1, (1 << 18) // max(1, lo.size))
