@@ -25,6 +25,7 @@ from peproof.formats import Format
 
 from ..common.budget import SLACK, tiny
 from .model import U52, AngleModel, CacheModel, FreqMap, freq_rel_error
+from .tied import untied, untied_angles
 
 
 @dataclass
@@ -228,8 +229,6 @@ def compare_cache(copies, pos: np.ndarray, model: CacheModel, *, angle_pos=None,
     t.worst = [{"position": _num(c[1]), "pair": c[2], "part": c[3], "value": c[4],
                 "expected": c[5], "abs_error": c[6], "x_bound": c[0]} for c in cand[:worst]]
     if whole and t.entries and not t.over:
-        from .tied import untied
-
         t.untied = untied(copies, pos, model)
     return t
 
@@ -331,7 +330,5 @@ def compare_angles(copies, pos: np.ndarray, model: AngleModel, *, angle_pos=None
     t.worst = [{"position": _num(c[1]), "pair": c[2], "part": c[3], "value": c[4],
                 "expected": c[5], "abs_error": c[6], "x_bound": c[0]} for c in cand[:worst]]
     if whole and t.entries and not t.over:
-        from .tied import untied_angles
-
         t.untied = untied_angles(copies, pos, model)
     return t

@@ -211,11 +211,15 @@ class AngleModel:
         self.ew_max = float(ew.max()) if ew.size else 0.0
         S = self.stored
         us, ns = (0.0, 0.0) if S == P else (S.u, tiny(S))
-        K0 = (1.0 + ew) * (1.0 + u) - 1.0
-        K1 = (1.0 + c.c_pos * u) * (1.0 + ew) * (1.0 + u) - 1.0
-        self.kk0 = (K0 * (1.0 + us) + us) * SLACK
-        self.kk1 = (K1 * (1.0 + us) + us) * SLACK
+        self.kk0 = self.kk(ew)
+        self.kk1 = self.kk((1.0 + c.c_pos * u) * (1.0 + ew) - 1.0)
         self.cc = (u * n * (1.0 + us) + us * ns) * SLACK
+
+    def kk(self, rel):
+        """``kk`` when the angle carries a relative error ``rel`` before its rounding in the
+        pipeline: ``K = (1 + rel)(1 + u) - 1``, then the storage step."""
+        us = 0.0 if self.stored == self.pipe else self.stored.u
+        return ((((1.0 + rel) * (1.0 + self.pipe.u) - 1.0) * (1.0 + us) + us) * SLACK)
 
     def to_json(self) -> dict:
         return {"pipeline_dtype": self.pipe.name, "stored_dtype": self.stored.name,

@@ -105,16 +105,15 @@ def untied_angles(copies, pos: np.ndarray, model) -> str:
     float32, then to the stored format) to the stored angle, an interval; the table is one
     computation when, for one way of forming the positions, every pair's intervals meet within
     the model's relative error of its frequency.  Returns why not, or ``""``."""
-    P, S = model.pipe, model.stored
+    P = model.pipe
     if not applies(P):
         return ""
     pos = np.asarray(pos, dtype=np.float64)
     th = np.asarray(model.thetas, dtype=np.float64)
     ew = np.asarray(model.ew, dtype=np.float64)
-    us = 0.0 if S == P else S.u
-    # one rounding in the pipeline (after one in float32, or none), then the storage rounding
-    k = (((1.0 + P.u) * (1.0 + 2.0**-24) - 1.0) * (1.0 + us) + us) * SLACK
-    cc = float(model.cc)
+    # the model's bound with the frequency exact, the product rounded in float32 (or not) before
+    # its rounding in the pipeline, then stored
+    k, cc = float(model.kk(2.0**-24)), float(model.cc)
     w_lo, w_hi = th * (1.0 - ew) / SLACK, th * (1.0 + ew) * SLACK
     unit = float(getattr(model, "pos_scale", 1.0)) or 1.0
     rows = np.arange(pos.shape[0])
@@ -174,8 +173,8 @@ def _meet(A, pt: np.ndarray, k: float, cc: float, w_lo: np.ndarray, w_hi: np.nda
     if not empty.any():
         return None
     i = int(np.nonzero(empty)[0][0])
-    a, b = _intervals(A, pt, 0, n, k, cc, w_hi)
-    a, b = np.maximum(a[:, i], w_lo[i]), np.minimum(b[:, i], w_hi[i])
+    a, b = _intervals(np.asarray(A)[:, i:i + 1], pt, 0, n, k, cc, w_hi[i:i + 1])  # its column
+    a, b = np.maximum(a[:, 0], w_lo[i]), np.minimum(b[:, 0], w_hi[i])
     mids = 0.5 * (a + b)
     fin = np.isfinite(mids)
     w = float(np.median(mids[fin])) if fin.any() else float(w_lo[i])
