@@ -299,13 +299,25 @@ def _rounded_angles(table, pt: np.ndarray, rows: np.ndarray, plan: Plan, bud: Bu
         # the product; a frequency is positive
         nar = _narrow(_polar_of(table, pt, rows, plan), a, w_lo, w_hi, _eps_of(bud, s, P.u),
                       rows)
-        if isinstance(nar, Consistency) or nar[0].size > 2 * h:  # not narrowed enough
-            return nar if isinstance(nar, Consistency) and nar.ok is False else Consistency(
+        if isinstance(nar, Consistency):
+            return nar if nar.ok is False else Consistency(
                 None, "too many angles at the anchor row")
         cp, clo, chi = nar[0], np.maximum(nar[1], 0.0), nar[2]
+        untested = np.zeros(0, np.int64)
+        if cp.size > 2 * h:
+            # not narrowed enough for every pair (Llama 3's bound at a large factor): the pairs
+            # with the fewest candidate intervals are tested, up to 2 h intervals in all (one
+            # pair that no frequency fits on every row is enough; a pair left with none is
+            # tested first), the others let through untested
+            counts = np.bincount(cp, minlength=h)
+            order = np.argsort(counts, kind="stable")
+            tested = order[np.cumsum(counts[order]) <= 2 * h]
+            keep = np.isin(cp, tested)
+            cp, clo, chi = cp[keep], clo[keep], chi[keep]
+            untested = np.setdiff1d(np.arange(h), tested)
         free = np.zeros(cp.size, bool)  # an interval reaching down to 0: its pair not tested
         C = _anchor_angles(P, aa, clo, chi, free)
-        let = cp[free]
+        let = np.concatenate([cp[free], untested])
     if C is None:
         return Consistency(None, "too many angles at the anchor row")
     with np.errstate(invalid="ignore"):  # C: steps x candidates, NaN past each one's range
