@@ -30,7 +30,7 @@ from .diagnose import (
     _worst_text,
 )
 from .expected import adopt_unstated, stated_aspects
-from .geometry import read_cache
+from .geometry import before_storage, on_grid, read_cache
 from .horizon import _collisions, _horizon0
 from .ident import identify_frequencies
 from .model import cache_model, thetas
@@ -71,6 +71,15 @@ def _fits_as(v: Variant, art: Artefact, pos, seq_len, st):
         x = replace(v, rope=rope, attention=a)
         return compare_cache(art.copies, pos + float(v.offset), _model_of(x, seq_len, st)).fits
     return fits
+
+
+class _Unnamed:
+    """A whole-cache comparison that names no variant (:func:`identify_cache`)."""
+
+    fits = False
+
+
+_UNNAMED = _Unnamed()
 
 
 def _num(x):
@@ -118,6 +127,19 @@ def identify_cache(art: Artefact, pos, hint, seq_len, st, pipes, find_offset):
                 raise
             continue
         cands, inotes = identify_frequencies(rd.w, rd.rel, art.d, hint)
+        sharp: list = []
+        r0 = first[0] if first is not None else None
+        if r0 is not None and pipe.u > pipes[0].u and on_grid(r0.w, r0.rel, pipe):
+            # a wider pipeline reads its frequencies within its own loose bound (a 16-bit one:
+            # tens of per cent, no base can be named).  When the narrow reading's frequencies
+            # lie on this pipeline's grid, only they were held in it (the inv_freq buffer cast
+            # to the model's dtype, the angles formed in float32: transformers'
+            # model.to(bfloat16)), and that reading knows them within that one rounding: the
+            # RoPEs it allows are proposed first, each then held to this pipeline's model of
+            # the whole cache, as any candidate
+            sharp, snotes = identify_frequencies(r0.w, before_storage(r0.w, r0.rel, pipe),
+                                                 art.d, hint)
+            cands = sharp + [c for c in cands if all(c.rope != s.rope for s in sharp)]
         if first is None:
             first = (rd, cands, inotes)
         vs = _variants(art, rd, cands, lay, pipe, rd.offsets,
@@ -128,9 +150,18 @@ def identify_cache(art: Artefact, pos, hint, seq_len, st, pipes, find_offset):
                                  rows=sub).fits
 
         def whole(v):
-            return compare_cache(art.copies, pos + float(v.offset), _model_of(v, seq_len, st))
+            t = compare_cache(art.copies, pos + float(v.offset), _model_of(v, seq_len, st))
+            # in a 16-bit pipeline an entry's own bound lets a late angle be anything: a variant
+            # is named only when one computation was tested too (a Llama 3 factor of 1000 read
+            # from 300 bfloat16 rows has a bound no row is held to, and passed rows swapped)
+            return _UNNAMED if t.fits and t.tie_unmade else t
 
         v, t, _ = select(vs, screen, whole)
+        if v is not None and any(v.rope == replace(c.rope, layout=lay) for c in sharp):
+            snotes.append(f"the frequencies read lie on the {pipe.name} grid (an inv_freq buffer "
+                          f"held in {pipe.name}, as in a model cast to {pipe.name}): base and map "
+                          f"read from them, each allowed that one rounding")
+            return v, t, rd, cands, snotes
         if v is not None:
             return v, t, rd, cands, inotes
     rd, cands, inotes = first

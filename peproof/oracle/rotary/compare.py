@@ -25,7 +25,7 @@ from peproof.formats import Format
 
 from ..common.budget import SLACK, tiny
 from .model import U52, AngleModel, CacheModel, FreqMap, freq_rel_error
-from .tied import untied, untied_angles
+from .tied import tie_test, untied_angles
 
 
 @dataclass
@@ -44,6 +44,9 @@ class Tally:
     over_pairs: np.ndarray | None = None
     #: in a 16-bit pipeline, why no one computation gives every row (:mod:`.tied`), else ""
     untied: str = ""
+    #: in a 16-bit pipeline, the one-computation test could not be made (every entry within its
+    #: own loose bound is then all that is known)
+    tie_unmade: bool = False
 
     @property
     def undecided(self) -> int:
@@ -229,7 +232,8 @@ def compare_cache(copies, pos: np.ndarray, model: CacheModel, *, angle_pos=None,
     t.worst = [{"position": _num(c[1]), "pair": c[2], "part": c[3], "value": c[4],
                 "expected": c[5], "abs_error": c[6], "x_bound": c[0]} for c in cand[:worst]]
     if whole and t.entries and not t.over:
-        t.untied = untied(copies, pos, model)
+        t.untied, made = tie_test(copies, pos, model)
+        t.tie_unmade = not made
     return t
 
 

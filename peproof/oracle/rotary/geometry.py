@@ -123,6 +123,32 @@ def read_cache(copies, pos: np.ndarray, st: Format, pipe: Format,
     return out
 
 
+def before_storage(w: np.ndarray, rel: np.ndarray, fmt: Format) -> np.ndarray:
+    """The relative uncertainty of the frequencies a cache was computed FROM when they were held
+    in ``fmt`` first (an ``inv_freq`` buffer cast with the model to its 16-bit dtype, the angles
+    then formed in float32): a frequency read within ``rel`` is ``fl(t)`` of the exact ``t``,
+    with ``|fl(t) - t| <= u |t| + u N`` (``N`` the format's smallest normal number), so ``t`` lies
+    within ``(1 + rel)(1 + u)/(1 - u) - 1 + 2 u N / w`` of it.  Only what :mod:`.ident`
+    proposes from is widened; the verdict still rests on the whole cache's error model."""
+    u = fmt.u
+    n = float(np.ldexp(1.0, fmt.emin - 1)) if fmt.is_binary else 0.0
+    return (1 + rel) * (1 + u) / (1 - u) - 1 + 2 * u * n / np.maximum(np.abs(w), 1e-300)
+
+
+def on_grid(w: np.ndarray, rel: np.ndarray, fmt: Format, least: int = 3) -> bool:
+    """Do the frequencies read lie on ``fmt``'s grid, as an ``inv_freq`` held in ``fmt`` puts
+    them?  Every pair read precisely enough to tell (within an eighth of the format's unit
+    roundoff; at least ``least`` of them) must be within its reading's uncertainty of a number
+    of ``fmt``.  Frequencies computed in float32 fall off a 16-bit grid at once: a bfloat16
+    number has 8 significant bits, so a frequency computed in float32 lies within a relative
+    1e-5 of one with probability about 1/400 per pair (float16: about 1/50)."""
+    precise = (rel < fmt.u / 8) & (w > 0) & np.isfinite(w)
+    if int(precise.sum()) < least:
+        return False
+    x, r = w[precise], rel[precise]
+    return bool(np.all(np.abs(fmt.round(x) - x) <= r * x + 2.0**-60))
+
+
 def _refine(C, S, pos, p0, phi0, w, e, rows: int = 256):
     """A better point estimate (the certified ``rel`` is kept): per pair, the least-squares slope
     of the unwrapped phases of up to ``rows`` rows spread over the cache (a 16-bit cache's

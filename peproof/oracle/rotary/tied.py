@@ -73,9 +73,17 @@ def untied(copies, pos: np.ndarray, model) -> str:
     """Why no one computation in ``model.pipe`` gives every row of the cache copies (each
     ``rows x pairs``, at positions ``pos`` with their offset), or ``""`` when one does or when the
     test does not apply (a pipeline wider than 16 bits, a case it cannot enumerate)."""
+    return tie_test(copies, pos, model)[0]
+
+
+def tie_test(copies, pos: np.ndarray, model) -> tuple[str, bool]:
+    """``(untied, made)``: :func:`untied`'s answer, and whether the test was made of every copy
+    (False in a 16-bit pipeline when it could not be: a frequency bound too loose to follow,
+    positions not numbers; True in a wider pipeline, where an entry's own bound is the test)."""
     P = model.pipe
     if not applies(P):
-        return ""
+        return "", True
+    made = True
     pos = np.asarray(pos, dtype=np.float64)
     plan = _Plan(np.asarray(model.thetas, dtype=np.float64), float(model.attention))
     bud = _Budget(P, np.asarray(model.ew, dtype=np.float64), model.alpha, model.beta,
@@ -83,6 +91,7 @@ def untied(copies, pos: np.ndarray, model) -> str:
     unit = float(getattr(model, "pos_scale", 1.0)) or 1.0
     for k, (C, S) in enumerate(copies):
         c = consistent(_Table(C, S), pos, plan, bud, unit=unit)
+        made = made and c.ok is not None
         if c.ok is False:
             which = f" (copy {k + 1} of {len(copies)})" if len(copies) > 1 else ""
             rows = ""
@@ -93,8 +102,8 @@ def untied(copies, pos: np.ndarray, model) -> str:
                         f"{more} do{'' if len(c.rows) > 1 else 'es'} not fit")
             return (f"every entry is within its own bound of {P.name}, yet no one computation "
                     f"gives these rows (rows swapped, shifted or copied?): no single frequency of "
-                    f"pair {c.pair}{which} fits every row{rows}")
-    return ""
+                    f"pair {c.pair}{which} fits every row{rows}"), True
+    return "", made
 
 
 def untied_angles(copies, pos: np.ndarray, model) -> str:
