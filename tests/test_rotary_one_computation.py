@@ -229,3 +229,31 @@ def test_llama32s_factor_in_16_bits_still_ties_the_rows(dtype):
     bad = check_rotary(cos=c, sin=s, dtype=dtype, expect=LLAMA32, max_position_embeddings=131072)
     assert bad.verdict == WRONG, str(bad)
     assert "no one computation" in " ".join(bad.diagnoses), bad.diagnoses
+
+
+def test_a_test_that_follows_no_pair_is_not_made():
+    """When every pair is let through (intervals reaching down to 0 with more angles than are
+    followed), the rounded-angle test has tested nothing: it says so (``ok`` None: the test does
+    not apply) instead of "one computation" (``True``), so that no variant is named on it
+    (:func:`peproof.oracle.rotary.cache.identify_cache`).  Verdicts read None as True did."""
+    from peproof.formats import get_format
+    from peproof.oracle.common import consistency
+    from peproof.oracle.rotary.tied import _Budget, _Plan, _Table
+
+    bf = get_format("bfloat16")
+    n = 300
+    pos = np.arange(n, dtype=np.float64)
+    rows = np.arange(n)
+
+    def answer(w, ew, swap=False):
+        ang = bf.round(np.outer(pos, w))
+        c, s = bf.round(np.cos(ang)), bf.round(np.sin(ang))
+        if swap:
+            c, s = _swap(c, 200, 201), _swap(s, 200, 201)
+        bud = _Budget(bf, np.full(w.size, ew), 1e-3, 2 * bf.u, 1e-3)
+        return consistency._rounded_angles(_Table(c, s), pos, rows, _Plan(w, 1.0), bud).ok
+
+    assert answer(np.array([2e-6, 1e-6]), 5.0) is None  # nothing followed: not made
+    # frequencies the test can follow: made, and it fails on swapped rows
+    assert answer(np.array([1.0, 0.5]), 0.05) is True
+    assert answer(np.array([1.0, 0.5]), 0.05, swap=True) is False

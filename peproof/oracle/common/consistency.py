@@ -318,6 +318,8 @@ def _rounded_angles(table, pt: np.ndarray, rows: np.ndarray, plan: Plan, bud: Bu
         free = np.zeros(cp.size, bool)  # an interval reaching down to 0: its pair not tested
         C = _anchor_angles(P, aa, clo, chi, free)
         let = np.concatenate([cp[free], untested])
+        if np.unique(let).size == h:  # every pair let through: nothing was tested
+            return Consistency(None, "no pair's frequency could be followed")
     if C is None:
         return Consistency(None, "too many angles at the anchor row")
     with np.errstate(invalid="ignore"):  # C: steps x candidates, NaN past each one's range

@@ -127,7 +127,8 @@ def identify_cache(art: Artefact, pos, hint, seq_len, st, pipes, find_offset):
                 raise
             continue
         cands, inotes = identify_frequencies(rd.w, rd.rel, art.d, hint)
-        sharp: list = []
+        sharp: list = []  # the candidates of the narrow reading with its frequencies rounded
+        snotes: list = []
         r0 = first[0] if first is not None else None
         if r0 is not None and pipe.u > pipes[0].u and on_grid(r0.w, r0.rel, pipe):
             # a wider pipeline reads its frequencies within its own loose bound (a 16-bit one:

@@ -31,6 +31,7 @@ import numpy as np
 
 from peproof.formats import Format
 
+from ..common.budget import tiny
 from ..common.tables import InputError
 
 
@@ -130,8 +131,7 @@ def before_storage(w: np.ndarray, rel: np.ndarray, fmt: Format) -> np.ndarray:
     with ``|fl(t) - t| <= u |t| + u N`` (``N`` the format's smallest normal number), so ``t`` lies
     within ``(1 + rel)(1 + u)/(1 - u) - 1 + 2 u N / w`` of it.  Only what :mod:`.ident`
     proposes from is widened; the verdict still rests on the whole cache's error model."""
-    u = fmt.u
-    n = float(np.ldexp(1.0, fmt.emin - 1)) if fmt.is_binary else 0.0
+    u, n = fmt.u, tiny(fmt)
     return (1 + rel) * (1 + u) / (1 - u) - 1 + 2 * u * n / np.maximum(np.abs(w), 1e-300)
 
 
